@@ -1,0 +1,180 @@
+//! `irc dump`: a stable, compact text form of a graph for snapshot review and diffs.
+//!
+//! One line per layer, in the writer's topological order (so ids match `irc normalize` output):
+//! `%7 = Gather@opset8 "g" (%3, %5, %6) {batch_dims=0} -> i64[2]`. Constants show a short value
+//! preview, and a content hash when they are large.
+
+use crate::ir::tensor::{self, Scalar};
+use crate::ir::*;
+use crate::xml::write::hash_bytes;
+use std::collections::HashMap;
+use std::fmt::Write;
+
+/// Values shown in a constant preview.
+const PREVIEW: usize = 8;
+
+pub fn dump(model: &Model) -> String {
+    let mut out = String::new();
+    let g = &model.graph;
+    let consts = g.g.node_weights().filter(|l| l.is("Const")).count();
+    let ins = g.g.node_weights().filter(|l| l.is("Parameter")).count();
+    let outs = g.g.node_weights().filter(|l| l.is("Result")).count();
+    let _ = writeln!(
+        out,
+        "net \"{}\" IR v{}: {} layers ({} Const), {} inputs, {} outputs",
+        model.name,
+        model.version,
+        g.g.node_count(),
+        consts,
+        ins,
+        outs
+    );
+    graph(model, g, 0, &mut out);
+    out
+}
+
+fn graph(model: &Model, g: &Graph, depth: usize, out: &mut String) {
+    let Some(order) = g.ordered() else {
+        let _ = writeln!(out, "{}<graph has a cycle>", "  ".repeat(depth));
+        return;
+    };
+    let num: HashMap<LayerId, usize> = order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+    for &n in &order {
+        let l = &g.g[n];
+        let pad = "  ".repeat(depth);
+        let _ = write!(
+            out,
+            "{pad}%{} = {}@{} \"{}\"",
+            num[&n], l.ty, l.version, l.name
+        );
+        let prods = g.producers(n);
+        if !prods.is_empty() {
+            let args: Vec<String> = prods
+                .iter()
+                .map(|p| match p {
+                    Some((src, o)) if g.g[*src].outputs.len() > 1 => format!("%{}:{o}", num[src]),
+                    Some((src, _)) => format!("%{}", num[src]),
+                    None => "_".into(),
+                })
+                .collect();
+            let _ = write!(out, " ({})", args.join(", "));
+        }
+        let shown: Vec<String> = l
+            .data
+            .iter()
+            .flatten()
+            .filter(|(k, _)| {
+                let in_type = match k.as_str() {
+                    "element_type" | "shape" => l.is("Const") || l.is("Parameter"),
+                    "offset" | "size" => l.is("Const"),
+                    _ => false,
+                };
+                !in_type
+            })
+            .map(|(k, v)| format!("{k}={}", v.replace(", ", ",")))
+            .collect();
+        if !shown.is_empty() {
+            let _ = write!(out, " {{{}}}", shown.join(" "));
+        }
+        if l.is("Parameter") {
+            let et = l.attr("element_type").unwrap_or("?");
+            let sh = l.attr("shape").unwrap_or("");
+            let _ = write!(
+                out,
+                " -> {et}[{}]",
+                PartialShape::parse(sh)
+                    .map(|s| s.to_string())
+                    .unwrap_or_else(|_| sh.to_string())
+            );
+        } else if !l.outputs.is_empty() {
+            let outs: Vec<String> = l.outputs.iter().map(port_type).collect();
+            let _ = write!(out, " -> {}", outs.join(", "));
+        }
+        if let Some(k) = &l.konst {
+            let _ = write!(out, " = {}", preview(model, l, k));
+        }
+        if l.is_decompression() {
+            out.push_str(" #decompression");
+        }
+        let names: Vec<&str> = l
+            .outputs
+            .iter()
+            .flat_map(|p| p.names.iter().map(String::as_str))
+            .collect();
+        if !names.is_empty() && !l.is("Parameter") {
+            let mut names = names;
+            names.sort_unstable();
+            let _ = write!(out, " names={}", names.join(","));
+        }
+        out.push('\n');
+        for b in &l.bodies {
+            let _ = writeln!(out, "{pad}  {} {{", b.tag);
+            graph(model, &b.graph, depth + 2, out);
+            let _ = writeln!(out, "{pad}  }}");
+        }
+    }
+}
+
+fn port_type(p: &Port) -> String {
+    let et = p.precision.map_or("?", |e| e.name());
+    format!("{et}{}", shape::Bracketed(&p.shape))
+}
+
+fn fmt_scalar(s: Scalar) -> String {
+    match s {
+        Scalar::I(v) => v.to_string(),
+        Scalar::U(v) => v.to_string(),
+        Scalar::F(v) => {
+            if v.is_nan() {
+                "nan".into()
+            } else if v.is_infinite() {
+                if v > 0.0 {
+                    "inf".into()
+                } else {
+                    "-inf".into()
+                }
+            } else {
+                // Shortest round-trip form of the f32 value when it is one, else of the f64.
+                let f = v as f32;
+                if f as f64 == v {
+                    format!("{f:?}")
+                } else {
+                    format!("{v:?}")
+                }
+            }
+        }
+    }
+}
+
+fn preview(model: &Model, l: &Layer, k: &ConstData) -> String {
+    let Some(bytes) = model.const_bytes(k) else {
+        return "<missing data>".into();
+    };
+    let et = l
+        .attr("element_type")
+        .and_then(ElementType::parse_attr)
+        .unwrap_or(ElementType::U8);
+    let n = l
+        .attr("shape")
+        .and_then(|s| PartialShape::parse_static(s).ok())
+        .and_then(|s| PartialShape::element_count(&s))
+        .unwrap_or(0) as usize;
+    let vals: Vec<String> = if et == ElementType::String {
+        tensor::strings(bytes)
+            .unwrap_or_default()
+            .iter()
+            .take(PREVIEW)
+            .map(|s| format!("{:?}", String::from_utf8_lossy(s)))
+            .collect()
+    } else {
+        (0..n.min(PREVIEW))
+            .map(|i| tensor::get(et, bytes, i).map_or("?".into(), fmt_scalar))
+            .collect()
+    };
+    let mut s = format!("[{}", vals.join(", "));
+    if n > PREVIEW {
+        let _ = write!(s, ", … #{:016x}", hash_bytes(bytes));
+    }
+    s.push(']');
+    s
+}

@@ -1,0 +1,185 @@
+//! Errors with source positions: `file:line:col: error[kind]: message`, the source line, a caret,
+//! and notes quoting the values involved. Op rules produce span-free messages; the reader and the
+//! passes attach the position of the layer from the [`crate::xml::SourceMap`].
+
+use std::fmt;
+use std::sync::Arc;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Malformed XML.
+    Xml,
+    /// Well-formed XML that is not a valid IR (missing/bad attributes, unknown opset …).
+    Schema,
+    /// Graph structure: duplicate ids, dangling or duplicate edges, cycles.
+    Graph,
+    ElementType,
+    /// Weights: Const data outside the .bin, too small, missing .bin.
+    Weights,
+    /// Shape/type inference.
+    Shape,
+    Fold,
+    Io,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Xml => "xml",
+            Kind::Schema => "schema",
+            Kind::Graph => "graph",
+            Kind::ElementType => "element-type",
+            Kind::Weights => "weights",
+            Kind::Shape => "shape",
+            Kind::Fold => "fold",
+            Kind::Io => "io",
+        }
+    }
+}
+
+/// One diagnostic.
+#[derive(Debug, Clone)]
+pub struct Diag {
+    pub kind: Kind,
+    pub message: String,
+    /// Byte offset into the XML source.
+    pub pos: Option<usize>,
+    /// `Gather 'g1' (id 7, opset8)`.
+    pub layer: Option<String>,
+    pub notes: Vec<String>,
+}
+
+impl Diag {
+    pub fn new(kind: Kind, message: impl Into<String>) -> Self {
+        Diag {
+            kind,
+            message: message.into(),
+            pos: None,
+            layer: None,
+            notes: Vec::new(),
+        }
+    }
+    pub fn at(mut self, pos: impl Into<Option<usize>>) -> Self {
+        self.pos = pos.into();
+        self
+    }
+    pub fn layer(mut self, label: impl Into<String>) -> Self {
+        self.layer = Some(label.into());
+        self
+    }
+    pub fn note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+}
+
+/// All diagnostics of one run over one file, with the source needed to render them.
+#[derive(Debug, Clone)]
+pub struct Error {
+    pub path: String,
+    pub source: Option<Arc<str>>,
+    pub diags: Vec<Diag>,
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn new(path: impl Into<String>, source: Option<Arc<str>>, diags: Vec<Diag>) -> Self {
+        Error {
+            path: path.into(),
+            source,
+            diags,
+        }
+    }
+    pub fn io(path: impl Into<String>, msg: impl Into<String>) -> Self {
+        Error::new(path, None, vec![Diag::new(Kind::Io, msg)])
+    }
+    pub fn single(path: impl Into<String>, source: Option<Arc<str>>, d: Diag) -> Self {
+        Error::new(path, source, vec![d])
+    }
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+pub fn line_col(src: &str, pos: usize) -> (usize, usize) {
+    let pos = pos.min(src.len());
+    let mut pos = pos;
+    while !src.is_char_boundary(pos) {
+        pos -= 1;
+    }
+    let before = &src[..pos];
+    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let col = src[line_start..pos].chars().count() + 1;
+    (line, col)
+}
+
+fn render_one(f: &mut fmt::Formatter<'_>, path: &str, src: Option<&str>, d: &Diag) -> fmt::Result {
+    let layer = d
+        .layer
+        .as_ref()
+        .map(|l| format!("{l}: "))
+        .unwrap_or_default();
+    match (src, d.pos) {
+        (Some(src), Some(pos)) => {
+            let (line, col) = line_col(src, pos);
+            writeln!(
+                f,
+                "{path}:{line}:{col}: error[{}]: {layer}{}",
+                d.kind.as_str(),
+                d.message
+            )?;
+            let text = src.lines().nth(line - 1).unwrap_or("");
+            // Show at most 160 characters of very long lines, around the column.
+            let chars: Vec<char> = text.chars().collect();
+            let (start, caret) = if chars.len() > 160 && col > 80 {
+                (col - 80, 80)
+            } else {
+                (0, col - 1)
+            };
+            let shown: String = chars.iter().skip(start).take(160).collect();
+            let shown = shown.replace('\t', " ");
+            let gutter = line.to_string();
+            writeln!(f, "{:w$} |", "", w = gutter.len())?;
+            writeln!(f, "{gutter} | {shown}")?;
+            writeln!(f, "{:w$} | {:c$}^", "", "", w = gutter.len(), c = caret)?;
+        }
+        _ => writeln!(
+            f,
+            "{path}: error[{}]: {layer}{}",
+            d.kind.as_str(),
+            d.message
+        )?,
+    }
+    for n in &d.notes {
+        writeln!(f, "  = note: {n}")?;
+    }
+    Ok(())
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for d in &self.diags {
+            render_one(f, &self.path, self.source.as_deref(), d)?;
+        }
+        if self.diags.len() > 1 {
+            writeln!(f, "{} errors", self.diags.len())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_chars() {
+        let s = "ab\ncdé\nx";
+        assert_eq!(line_col(s, 0), (1, 1));
+        assert_eq!(line_col(s, 3), (2, 1));
+        assert_eq!(line_col(s, 8), (3, 1));
+        assert_eq!(line_col(s, 100), (3, 2));
+    }
+}

@@ -1,0 +1,310 @@
+//! Plain data for an OpenVINO IR model. Mirrors the XML closely so the writer is faithful;
+//! source positions live in [`crate::xml::SourceMap`], not here.
+
+pub mod element;
+pub mod shape;
+pub mod tensor;
+pub mod weights;
+
+pub use element::ElementType;
+pub use shape::{Dim, Dims, PartialShape};
+pub use weights::Weights;
+
+use petgraph::stable_graph::{NodeIndex, StableDiGraph};
+use petgraph::visit::EdgeRef;
+use petgraph::Direction;
+use smallvec::SmallVec;
+use std::sync::Arc;
+
+/// A generic XML element kept verbatim (rt_info, meta_data, port_map, back_edges …).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct XmlElement {
+    pub name: String,
+    pub attrs: Vec<(String, String)>,
+    pub children: Vec<XmlElement>,
+    pub text: Option<String>,
+}
+
+impl XmlElement {
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        attr(&self.attrs, name)
+    }
+}
+
+/// Look up an attribute in an ordered attribute list.
+pub fn attr<'a>(attrs: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    attrs
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// Set an attribute, keeping its position when present, appending otherwise.
+pub fn set_attr(attrs: &mut Vec<(String, String)>, name: &str, value: String) {
+    match attrs.iter_mut().find(|(k, _)| k == name) {
+        Some(slot) => slot.1 = value,
+        None => attrs.push((name.to_string(), value)),
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Port {
+    pub id: u32,
+    pub precision: Option<ElementType>,
+    /// Tensor names (output ports), unescaped, in file order.
+    pub names: Vec<String>,
+    pub shape: PartialShape,
+    /// Port attributes other than id/precision/names, verbatim.
+    pub extra_attrs: Vec<(String, String)>,
+    pub rt_info: Option<XmlElement>,
+}
+
+impl Port {
+    pub fn new(id: u32, precision: ElementType, shape: PartialShape) -> Self {
+        Port {
+            id,
+            precision: Some(precision),
+            names: Vec::new(),
+            shape,
+            extra_attrs: Vec::new(),
+            rt_info: None,
+        }
+    }
+}
+
+/// Where a constant's bytes live.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConstData {
+    /// A byte range of the input `.bin` (memory-mapped, never copied until written).
+    Bin { offset: u64, size: u64 },
+    /// Bytes computed by irc (folding).
+    Owned(Arc<[u8]>),
+}
+
+/// A body graph of a subgraph op (`body`, `then_body`, `else_body`).
+#[derive(Debug, Clone)]
+pub struct Body {
+    pub tag: String,
+    pub graph: Graph,
+}
+
+#[derive(Debug, Clone)]
+pub struct Layer {
+    /// The id as read (the writer renumbers).
+    pub id: u64,
+    pub name: String,
+    pub ty: String,
+    /// The `version` attribute, e.g. `opset8`.
+    pub version: String,
+    /// Other `<layer>` attributes (e.g. `output_names`), verbatim, in order.
+    pub extra_attrs: Vec<(String, String)>,
+    /// `<data>` attributes in file order; `None` when the layer has no `<data>`.
+    pub data: Option<Vec<(String, String)>>,
+    pub rt_info: Option<XmlElement>,
+    pub inputs: SmallVec<[Port; 4]>,
+    pub outputs: SmallVec<[Port; 2]>,
+    /// Elements written before `<data>`: port_map, back_edges, then/else_port_map, unknown ones.
+    pub pre: Vec<XmlElement>,
+    pub bodies: Vec<Body>,
+    pub konst: Option<ConstData>,
+    /// Index into the reader's [`crate::xml::SourceMap`]; `None` for layers irc created.
+    pub origin: Option<u32>,
+}
+
+impl Layer {
+    pub fn new(ty: &str, version: &str, name: &str) -> Self {
+        Layer {
+            id: 0,
+            name: name.to_string(),
+            ty: ty.to_string(),
+            version: version.to_string(),
+            extra_attrs: Vec::new(),
+            data: None,
+            rt_info: None,
+            inputs: SmallVec::new(),
+            outputs: SmallVec::new(),
+            pre: Vec::new(),
+            bodies: Vec::new(),
+            konst: None,
+            origin: None,
+        }
+    }
+
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        self.data.as_deref().and_then(|d| attr(d, name))
+    }
+
+    pub fn set_data_attr(&mut self, name: &str, value: String) {
+        set_attr(self.data.get_or_insert_with(Vec::new), name, value)
+    }
+
+    /// The opset number from `version="opsetN"`, if it has that form.
+    pub fn opset(&self) -> Option<u32> {
+        self.version.strip_prefix("opset")?.parse().ok()
+    }
+
+    pub fn is(&self, ty: &str) -> bool {
+        self.ty.eq_ignore_ascii_case(ty)
+    }
+
+    pub fn input_index(&self, port_id: u32) -> Option<usize> {
+        self.inputs.iter().position(|p| p.id == port_id)
+    }
+    pub fn output_index(&self, port_id: u32) -> Option<usize> {
+        self.outputs.iter().position(|p| p.id == port_id)
+    }
+
+    /// True when the layer's rt_info carries the `decompression` attribute.
+    pub fn is_decompression(&self) -> bool {
+        has_rt_attr(self.rt_info.as_ref(), "decompression")
+    }
+
+    /// A short human label: `Gather 'g1' (id 7, opset8)`.
+    pub fn label(&self) -> String {
+        format!(
+            "{} '{}' (id {}, {})",
+            self.ty, self.name, self.id, self.version
+        )
+    }
+}
+
+pub fn has_rt_attr(rt: Option<&XmlElement>, name: &str) -> bool {
+    rt.is_some_and(|r| r.children.iter().any(|c| c.attr("name") == Some(name)))
+}
+
+/// An edge connects output port `from_port` of the source to input port `to_port` of the target
+/// (port ids as in the XML).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Edge {
+    pub from_port: u32,
+    pub to_port: u32,
+}
+
+/// A graph of layers: the model's top level or a body.
+#[derive(Debug, Clone, Default)]
+pub struct Graph {
+    pub g: StableDiGraph<Layer, Edge>,
+    /// The graph's `<rt_info>` (empty elements included so they round-trip).
+    pub rt_info: Option<XmlElement>,
+}
+
+pub type LayerId = NodeIndex;
+
+impl Graph {
+    /// The producer (layer, output index) feeding input index `input` of `node`.
+    pub fn producer(&self, node: LayerId, input: usize) -> Option<(LayerId, usize)> {
+        let port = self.g[node].inputs.get(input)?.id;
+        self.g
+            .edges_directed(node, Direction::Incoming)
+            .find(|e| e.weight().to_port == port)
+            .and_then(|e| {
+                let src = e.source();
+                self.g[src]
+                    .output_index(e.weight().from_port)
+                    .map(|o| (src, o))
+            })
+    }
+
+    /// Producers of every input, in input order (`None` where unconnected).
+    pub fn producers(&self, node: LayerId) -> SmallVec<[Option<(LayerId, usize)>; 4]> {
+        (0..self.g[node].inputs.len())
+            .map(|i| self.producer(node, i))
+            .collect()
+    }
+
+    /// Consumers of output index `output` of `node`: (layer, input index).
+    pub fn consumers(&self, node: LayerId, output: usize) -> Vec<(LayerId, usize)> {
+        let Some(port) = self.g[node].outputs.get(output).map(|p| p.id) else {
+            return Vec::new();
+        };
+        let mut v: Vec<(LayerId, usize)> = self
+            .g
+            .edges_directed(node, Direction::Outgoing)
+            .filter(|e| e.weight().from_port == port)
+            .filter_map(|e| {
+                let t = e.target();
+                self.g[t].input_index(e.weight().to_port).map(|i| (t, i))
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Topological order that puts Parameters first (by id), then other layers (ready layers by
+    /// id), then sinks and Results — the order the writer numbers layers in. Deterministic, and
+    /// idempotent: renumbering by it and sorting again gives the same order. `None` on a cycle.
+    pub fn ordered(&self) -> Option<Vec<LayerId>> {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let class = |l: &Layer| -> u8 {
+            if l.is("Parameter") {
+                0
+            } else if l.is("Result") {
+                3
+            } else if l.is("Assign") {
+                2
+            } else {
+                1
+            }
+        };
+        let mut indeg: std::collections::HashMap<LayerId, usize> =
+            std::collections::HashMap::with_capacity(self.g.node_count());
+        let mut heap = BinaryHeap::new();
+        for n in self.g.node_indices() {
+            let d = self.g.edges_directed(n, Direction::Incoming).count();
+            indeg.insert(n, d);
+            if d == 0 {
+                let l = &self.g[n];
+                heap.push(Reverse((class(l), l.id, n.index())));
+            }
+        }
+        let mut out = Vec::with_capacity(self.g.node_count());
+        while let Some(Reverse((_, _, idx))) = heap.pop() {
+            let n = NodeIndex::new(idx);
+            out.push(n);
+            for e in self.g.edges_directed(n, Direction::Outgoing) {
+                let t = e.target();
+                let d = indeg.get_mut(&t)?;
+                *d -= 1;
+                if *d == 0 {
+                    let l = &self.g[t];
+                    heap.push(Reverse((class(l), l.id, t.index())));
+                }
+            }
+        }
+        (out.len() == self.g.node_count()).then_some(out)
+    }
+
+    pub fn find_by_id(&self, id: u64) -> Option<LayerId> {
+        self.g.node_indices().find(|&n| self.g[n].id == id)
+    }
+}
+
+/// A whole IR model.
+#[derive(Debug, Clone)]
+pub struct Model {
+    pub name: String,
+    /// IR version: 10 or 11.
+    pub version: u32,
+    pub graph: Graph,
+    /// Other children of `<net>` (legacy `meta_data`, `quantization_parameters`, unknown ones),
+    /// kept verbatim and written after `<rt_info>`.
+    pub extra: Vec<XmlElement>,
+    /// The input `.bin`, memory-mapped.
+    pub weights: Option<Arc<Weights>>,
+}
+
+impl Model {
+    /// The bytes of a constant.
+    pub fn const_bytes<'a>(&'a self, data: &'a ConstData) -> Option<&'a [u8]> {
+        match data {
+            ConstData::Owned(b) => Some(b),
+            ConstData::Bin { offset, size } => {
+                let w = self.weights.as_ref()?;
+                let start = usize::try_from(*offset).ok()?;
+                let end = start.checked_add(usize::try_from(*size).ok()?)?;
+                w.bytes().get(start..end)
+            }
+        }
+    }
+}

@@ -1,0 +1,229 @@
+//! Dimensions with intervals and partial shapes, with OpenVINO's text grammar.
+
+use smallvec::SmallVec;
+use std::fmt;
+
+/// One dimension: the interval `[min, max]`; `max == None` means unbounded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Dim {
+    pub min: u64,
+    pub max: Option<u64>,
+}
+
+impl Dim {
+    pub const fn known(v: u64) -> Self {
+        Dim {
+            min: v,
+            max: Some(v),
+        }
+    }
+    /// `?`: any length.
+    pub const fn any() -> Self {
+        Dim { min: 0, max: None }
+    }
+    pub const fn interval(min: u64, max: Option<u64>) -> Self {
+        Dim { min, max }
+    }
+    /// The length when the dimension is static.
+    pub fn get(&self) -> Option<u64> {
+        (self.max == Some(self.min)).then_some(self.min)
+    }
+    pub fn is_static(&self) -> bool {
+        self.get().is_some()
+    }
+    pub fn is_any(&self) -> bool {
+        self.min == 0 && self.max.is_none()
+    }
+
+    /// Parse one dimension: `3`, `?`, `-1`, `1..10`, `..10`, `5..`.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        if s == "?" || s == "-1" {
+            return Ok(Dim::any());
+        }
+        if let Some((lo, hi)) = s.split_once("..") {
+            let lo = lo.trim();
+            let hi = hi.trim();
+            let min = if lo.is_empty() { 0 } else { parse_u64(lo)? };
+            let max = if hi.is_empty() || hi == "-1" {
+                None
+            } else {
+                Some(parse_u64(hi)?)
+            };
+            if let Some(m) = max {
+                if m < min {
+                    return Err(format!("interval '{s}' has max < min"));
+                }
+            }
+            return Ok(Dim { min, max });
+        }
+        Ok(Dim::known(parse_u64(s)?))
+    }
+}
+
+fn parse_u64(s: &str) -> Result<u64, String> {
+    s.parse::<u64>().map_err(|_| {
+        if s.starts_with('-') {
+            format!("dimension '{s}' is negative (only -1 means dynamic)")
+        } else {
+            format!("'{s}' is not a dimension")
+        }
+    })
+}
+
+impl fmt::Display for Dim {
+    /// OpenVINO's `Dimension` text: `3`, `?`, `1..10`, `..10`, `5..`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.min, self.max) {
+            (a, Some(b)) if a == b => write!(f, "{a}"),
+            (0, None) => f.write_str("?"),
+            (0, Some(b)) => write!(f, "..{b}"),
+            (a, None) => write!(f, "{a}.."),
+            (a, Some(b)) => write!(f, "{a}..{b}"),
+        }
+    }
+}
+
+pub type Dims = SmallVec<[Dim; 6]>;
+
+/// A shape whose rank may be unknown.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum PartialShape {
+    /// Dynamic rank (`...`).
+    Dynamic,
+    Ranked(Dims),
+}
+
+impl Default for PartialShape {
+    fn default() -> Self {
+        PartialShape::Ranked(Dims::new())
+    }
+}
+
+impl PartialShape {
+    pub fn scalar() -> Self {
+        PartialShape::Ranked(Dims::new())
+    }
+    pub fn from_static(dims: &[u64]) -> Self {
+        PartialShape::Ranked(dims.iter().map(|&d| Dim::known(d)).collect())
+    }
+    pub fn rank(&self) -> Option<usize> {
+        match self {
+            PartialShape::Dynamic => None,
+            PartialShape::Ranked(d) => Some(d.len()),
+        }
+    }
+    pub fn dims(&self) -> Option<&[Dim]> {
+        match self {
+            PartialShape::Dynamic => None,
+            PartialShape::Ranked(d) => Some(d),
+        }
+    }
+    /// The static dims, if every dim is static.
+    pub fn to_static(&self) -> Option<Vec<u64>> {
+        self.dims()?.iter().map(|d| d.get()).collect()
+    }
+    pub fn is_static(&self) -> bool {
+        self.to_static().is_some()
+    }
+
+    /// Parse the Parameter `shape` grammar: comma-separated dims, `...` for dynamic rank, empty for
+    /// a scalar. Tolerates spaces and surrounding brackets, as OpenVINO's reader does.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let mut t = s.trim();
+        if let Some(inner) = t.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+            t = inner.trim();
+        }
+        if t == "..." {
+            return Ok(PartialShape::Dynamic);
+        }
+        if t.is_empty() {
+            return Ok(PartialShape::scalar());
+        }
+        let mut dims = Dims::new();
+        for part in t.split(',') {
+            dims.push(Dim::parse(part)?);
+        }
+        Ok(PartialShape::Ranked(dims))
+    }
+
+    /// Parse a Const `shape` attribute: comma-separated non-negative integers, empty for scalar.
+    pub fn parse_static(s: &str) -> Result<Vec<u64>, String> {
+        let t = s.trim();
+        if t.is_empty() {
+            return Ok(Vec::new());
+        }
+        t.split(',').map(|p| parse_u64(p.trim())).collect()
+    }
+
+    /// Number of elements, when static and not overflowing.
+    pub fn element_count(dims: &[u64]) -> Option<u64> {
+        dims.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d))
+    }
+}
+
+impl fmt::Display for PartialShape {
+    /// OpenVINO's serialized form: `1..10,?,3`, `...` for dynamic rank, empty for a scalar.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PartialShape::Dynamic => f.write_str("..."),
+            PartialShape::Ranked(d) => {
+                for (i, x) in d.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{x}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// `[1,?,3]` form used in messages and dumps.
+pub struct Bracketed<'a>(pub &'a PartialShape);
+
+impl fmt::Display for Bracketed<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            PartialShape::Dynamic => f.write_str("[...]"),
+            s => write!(f, "[{s}]"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameter_shape_grammar() {
+        let cases = [
+            ("1,3,224,224", "1,3,224,224"),
+            ("?,576", "?,576"),
+            ("-1,3", "?,3"),
+            ("1..10,..10,5..", "1..10,..10,5.."),
+            ("...", "..."),
+            ("", ""),
+            ("[1, 3]", "1,3"),
+            (" 1 , 3 ", "1,3"),
+        ];
+        for (input, canon) in cases {
+            let s = PartialShape::parse(input).unwrap();
+            assert_eq!(s.to_string(), canon, "{input}");
+        }
+        assert!(PartialShape::parse("1,x").is_err());
+        assert!(PartialShape::parse("-2").is_err());
+        assert!(PartialShape::parse("5..3").is_err());
+    }
+
+    #[test]
+    fn const_shape() {
+        assert_eq!(
+            PartialShape::parse_static("4, 3, 3, 3").unwrap(),
+            vec![4, 3, 3, 3]
+        );
+        assert_eq!(PartialShape::parse_static("").unwrap(), Vec::<u64>::new());
+        assert!(PartialShape::parse_static("-1").is_err());
+    }
+}

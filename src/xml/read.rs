@@ -1,0 +1,1277 @@
+//! IR reader: quick-xml pull parser → [`Model`] + [`SourceMap`], validating as it goes and
+//! collecting every diagnostic it can (not just the first).
+
+use super::{LayerSrc, SourceMap};
+use crate::error::{Diag, Error, Kind};
+use crate::ir::*;
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::Reader;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Nesting limit for bodies of If/Loop/TensorIterator (guards the recursive descent).
+const MAX_BODY_DEPTH: usize = 64;
+
+/// What the reader returns: the model, byte positions of its layers, and the source text.
+pub struct Parsed {
+    pub model: Model,
+    pub source_map: SourceMap,
+    pub source: Arc<str>,
+    pub path: String,
+}
+
+impl Parsed {
+    /// An error at a layer's position in this file.
+    pub fn error_at(&self, layer: &Layer, kind: Kind, msg: impl Into<String>) -> Diag {
+        Diag::new(kind, msg)
+            .at(self.source_map.layer_pos(layer))
+            .layer(layer.label())
+    }
+    pub fn into_error(&self, diags: Vec<Diag>) -> Error {
+        Error::new(self.path.clone(), Some(self.source.clone()), diags)
+    }
+}
+
+/// The `.bin` that belongs to an `.xml`: same path, extension replaced.
+pub fn bin_path_for(xml: &Path) -> PathBuf {
+    xml.with_extension("bin")
+}
+
+/// Read `model.xml` and map `model.bin` beside it (if present).
+pub fn read_file(xml_path: &Path) -> Result<Parsed, Error> {
+    let label = xml_path.display().to_string();
+    let bytes = std::fs::read(xml_path)
+        .map_err(|e| Error::io(&label, format!("cannot read {label}: {e}")))?;
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let pos = e.utf8_error().valid_up_to();
+            let src: Arc<str> = Arc::from(String::from_utf8_lossy(e.as_bytes()).as_ref());
+            return Err(Error::single(
+                label,
+                Some(src),
+                Diag::new(Kind::Xml, "the file is not valid UTF-8").at(pos),
+            ));
+        }
+    };
+    let bin = bin_path_for(xml_path);
+    let weights = match Weights::open(&bin) {
+        Ok(w) => Some(Arc::new(w)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            return Err(Error::io(
+                &label,
+                format!("cannot map {}: {e}", bin.display()),
+            ))
+        }
+    };
+    read_str(text.into(), &label, weights, &bin.display().to_string())
+}
+
+/// Read an IR from text. `bin_label` names the weights file in messages.
+pub fn read_str(
+    source: Arc<str>,
+    path: &str,
+    weights: Option<Arc<Weights>>,
+    bin_label: &str,
+) -> Result<Parsed, Error> {
+    let mut p = Parser {
+        src: &source,
+        r: Reader::from_str(&source),
+        diags: Vec::new(),
+        map: SourceMap::default(),
+        weights: weights.clone(),
+        bin_label,
+        depth: 0,
+    };
+    p.r.config_mut().trim_text(true);
+    let result = p.document();
+    let mut diags = std::mem::take(&mut p.diags);
+    let map = std::mem::take(&mut p.map);
+    match result {
+        Ok((name, version, graph, extra)) if diags.is_empty() => Ok(Parsed {
+            model: Model {
+                name,
+                version,
+                graph,
+                extra,
+                weights,
+            },
+            source_map: map,
+            source: source.clone(),
+            path: path.to_string(),
+        }),
+        Ok(_) => Err(Error::new(path, Some(source.clone()), diags)),
+        Err(fatal) => {
+            diags.push(fatal);
+            Err(Error::new(path, Some(source.clone()), diags))
+        }
+    }
+}
+
+/// A start tag: name, unescaped attributes, byte position of `<`.
+struct Tag {
+    name: String,
+    attrs: Vec<(String, String)>,
+    pos: usize,
+    /// `<x/>`: no children, no end event follows.
+    empty: bool,
+}
+
+enum Ev {
+    Open(Tag),
+    Close,
+    Text(String),
+    Eof,
+}
+
+struct RawEdge {
+    from: u64,
+    from_port: u32,
+    to: u64,
+    to_port: u32,
+    pos: usize,
+}
+
+struct Parser<'a> {
+    src: &'a str,
+    r: Reader<&'a [u8]>,
+    diags: Vec<Diag>,
+    map: SourceMap,
+    weights: Option<Arc<Weights>>,
+    bin_label: &'a str,
+    depth: usize,
+}
+
+type Fatal = Diag;
+
+impl<'a> Parser<'a> {
+    fn next(&mut self) -> Result<Ev, Fatal> {
+        loop {
+            let before = self.r.buffer_position() as usize;
+            let ev = self.r.read_event().map_err(|e| {
+                Diag::new(Kind::Xml, format!("malformed XML: {e}"))
+                    .at(self.r.error_position() as usize)
+            })?;
+            let pos = skip_ws(self.src, before);
+            return Ok(match ev {
+                Event::Start(s) => Ev::Open(self.tag(&s, pos, false)?),
+                Event::Empty(s) => Ev::Open(self.tag(&s, pos, true)?),
+                Event::End(_) => Ev::Close,
+                Event::Text(t) => {
+                    let s = t.unescape().map_err(|e| {
+                        Diag::new(Kind::Xml, format!("malformed text: {e}")).at(pos)
+                    })?;
+                    Ev::Text(s.into_owned())
+                }
+                Event::CData(t) => Ev::Text(String::from_utf8_lossy(&t).into_owned()),
+                Event::Eof => Ev::Eof,
+                Event::Decl(_) | Event::Comment(_) | Event::PI(_) | Event::DocType(_) => continue,
+            });
+        }
+    }
+
+    fn tag(&self, s: &BytesStart, pos: usize, empty: bool) -> Result<Tag, Fatal> {
+        let name = String::from_utf8_lossy(s.name().as_ref()).into_owned();
+        let mut attrs = Vec::new();
+        for a in s.attributes() {
+            let a = a.map_err(|e| {
+                Diag::new(Kind::Xml, format!("malformed attribute in <{name}>: {e}")).at(pos)
+            })?;
+            let key = String::from_utf8_lossy(a.key.as_ref()).into_owned();
+            let val = a.unescape_value().map_err(|e| {
+                Diag::new(Kind::Xml, format!("malformed value of '{key}': {e}")).at(pos)
+            })?;
+            attrs.push((key, val.into_owned()));
+        }
+        Ok(Tag {
+            name,
+            attrs,
+            pos,
+            empty,
+        })
+    }
+
+    /// Position of attribute `name` inside the tag starting at `pos` (falls back to the tag).
+    fn attr_pos(&self, pos: usize, name: &str) -> usize {
+        let rest = &self.src[pos.min(self.src.len())..];
+        let end = rest.find('>').unwrap_or(rest.len());
+        let needle = format!(" {name}=");
+        rest[..end]
+            .find(&needle)
+            .map(|i| pos + i + 1)
+            .unwrap_or(pos)
+    }
+
+    fn err(&mut self, d: Diag) {
+        self.diags.push(d);
+    }
+
+    /// Consume everything up to the end of `tag`.
+    fn skip(&mut self, tag: &Tag) -> Result<(), Fatal> {
+        if tag.empty {
+            return Ok(());
+        }
+        let mut depth = 1usize;
+        loop {
+            match self.next()? {
+                Ev::Open(t) if !t.empty => depth += 1,
+                Ev::Close => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(());
+                    }
+                }
+                Ev::Eof => return Err(eof(tag)),
+                _ => {}
+            }
+        }
+    }
+
+    /// Read `tag` and everything inside it as a verbatim element (iteratively: no recursion).
+    fn generic(&mut self, tag: Tag) -> Result<XmlElement, Fatal> {
+        let root = XmlElement {
+            name: tag.name.clone(),
+            attrs: tag.attrs.clone(),
+            ..Default::default()
+        };
+        if tag.empty {
+            return Ok(root);
+        }
+        let mut stack = vec![root];
+        loop {
+            match self.next()? {
+                Ev::Open(t) => {
+                    let el = XmlElement {
+                        name: t.name,
+                        attrs: t.attrs,
+                        ..Default::default()
+                    };
+                    if t.empty {
+                        stack.last_mut().expect("stack").children.push(el);
+                    } else {
+                        stack.push(el);
+                    }
+                }
+                Ev::Close => {
+                    let done = stack.pop().expect("stack");
+                    match stack.last_mut() {
+                        Some(parent) => parent.children.push(done),
+                        None => return Ok(done),
+                    }
+                }
+                Ev::Text(s) => {
+                    let cur = stack.last_mut().expect("stack");
+                    cur.text.get_or_insert_with(String::new).push_str(&s);
+                }
+                Ev::Eof => return Err(eof(&tag)),
+            }
+        }
+    }
+
+    fn document(&mut self) -> Result<(String, u32, Graph, Vec<XmlElement>), Fatal> {
+        let net = loop {
+            match self.next()? {
+                Ev::Open(t) => break t,
+                Ev::Eof => return Err(Diag::new(Kind::Xml, "the file holds no XML element").at(0)),
+                _ => {}
+            }
+        };
+        if !net.name.eq_ignore_ascii_case("net") {
+            return Err(Diag::new(
+                Kind::Schema,
+                format!(
+                    "root element is <{}>, not <net>: not an OpenVINO IR",
+                    net.name
+                ),
+            )
+            .at(net.pos));
+        }
+        let name = attr(&net.attrs, "name").unwrap_or("").to_string();
+        let version = match attr(&net.attrs, "version") {
+            None => {
+                return Err(Diag::new(
+                    Kind::Schema,
+                    "<net> has no 'version' attribute (IR version 10 or 11 expected)",
+                )
+                .at(net.pos))
+            }
+            Some(v) => match v.trim().parse::<u32>() {
+                Ok(n @ 10..=11) => n,
+                _ => {
+                    return Err(Diag::new(
+                        Kind::Schema,
+                        format!("unsupported IR version '{v}': irc reads IR versions 10 and 11"),
+                    )
+                    .at(self.attr_pos(net.pos, "version")))
+                }
+            },
+        };
+        let mut extra = Vec::new();
+        let graph = self.graph_body(&net, Some(&mut extra))?;
+        // Trailing content after </net> is ignored, as OpenVINO's reader does, but must be XML.
+        loop {
+            match self.next()? {
+                Ev::Eof => break,
+                Ev::Open(t) => {
+                    self.err(
+                        Diag::new(
+                            Kind::Xml,
+                            format!("unexpected element <{}> after </net>", t.name),
+                        )
+                        .at(t.pos),
+                    );
+                    self.skip(&t)?;
+                }
+                _ => {}
+            }
+        }
+        Ok((name, version, graph, extra))
+    }
+
+    /// The children of `<net>` or a body: `<layers>`, `<edges>`, `<rt_info>`, others.
+    fn graph_body(
+        &mut self,
+        parent: &Tag,
+        mut extra: Option<&mut Vec<XmlElement>>,
+    ) -> Result<Graph, Fatal> {
+        let mut graph = Graph::default();
+        let mut ids: HashMap<u64, (NodeIndex, usize)> = HashMap::new();
+        let mut raw_edges = Vec::new();
+        if parent.empty {
+            return Ok(graph);
+        }
+        loop {
+            match self.next()? {
+                Ev::Open(t) => match t.name.as_str() {
+                    "layers" => self.layers(&t, &mut graph, &mut ids)?,
+                    "edges" => self.edges(&t, &mut raw_edges)?,
+                    "rt_info" => graph.rt_info = Some(self.generic(t)?),
+                    _ => {
+                        let el = self.generic(t)?;
+                        if let Some(x) = extra.as_deref_mut() {
+                            x.push(el);
+                        }
+                    }
+                },
+                Ev::Close => break,
+                Ev::Text(_) => {}
+                Ev::Eof => return Err(eof(parent)),
+            }
+        }
+        self.connect(&mut graph, &ids, raw_edges);
+        Ok(graph)
+    }
+
+    fn layers(
+        &mut self,
+        t: &Tag,
+        graph: &mut Graph,
+        ids: &mut HashMap<u64, (NodeIndex, usize)>,
+    ) -> Result<(), Fatal> {
+        if t.empty {
+            return Ok(());
+        }
+        loop {
+            match self.next()? {
+                Ev::Open(l) if l.name == "layer" => {
+                    let pos = l.pos;
+                    if let Some(layer) = self.layer(l)? {
+                        let id = layer.id;
+                        let label = layer.label();
+                        let n = graph.g.add_node(layer);
+                        if let Some(&(_, first)) = ids.get(&id) {
+                            let (line, _) = crate::error::line_col(self.src, first);
+                            self.err(
+                                Diag::new(Kind::Graph, format!("duplicate layer id {id}"))
+                                    .at(self.attr_pos(pos, "id"))
+                                    .layer(label)
+                                    .note(format!("layer id {id} is first defined on line {line}")),
+                            );
+                        } else {
+                            ids.insert(id, (n, pos));
+                        }
+                    }
+                }
+                Ev::Open(other) => {
+                    self.err(
+                        Diag::new(
+                            Kind::Schema,
+                            format!("unexpected <{}> inside <layers>", other.name),
+                        )
+                        .at(other.pos),
+                    );
+                    self.skip(&other)?;
+                }
+                Ev::Close => return Ok(()),
+                Ev::Text(_) => {}
+                Ev::Eof => return Err(eof(t)),
+            }
+        }
+    }
+
+    /// One `<layer>`. Returns `None` when it is too broken to be a node (errors recorded).
+    fn layer(&mut self, t: Tag) -> Result<Option<Layer>, Fatal> {
+        let mut ok = true;
+        let id = match attr(&t.attrs, "id") {
+            Some(v) => match v.trim().parse::<u64>() {
+                Ok(i) => Some(i),
+                Err(_) => {
+                    self.err(
+                        Diag::new(
+                            Kind::Schema,
+                            format!("layer id '{v}' is not a non-negative integer"),
+                        )
+                        .at(self.attr_pos(t.pos, "id")),
+                    );
+                    None
+                }
+            },
+            None => {
+                self.err(Diag::new(Kind::Schema, "<layer> has no 'id' attribute").at(t.pos));
+                None
+            }
+        };
+        let name = attr(&t.attrs, "name").unwrap_or("").to_string();
+        let ty = attr(&t.attrs, "type").unwrap_or("").to_string();
+        let version = attr(&t.attrs, "version").map(str::to_string);
+        let who = format!(
+            "{} '{}' (id {})",
+            if ty.is_empty() { "layer" } else { &ty },
+            name,
+            id.map_or("?".into(), |i| i.to_string())
+        );
+        if ty.is_empty() {
+            self.err(
+                Diag::new(Kind::Schema, "<layer> has no 'type' attribute")
+                    .at(t.pos)
+                    .layer(who.clone()),
+            );
+            ok = false;
+        }
+        match &version {
+            None => {
+                self.err(
+                    Diag::new(
+                        Kind::Schema,
+                        "<layer> has no 'version' attribute (e.g. version=\"opset1\")",
+                    )
+                    .at(t.pos)
+                    .layer(who.clone()),
+                );
+                ok = false;
+            }
+            Some(v) => {
+                if let Some(n) = v.strip_prefix("opset") {
+                    match n.parse::<u32>() {
+                        Ok(1..=17) => {}
+                        _ => {
+                            self.err(
+                                Diag::new(
+                                    Kind::Schema,
+                                    format!("unknown opset '{v}': OpenVINO 2026.4 defines opset1 … opset17"),
+                                )
+                                .at(self.attr_pos(t.pos, "version"))
+                                .layer(who.clone()),
+                            );
+                            ok = false;
+                        }
+                    }
+                } else if v.is_empty() {
+                    self.err(
+                        Diag::new(Kind::Schema, "layer 'version' is empty")
+                            .at(self.attr_pos(t.pos, "version"))
+                            .layer(who.clone()),
+                    );
+                    ok = false;
+                }
+            }
+        }
+        let extra_attrs = t
+            .attrs
+            .iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "id" | "name" | "type" | "version"))
+            .cloned()
+            .collect();
+        let mut layer = Layer::new(&ty, version.as_deref().unwrap_or(""), &name);
+        layer.id = id.unwrap_or(0);
+        layer.extra_attrs = extra_attrs;
+        let mut src = LayerSrc {
+            pos: t.pos,
+            data: None,
+            ports: Vec::new(),
+        };
+        if !t.empty {
+            loop {
+                match self.next()? {
+                    Ev::Open(c) => match c.name.as_str() {
+                        "data" => {
+                            src.data = Some(c.pos);
+                            layer.data = Some(c.attrs.clone());
+                            self.skip(&c)?;
+                        }
+                        "rt_info" => layer.rt_info = Some(self.generic(c)?),
+                        "input" | "output" => {
+                            let is_in = c.name == "input";
+                            let ports = self.ports(&c, &who, &mut src)?;
+                            if is_in {
+                                layer.inputs.extend(ports);
+                            } else {
+                                layer.outputs.extend(ports);
+                            }
+                        }
+                        "body" | "then_body" | "else_body" => {
+                            if self.depth >= MAX_BODY_DEPTH {
+                                return Err(Diag::new(
+                                    Kind::Schema,
+                                    format!("bodies nested deeper than {MAX_BODY_DEPTH} levels"),
+                                )
+                                .at(c.pos));
+                            }
+                            self.depth += 1;
+                            let g = self.graph_body(&c, None)?;
+                            self.depth -= 1;
+                            layer.bodies.push(Body {
+                                tag: c.name.clone(),
+                                graph: g,
+                            });
+                        }
+                        _ => layer.pre.push(self.generic(c)?),
+                    },
+                    Ev::Close => break,
+                    Ev::Text(_) => {}
+                    Ev::Eof => return Err(eof(&t)),
+                }
+            }
+        }
+        self.check_port_ids(&layer, &who, &src);
+        if layer.is("Const") {
+            self.konst(&mut layer, &who, &src);
+        } else if layer.is("Parameter") {
+            self.parameter(&layer, &who, &src);
+        }
+        self.check_port_maps(&layer, &who, &src);
+        if id.is_none() || !ok {
+            return Ok(None);
+        }
+        layer.origin = Some(self.map.layers.len() as u32);
+        self.map.layers.push(src);
+        Ok(Some(layer))
+    }
+
+    fn ports(&mut self, t: &Tag, who: &str, src: &mut LayerSrc) -> Result<Vec<Port>, Fatal> {
+        let mut out = Vec::new();
+        if t.empty {
+            return Ok(out);
+        }
+        loop {
+            match self.next()? {
+                Ev::Open(p) if p.name == "port" => {
+                    if let Some(port) = self.port(p, who, src)? {
+                        out.push(port);
+                    }
+                }
+                Ev::Open(other) => self.skip(&other)?,
+                Ev::Close => return Ok(out),
+                Ev::Text(_) => {}
+                Ev::Eof => return Err(eof(t)),
+            }
+        }
+    }
+
+    fn port(&mut self, t: Tag, who: &str, src: &mut LayerSrc) -> Result<Option<Port>, Fatal> {
+        let id = match attr(&t.attrs, "id").map(|v| (v, v.trim().parse::<u32>())) {
+            Some((_, Ok(i))) => Some(i),
+            Some((v, Err(_))) => {
+                self.err(
+                    Diag::new(
+                        Kind::Schema,
+                        format!("port id '{v}' is not a non-negative integer"),
+                    )
+                    .at(self.attr_pos(t.pos, "id"))
+                    .layer(who),
+                );
+                None
+            }
+            None => {
+                self.err(
+                    Diag::new(Kind::Schema, "<port> has no 'id' attribute")
+                        .at(t.pos)
+                        .layer(who),
+                );
+                None
+            }
+        };
+        let precision = match attr(&t.attrs, "precision") {
+            None => None,
+            Some(p) => match ElementType::parse_precision(p) {
+                Some(e) => Some(e),
+                None => {
+                    self.err(
+                        Diag::new(Kind::ElementType, format!("unknown element type '{p}' in port precision"))
+                            .at(self.attr_pos(t.pos, "precision"))
+                            .layer(who)
+                            .note("expected a canonical name (f32, i64, u1 …) or a legacy one (FP32, I64, BIN, BOOL …)"),
+                    );
+                    None
+                }
+            },
+        };
+        let names = attr(&t.attrs, "names").map(split_names).unwrap_or_default();
+        let extra_attrs = t
+            .attrs
+            .iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "id" | "precision" | "names"))
+            .cloned()
+            .collect();
+        let mut dims = Dims::new();
+        let mut rt_info = None;
+        if !t.empty {
+            loop {
+                match self.next()? {
+                    Ev::Open(c) if c.name == "dim" => {
+                        if c.empty {
+                            self.err(Diag::new(Kind::Schema, "empty <dim/>").at(c.pos).layer(who));
+                            continue;
+                        }
+                        let mut text = String::new();
+                        loop {
+                            match self.next()? {
+                                Ev::Text(s) => text.push_str(&s),
+                                Ev::Close => break,
+                                Ev::Open(x) => self.skip(&x)?,
+                                Ev::Eof => return Err(eof(&c)),
+                            }
+                        }
+                        match text.trim().parse::<i64>() {
+                            Ok(-1) => dims.push(Dim::any()),
+                            Ok(v) if v >= 0 => dims.push(Dim::known(v as u64)),
+                            _ => self.err(
+                                Diag::new(
+                                    Kind::Schema,
+                                    format!("bad dimension '{}': a port <dim> holds an integer >= -1 (-1 = dynamic)", text.trim()),
+                                )
+                                .at(c.pos)
+                                .layer(who),
+                            ),
+                        }
+                    }
+                    Ev::Open(c) if c.name == "rt_info" => rt_info = Some(self.generic(c)?),
+                    Ev::Open(c) => self.skip(&c)?,
+                    Ev::Close => break,
+                    Ev::Text(_) => {}
+                    Ev::Eof => return Err(eof(&t)),
+                }
+            }
+        }
+        let Some(id) = id else { return Ok(None) };
+        src.ports.push((id, t.pos));
+        Ok(Some(Port {
+            id,
+            precision,
+            names,
+            shape: PartialShape::Ranked(dims),
+            extra_attrs,
+            rt_info,
+        }))
+    }
+
+    fn check_port_ids(&mut self, layer: &Layer, who: &str, src: &LayerSrc) {
+        let mut seen = std::collections::HashSet::new();
+        for p in layer.inputs.iter().chain(layer.outputs.iter()) {
+            if !seen.insert(p.id) {
+                let pos = src
+                    .ports
+                    .iter()
+                    .rev()
+                    .find(|(i, _)| *i == p.id)
+                    .map(|x| x.1);
+                self.err(
+                    Diag::new(Kind::Graph, format!("port id {} is used twice", p.id))
+                        .at(pos.unwrap_or(src.pos))
+                        .layer(who),
+                );
+            }
+        }
+    }
+
+    fn parameter(&mut self, layer: &Layer, who: &str, src: &LayerSrc) {
+        let Some(data) = &layer.data else {
+            self.err(
+                Diag::new(
+                    Kind::Schema,
+                    "Parameter has no <data> (shape and element_type are required)",
+                )
+                .at(src.pos)
+                .layer(who),
+            );
+            return;
+        };
+        let dpos = src.data.unwrap_or(src.pos);
+        match attr(data, "element_type") {
+            None => self.err(
+                Diag::new(Kind::Schema, "Parameter <data> has no 'element_type'")
+                    .at(dpos)
+                    .layer(who),
+            ),
+            Some(e) => {
+                if ElementType::parse_attr(e).is_none() {
+                    self.err(
+                        Diag::new(Kind::ElementType, format!("unknown element type '{e}'"))
+                            .at(self.attr_pos(dpos, "element_type"))
+                            .layer(who),
+                    );
+                }
+            }
+        }
+        if let Some(s) = attr(data, "shape") {
+            if let Err(m) = PartialShape::parse(s) {
+                self.err(
+                    Diag::new(Kind::Schema, format!("bad Parameter shape \"{s}\": {m}"))
+                        .at(self.attr_pos(dpos, "shape"))
+                        .layer(who),
+                );
+            }
+        }
+        if layer.outputs.len() != 1 {
+            self.err(
+                Diag::new(
+                    Kind::Schema,
+                    format!(
+                        "Parameter must have exactly 1 output port, found {}",
+                        layer.outputs.len()
+                    ),
+                )
+                .at(src.pos)
+                .layer(who),
+            );
+        }
+    }
+
+    fn konst(&mut self, layer: &mut Layer, who: &str, src: &LayerSrc) {
+        let Some(data) = layer.data.clone() else {
+            self.err(
+                Diag::new(
+                    Kind::Schema,
+                    "Const has no <data> (element_type, shape, offset, size are required)",
+                )
+                .at(src.pos)
+                .layer(who),
+            );
+            return;
+        };
+        let dpos = src.data.unwrap_or(src.pos);
+        let mut missing = Vec::new();
+        for k in ["element_type", "shape", "offset", "size"] {
+            if attr(&data, k).is_none() {
+                missing.push(k);
+            }
+        }
+        if !missing.is_empty() {
+            self.err(
+                Diag::new(
+                    Kind::Schema,
+                    format!("Const <data> is missing {}", missing.join(", ")),
+                )
+                .at(dpos)
+                .layer(who),
+            );
+            return;
+        }
+        let et_s = attr(&data, "element_type").unwrap_or_default();
+        let Some(et) = ElementType::parse_attr(et_s) else {
+            self.err(
+                Diag::new(Kind::ElementType, format!("unknown element type '{et_s}'"))
+                    .at(self.attr_pos(dpos, "element_type"))
+                    .layer(who)
+                    .note("element_type takes a canonical name: f32, f16, bf16, i64, u8, u1, boolean, string …"),
+            );
+            return;
+        };
+        let shape_s = attr(&data, "shape").unwrap_or_default();
+        let shape = match PartialShape::parse_static(shape_s) {
+            Ok(s) => s,
+            Err(m) => {
+                self.err(
+                    Diag::new(Kind::Schema, format!("bad Const shape \"{shape_s}\": {m}"))
+                        .at(self.attr_pos(dpos, "shape"))
+                        .layer(who),
+                );
+                return;
+            }
+        };
+        let num = |s: &mut Self, k: &str| -> Option<u64> {
+            let v = attr(&data, k).unwrap_or_default();
+            match v.trim().parse::<u64>() {
+                Ok(n) => Some(n),
+                Err(_) => {
+                    s.err(
+                        Diag::new(
+                            Kind::Schema,
+                            format!("Const {k} '{v}' is not a non-negative integer"),
+                        )
+                        .at(s.attr_pos(dpos, k))
+                        .layer(who),
+                    );
+                    None
+                }
+            }
+        };
+        let (Some(offset), Some(size)) = (num(self, "offset"), num(self, "size")) else {
+            return;
+        };
+        let Some(count) = PartialShape::element_count(&shape) else {
+            self.err(
+                Diag::new(
+                    Kind::Schema,
+                    format!("Const shape [{shape_s}] has more elements than fit in 64 bits"),
+                )
+                .at(self.attr_pos(dpos, "shape"))
+                .layer(who),
+            );
+            return;
+        };
+        let Some(w) = self.weights.clone() else {
+            self.err(
+                Diag::new(
+                    Kind::Weights,
+                    format!(
+                        "Const needs {size} bytes of weights but {} cannot be found",
+                        self.bin_label
+                    ),
+                )
+                .at(dpos)
+                .layer(who),
+            );
+            return;
+        };
+        let len = w.len() as u64;
+        if offset.checked_add(size).is_none_or(|end| end > len) {
+            self.err(
+                Diag::new(Kind::Weights, "Const data lies outside the .bin")
+                    .at(self.attr_pos(dpos, "offset"))
+                    .layer(who)
+                    .note(format!(
+                        "offset {offset} + size {size} = {} but {} holds {len} bytes",
+                        offset as u128 + size as u128,
+                        self.bin_label
+                    )),
+            );
+            return;
+        }
+        if et == ElementType::String {
+            let bytes = &w.bytes()[offset as usize..(offset + size) as usize];
+            if let Err(m) = check_string_tensor(bytes, count) {
+                self.err(
+                    Diag::new(Kind::Weights, format!("malformed string Const data: {m}"))
+                        .at(dpos)
+                        .layer(who),
+                );
+                return;
+            }
+        } else if let Some(need) = et.storage_bytes(count) {
+            if size < need {
+                self.err(
+                    Diag::new(Kind::Weights, "Const size is too small for its shape")
+                        .at(self.attr_pos(dpos, "size"))
+                        .layer(who)
+                        .note(format!("{et}[{shape_s}] has {count} elements and needs {need} bytes; size is {size}")),
+                );
+                return;
+            }
+        } else {
+            self.err(
+                Diag::new(
+                    Kind::ElementType,
+                    format!("Const cannot have element type '{et}'"),
+                )
+                .at(self.attr_pos(dpos, "element_type"))
+                .layer(who),
+            );
+            return;
+        }
+        if layer.outputs.len() != 1 {
+            self.err(
+                Diag::new(
+                    Kind::Schema,
+                    format!(
+                        "Const must have exactly 1 output port, found {}",
+                        layer.outputs.len()
+                    ),
+                )
+                .at(src.pos)
+                .layer(who),
+            );
+        }
+        layer.konst = Some(ConstData::Bin { offset, size });
+    }
+
+    /// port_map / back_edges refer to body layer ids and to the op's port ids: check both.
+    fn check_port_maps(&mut self, layer: &Layer, who: &str, src: &LayerSrc) {
+        if layer.pre.is_empty() {
+            return;
+        }
+        let body_for = |tag: &str| -> Option<&Graph> {
+            let want = match tag {
+                "then_port_map" => "then_body",
+                "else_port_map" => "else_body",
+                _ => "body",
+            };
+            layer
+                .bodies
+                .iter()
+                .find(|b| b.tag == want)
+                .map(|b| &b.graph)
+        };
+        let mut errs = Vec::new();
+        for el in &layer.pre {
+            let Some(body) = body_for(&el.name) else {
+                continue;
+            };
+            let has = |id: &str| -> bool {
+                id.trim()
+                    .parse::<u64>()
+                    .ok()
+                    .is_some_and(|i| body.find_by_id(i).is_some())
+            };
+            for c in &el.children {
+                for key in ["internal_layer_id", "from-layer", "to-layer"] {
+                    if let Some(v) = c.attr(key) {
+                        if !has(v) {
+                            errs.push(format!(
+                                "<{}> {key}=\"{v}\" names no layer of the body",
+                                el.name
+                            ));
+                        }
+                    }
+                }
+                if let Some(v) = c.attr("external_port_id") {
+                    let ok = match v.trim().parse::<i64>() {
+                        Ok(-1) => true,
+                        Ok(p) if p >= 0 => layer
+                            .inputs
+                            .iter()
+                            .chain(layer.outputs.iter())
+                            .any(|x| x.id as i64 == p),
+                        _ => false,
+                    };
+                    if !ok {
+                        errs.push(format!(
+                            "<{}> external_port_id=\"{v}\" names no port of the layer",
+                            el.name
+                        ));
+                    }
+                }
+            }
+        }
+        for m in errs {
+            self.err(Diag::new(Kind::Graph, m).at(src.pos).layer(who));
+        }
+    }
+
+    fn edges(&mut self, t: &Tag, out: &mut Vec<RawEdge>) -> Result<(), Fatal> {
+        if t.empty {
+            return Ok(());
+        }
+        loop {
+            match self.next()? {
+                Ev::Open(e) if e.name == "edge" => {
+                    let mut vals = [0u64; 4];
+                    let mut ok = true;
+                    for (i, k) in ["from-layer", "from-port", "to-layer", "to-port"]
+                        .iter()
+                        .enumerate()
+                    {
+                        match attr(&e.attrs, k).map(|v| (v, v.trim().parse::<u64>())) {
+                            Some((_, Ok(v))) => vals[i] = v,
+                            Some((v, Err(_))) => {
+                                self.err(
+                                    Diag::new(
+                                        Kind::Graph,
+                                        format!("edge {k} '{v}' is not a non-negative integer"),
+                                    )
+                                    .at(self.attr_pos(e.pos, k)),
+                                );
+                                ok = false;
+                            }
+                            None => {
+                                self.err(
+                                    Diag::new(Kind::Graph, format!("<edge> has no '{k}'"))
+                                        .at(e.pos),
+                                );
+                                ok = false;
+                            }
+                        }
+                    }
+                    let port_ok = vals[1] <= u32::MAX as u64 && vals[3] <= u32::MAX as u64;
+                    if ok && port_ok {
+                        out.push(RawEdge {
+                            from: vals[0],
+                            from_port: vals[1] as u32,
+                            to: vals[2],
+                            to_port: vals[3] as u32,
+                            pos: e.pos,
+                        });
+                    } else if ok {
+                        self.err(Diag::new(Kind::Graph, "edge port id out of range").at(e.pos));
+                    }
+                    self.skip(&e)?;
+                }
+                Ev::Open(other) => self.skip(&other)?,
+                Ev::Close => return Ok(()),
+                Ev::Text(_) => {}
+                Ev::Eof => return Err(eof(t)),
+            }
+        }
+    }
+
+    /// Resolve edges, then check ports are fed exactly once and the graph is acyclic.
+    fn connect(
+        &mut self,
+        graph: &mut Graph,
+        ids: &HashMap<u64, (NodeIndex, usize)>,
+        edges: Vec<RawEdge>,
+    ) {
+        let mut fed: HashMap<(NodeIndex, u32), usize> = HashMap::new();
+        for e in edges {
+            let from = ids.get(&e.from).map(|x| x.0);
+            let to = ids.get(&e.to).map(|x| x.0);
+            let (Some(from), Some(to)) = (from, to) else {
+                let missing = if from.is_none() { e.from } else { e.to };
+                self.err(
+                    Diag::new(
+                        Kind::Graph,
+                        format!("edge refers to layer id {missing}, which does not exist"),
+                    )
+                    .at(e.pos)
+                    .note(format!(
+                        "edge {}:{} -> {}:{}",
+                        e.from, e.from_port, e.to, e.to_port
+                    )),
+                );
+                continue;
+            };
+            let fl = &graph.g[from];
+            let tl = &graph.g[to];
+            if fl.output_index(e.from_port).is_none() {
+                let have: Vec<String> = fl.outputs.iter().map(|p| p.id.to_string()).collect();
+                self.err(
+                    Diag::new(
+                        Kind::Graph,
+                        format!(
+                            "edge leaves output port {} of {}, which has no such output port",
+                            e.from_port,
+                            fl.label()
+                        ),
+                    )
+                    .at(e.pos)
+                    .note(format!("output ports of that layer: [{}]", have.join(", "))),
+                );
+                continue;
+            }
+            if tl.input_index(e.to_port).is_none() {
+                let have: Vec<String> = tl.inputs.iter().map(|p| p.id.to_string()).collect();
+                self.err(
+                    Diag::new(
+                        Kind::Graph,
+                        format!(
+                            "edge enters input port {} of {}, which has no such input port",
+                            e.to_port,
+                            tl.label()
+                        ),
+                    )
+                    .at(e.pos)
+                    .note(format!("input ports of that layer: [{}]", have.join(", "))),
+                );
+                continue;
+            }
+            if let Some(&first) = fed.get(&(to, e.to_port)) {
+                let (line, _) = crate::error::line_col(self.src, first);
+                self.err(
+                    Diag::new(
+                        Kind::Graph,
+                        format!(
+                            "input port {} of {} has two incoming edges",
+                            e.to_port,
+                            tl.label()
+                        ),
+                    )
+                    .at(e.pos)
+                    .note(format!("the first edge into that port is on line {line}")),
+                );
+                continue;
+            }
+            fed.insert((to, e.to_port), e.pos);
+            graph.g.add_edge(
+                from,
+                to,
+                Edge {
+                    from_port: e.from_port,
+                    to_port: e.to_port,
+                },
+            );
+        }
+        // Every declared input port must be fed (OpenVINO: "Incorrect number of inputs").
+        let mut unfed = Vec::new();
+        for n in graph.g.node_indices() {
+            let l = &graph.g[n];
+            if l.is("LSTMCell") && l.version == "opset1" {
+                continue; // the peephole port is legitimately unconnected
+            }
+            for p in &l.inputs {
+                if !fed.contains_key(&(n, p.id)) {
+                    unfed.push((n, p.id));
+                }
+            }
+        }
+        for (n, port) in unfed {
+            let l = &graph.g[n];
+            let pos = l
+                .origin
+                .map(|o| &self.map.layers[o as usize])
+                .and_then(|s| s.ports.iter().find(|(i, _)| *i == port).map(|x| x.1));
+            self.err(
+                Diag::new(
+                    Kind::Graph,
+                    format!("input port {port} has no incoming edge"),
+                )
+                .at(pos)
+                .layer(l.label()),
+            );
+        }
+        if graph.ordered().is_none() {
+            let sccs = petgraph::algo::kosaraju_scc(&graph.g);
+            for scc in sccs {
+                let cyclic =
+                    scc.len() > 1 || graph.g.edges_connecting(scc[0], scc[0]).next().is_some();
+                if !cyclic {
+                    continue;
+                }
+                let mut members: Vec<&Layer> = scc.iter().map(|&n| &graph.g[n]).collect();
+                members.sort_by_key(|l| l.id);
+                let first = members[0];
+                let list: Vec<String> = members
+                    .iter()
+                    .take(12)
+                    .map(|l| format!("{} '{}'", l.id, l.name))
+                    .collect();
+                let more = if members.len() > 12 {
+                    format!(" … ({} layers)", members.len())
+                } else {
+                    String::new()
+                };
+                self.err(
+                    Diag::new(Kind::Graph, "the graph has a cycle")
+                        .at(self.map.layer_pos(first))
+                        .layer(first.label())
+                        .note(format!("layers on the cycle: {}{more}", list.join(", "))),
+                );
+            }
+        }
+    }
+}
+
+use petgraph::stable_graph::NodeIndex;
+
+fn eof(t: &Tag) -> Diag {
+    Diag::new(
+        Kind::Xml,
+        format!("unexpected end of file inside <{}>", t.name),
+    )
+    .at(t.pos)
+}
+
+fn skip_ws(src: &str, mut pos: usize) -> usize {
+    let b = src.as_bytes();
+    while pos < b.len() && b[pos].is_ascii_whitespace() {
+        pos += 1;
+    }
+    pos
+}
+
+/// Split a `names` attribute: comma-separated, `\,` escapes a comma inside a name.
+pub fn split_names(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&',') => {
+                cur.push(',');
+                chars.next();
+            }
+            ',' => {
+                let t = cur.trim();
+                if !t.is_empty() {
+                    out.push(t.to_string());
+                }
+                cur.clear();
+            }
+            _ => cur.push(c),
+        }
+    }
+    let t = cur.trim();
+    if !t.is_empty() {
+        out.push(t.to_string());
+    }
+    out
+}
+
+/// A string tensor: i32 count, count+1 i32 offsets (first 0, non-decreasing), then the bytes.
+fn check_string_tensor(b: &[u8], count: u64) -> Result<(), String> {
+    let rd = |i: usize| -> Option<i64> {
+        b.get(i * 4..i * 4 + 4)
+            .map(|x| i32::from_le_bytes([x[0], x[1], x[2], x[3]]) as i64)
+    };
+    if count == 0 && b.is_empty() {
+        return Ok(());
+    }
+    let n = rd(0).ok_or("shorter than its 4-byte element count")?;
+    if n < 0 || n as u64 != count {
+        return Err(format!(
+            "holds {n} strings but the shape has {count} elements"
+        ));
+    }
+    let header = 4 * (n as usize + 2);
+    if b.len() < header {
+        return Err(format!("{} bytes cannot hold {} offsets", b.len(), n + 1));
+    }
+    let data_len = (b.len() - header) as i64;
+    let mut prev = 0i64;
+    for i in 0..=n as usize {
+        let o = rd(1 + i).unwrap_or(-1);
+        if o < prev || o > data_len {
+            return Err(format!(
+                "offset {i} is {o}, outside 0..={data_len} or decreasing"
+            ));
+        }
+        prev = o;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_split_with_escapes() {
+        assert_eq!(split_names("a,b\\,c, d"), vec!["a", "b,c", "d"]);
+        assert_eq!(split_names(""), Vec::<String>::new());
+    }
+
+    #[test]
+    fn string_tensor_layout() {
+        // ["ab","","xyz"] from shared/reference/openvino-notes.md §1.6
+        let mut b = Vec::new();
+        for v in [3i32, 0, 2, 2, 5] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        b.extend_from_slice(b"abxyz");
+        assert_eq!(b.len(), 25);
+        assert!(check_string_tensor(&b, 3).is_ok());
+        assert!(check_string_tensor(&b, 2).is_err());
+        assert!(check_string_tensor(&b[..20], 3).is_err());
+    }
+}

@@ -1,0 +1,414 @@
+//! IR writer: canonical XML (layer ids renumbered in topological order, edges sorted, tensor
+//! names sorted) and a `.bin` holding each distinct constant buffer once, unpadded, as OpenVINO's
+//! `ConstantWriter` does. Same input → byte-identical output.
+
+use crate::error::Error;
+use crate::ir::*;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// Buffers already written under one (hash, length) key: (offset, bytes).
+type Written<'a> = Vec<(u64, &'a [u8])>;
+
+/// Where constant bytes go: appends each distinct buffer once and returns its offset.
+pub struct BinSink<'a, W: Write> {
+    out: W,
+    len: u64,
+    /// content hash → (offset, bytes) of buffers already written, for confirmation by compare.
+    seen: HashMap<(u64, usize), Written<'a>>,
+}
+
+impl<'a, W: Write> BinSink<'a, W> {
+    pub fn new(out: W) -> Self {
+        BinSink {
+            out,
+            len: 0,
+            seen: HashMap::new(),
+        }
+    }
+
+    /// Write `bytes` unless an identical buffer was written before; return its offset.
+    pub fn put(&mut self, bytes: &'a [u8]) -> io::Result<u64> {
+        let key = (hash_bytes(bytes), bytes.len());
+        if let Some(list) = self.seen.get(&key) {
+            if let Some(&(off, _)) = list.iter().find(|(_, b)| *b == bytes) {
+                return Ok(off);
+            }
+        }
+        let off = self.len;
+        self.out.write_all(bytes)?;
+        self.len += bytes.len() as u64;
+        self.seen.entry(key).or_default().push((off, bytes));
+        Ok(off)
+    }
+
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+/// A fast 64-bit content hash (collisions are resolved by comparing bytes).
+pub fn hash_bytes(b: &[u8]) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h: u64 = b.len() as u64 ^ 0x51_7c_c1_b7_27_22_0a_95;
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        let v = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        h = (h.rotate_left(5) ^ v).wrapping_mul(K);
+    }
+    for &x in chunks.remainder() {
+        h = (h.rotate_left(5) ^ x as u64).wrapping_mul(K);
+    }
+    h ^ (h >> 29)
+}
+
+/// Write the model as XML into `xml` and its constants into `bin`.
+pub fn write_to<'a, W: Write>(
+    model: &'a Model,
+    xml: &mut String,
+    bin: &mut BinSink<'a, W>,
+) -> Result<(), String> {
+    xml.push_str("<?xml version=\"1.0\"?>\n");
+    let _ = writeln!(
+        xml,
+        "<net name=\"{}\" version=\"{}\">",
+        esc(&model.name),
+        model.version
+    );
+    let mut w = Writer { model, xml, bin };
+    w.graph(&model.graph, 1)?;
+    for e in &model.extra {
+        w.element(e, 1);
+    }
+    w.xml.push_str("</net>\n");
+    Ok(())
+}
+
+struct Writer<'a, 'm, W: Write> {
+    model: &'a Model,
+    xml: &'m mut String,
+    bin: &'m mut BinSink<'a, W>,
+}
+
+fn indent(xml: &mut String, depth: usize) {
+    for _ in 0..depth {
+        xml.push('\t');
+    }
+}
+
+impl<'a, W: Write> Writer<'a, '_, W> {
+    /// `<layers>`, `<edges>`, `<rt_info>` of a graph at indentation `depth`.
+    fn graph(&mut self, g: &'a Graph, depth: usize) -> Result<(), String> {
+        let order = g
+            .ordered()
+            .ok_or_else(|| "cannot write a graph with a cycle".to_string())?;
+        let mut new_id: HashMap<LayerId, usize> = HashMap::with_capacity(order.len());
+        for (i, &n) in order.iter().enumerate() {
+            new_id.insert(n, i);
+        }
+        indent(self.xml, depth);
+        self.xml.push_str("<layers>\n");
+        for &n in &order {
+            self.layer(&g.g[n], new_id[&n], depth + 1)?;
+        }
+        indent(self.xml, depth);
+        self.xml.push_str("</layers>\n");
+        let mut edges: Vec<(usize, u32, usize, u32)> =
+            g.g.edge_indices()
+                .filter_map(|e| {
+                    let (a, b) = g.g.edge_endpoints(e)?;
+                    let w = g.g[e];
+                    Some((new_id[&a], w.from_port, new_id[&b], w.to_port))
+                })
+                .collect();
+        edges.sort_unstable();
+        indent(self.xml, depth);
+        self.xml.push_str("<edges>\n");
+        for (a, ap, b, bp) in edges {
+            indent(self.xml, depth + 1);
+            let _ = writeln!(
+                self.xml,
+                "<edge from-layer=\"{a}\" from-port=\"{ap}\" to-layer=\"{b}\" to-port=\"{bp}\" />"
+            );
+        }
+        indent(self.xml, depth);
+        self.xml.push_str("</edges>\n");
+        if let Some(rt) = &g.rt_info {
+            self.element(rt, depth);
+        }
+        Ok(())
+    }
+
+    fn layer(&mut self, l: &'a Layer, id: usize, depth: usize) -> Result<(), String> {
+        indent(self.xml, depth);
+        let _ = write!(
+            self.xml,
+            "<layer id=\"{id}\" name=\"{}\" type=\"{}\" version=\"{}\"",
+            esc(&l.name),
+            esc(&l.ty),
+            esc(&l.version)
+        );
+        attrs_inline(self.xml, &l.extra_attrs);
+        self.xml.push_str(">\n");
+
+        // Bodies are renumbered on their own; port maps refer to body ids, so remap them.
+        let body_maps: Vec<(String, HashMap<u64, usize>)> = l
+            .bodies
+            .iter()
+            .map(|b| {
+                let order = b.graph.ordered().unwrap_or_default();
+                let m = order
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &n)| (b.graph.g[n].id, i))
+                    .collect();
+                (b.tag.clone(), m)
+            })
+            .collect();
+        for el in &l.pre {
+            let want = match el.name.as_str() {
+                "then_port_map" => "then_body",
+                "else_port_map" => "else_body",
+                _ => "body",
+            };
+            match body_maps.iter().find(|(t, _)| t == want) {
+                Some((_, m)) => {
+                    let remapped = remap_ids(el, m);
+                    self.element(&remapped, depth + 1);
+                }
+                None => self.element(el, depth + 1),
+            }
+        }
+
+        if let Some(data) = &l.data {
+            let mut data = data.clone();
+            if let Some(k) = &l.konst {
+                let bytes = self
+                    .model
+                    .const_bytes(k)
+                    .ok_or_else(|| format!("constant data of {} is unavailable", l.label()))?;
+                let off = self
+                    .bin
+                    .put(bytes)
+                    .map_err(|e| format!("writing weights: {e}"))?;
+                set_attr(&mut data, "offset", off.to_string());
+                set_attr(&mut data, "size", bytes.len().to_string());
+            }
+            indent(self.xml, depth + 1);
+            self.xml.push_str("<data");
+            attrs_inline(self.xml, &data);
+            self.xml.push_str(" />\n");
+        }
+        if let Some(rt) = &l.rt_info {
+            self.element(rt, depth + 1);
+        }
+        for (tag, ports) in [("input", &l.inputs[..]), ("output", &l.outputs[..])] {
+            if ports.is_empty() {
+                continue;
+            }
+            indent(self.xml, depth + 1);
+            let _ = writeln!(self.xml, "<{tag}>");
+            for p in ports {
+                self.port(p, depth + 2);
+            }
+            indent(self.xml, depth + 1);
+            let _ = writeln!(self.xml, "</{tag}>");
+        }
+        for b in &l.bodies {
+            indent(self.xml, depth + 1);
+            let _ = writeln!(self.xml, "<{}>", b.tag);
+            self.graph(&b.graph, depth + 2)?;
+            indent(self.xml, depth + 1);
+            let _ = writeln!(self.xml, "</{}>", b.tag);
+        }
+        indent(self.xml, depth);
+        self.xml.push_str("</layer>\n");
+        Ok(())
+    }
+
+    fn port(&mut self, p: &Port, depth: usize) {
+        indent(self.xml, depth);
+        let _ = write!(self.xml, "<port id=\"{}\"", p.id);
+        if let Some(e) = p.precision {
+            let _ = write!(self.xml, " precision=\"{}\"", e.precision_name());
+        }
+        if !p.names.is_empty() {
+            let mut names: Vec<&str> = p.names.iter().map(String::as_str).collect();
+            names.sort_unstable();
+            names.dedup();
+            let joined: Vec<String> = names.iter().map(|n| n.replace(',', "\\,")).collect();
+            let _ = write!(self.xml, " names=\"{}\"", esc(&joined.join(",")));
+        }
+        attrs_inline(self.xml, &p.extra_attrs);
+        let dims = p.shape.dims().unwrap_or(&[]);
+        if dims.is_empty() && p.rt_info.is_none() {
+            self.xml.push_str(" />\n");
+            return;
+        }
+        self.xml.push_str(">\n");
+        for d in dims {
+            indent(self.xml, depth + 1);
+            match d.get() {
+                Some(v) => {
+                    let _ = writeln!(self.xml, "<dim>{v}</dim>");
+                }
+                None => self.xml.push_str("<dim>-1</dim>\n"),
+            }
+        }
+        if let Some(rt) = &p.rt_info {
+            self.element(rt, depth + 1);
+        }
+        indent(self.xml, depth);
+        self.xml.push_str("</port>\n");
+    }
+
+    /// A verbatim element (iterative, so deep nesting cannot overflow the stack).
+    fn element(&mut self, el: &XmlElement, depth: usize) {
+        enum Step<'e> {
+            Open(&'e XmlElement, usize),
+            Close(&'e XmlElement, usize),
+        }
+        let mut stack = vec![Step::Open(el, depth)];
+        while let Some(step) = stack.pop() {
+            match step {
+                Step::Open(e, d) => {
+                    indent(self.xml, d);
+                    let _ = write!(self.xml, "<{}", e.name);
+                    attrs_inline(self.xml, &e.attrs);
+                    match (&e.text, e.children.is_empty()) {
+                        (None, true) => self.xml.push_str(" />\n"),
+                        (Some(t), true) => {
+                            let _ = writeln!(self.xml, ">{}</{}>", esc_text(t), e.name);
+                        }
+                        (text, false) => {
+                            self.xml.push_str(">\n");
+                            if let Some(t) = text {
+                                indent(self.xml, d + 1);
+                                let _ = writeln!(self.xml, "{}", esc_text(t));
+                            }
+                            stack.push(Step::Close(e, d));
+                            for c in e.children.iter().rev() {
+                                stack.push(Step::Open(c, d + 1));
+                            }
+                        }
+                    }
+                }
+                Step::Close(e, d) => {
+                    indent(self.xml, d);
+                    let _ = writeln!(self.xml, "</{}>", e.name);
+                }
+            }
+        }
+    }
+}
+
+/// Rewrite body layer ids in a port map / back_edges element.
+fn remap_ids(el: &XmlElement, m: &HashMap<u64, usize>) -> XmlElement {
+    let mut out = el.clone();
+    for c in &mut out.children {
+        for (k, v) in &mut c.attrs {
+            if matches!(k.as_str(), "internal_layer_id" | "from-layer" | "to-layer") {
+                if let Some(n) = v.trim().parse::<u64>().ok().and_then(|i| m.get(&i)) {
+                    *v = n.to_string();
+                }
+            }
+        }
+    }
+    out
+}
+
+fn attrs_inline(xml: &mut String, attrs: &[(String, String)]) {
+    for (k, v) in attrs {
+        let _ = write!(xml, " {k}=\"{}\"", esc(v));
+    }
+}
+
+/// Escape an attribute value.
+pub fn esc(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s
+        .bytes()
+        .any(|b| matches!(b, b'&' | b'<' | b'>' | b'"') || b < 0x20)
+    {
+        return s.into();
+    }
+    let mut o = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(o, "&#{};", c as u32);
+            }
+            c => o.push(c),
+        }
+    }
+    o.into()
+}
+
+fn esc_text(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// Temporary path beside `target` (same directory, so rename is atomic).
+fn temp_path(target: &Path) -> PathBuf {
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let dir = target.parent().unwrap_or(Path::new("."));
+    dir.join(format!(".{name}.irc-tmp-{}", std::process::id()))
+}
+
+/// Write `out.xml` and `out.bin` atomically: both go to temporary files in the target directory
+/// and are renamed into place only when both are complete. On error nothing is left behind.
+/// Returns the number of bytes in the written .bin.
+pub fn write_files(model: &Model, out_xml: &Path) -> Result<u64, Error> {
+    let label = out_xml.display().to_string();
+    let out_bin = out_xml.with_extension("bin");
+    let tmp_xml = temp_path(out_xml);
+    let tmp_bin = temp_path(&out_bin);
+    let result = (|| -> Result<u64, String> {
+        let f = std::fs::File::create(&tmp_bin)
+            .map_err(|e| format!("cannot create {}: {e}", tmp_bin.display()))?;
+        let mut sink = BinSink::new(io::BufWriter::with_capacity(1 << 20, f));
+        let mut xml = String::with_capacity(1 << 16);
+        write_to(model, &mut xml, &mut sink)?;
+        let bin_len = sink.len();
+        let mut bw = sink.into_inner();
+        bw.flush()
+            .map_err(|e| format!("writing {}: {e}", out_bin.display()))?;
+        bw.get_ref()
+            .sync_all()
+            .map_err(|e| format!("writing {}: {e}", out_bin.display()))?;
+        drop(bw);
+        std::fs::write(&tmp_xml, xml.as_bytes())
+            .map_err(|e| format!("writing {}: {e}", tmp_xml.display()))?;
+        std::fs::rename(&tmp_bin, &out_bin)
+            .map_err(|e| format!("cannot move the .bin into place: {e}"))?;
+        std::fs::rename(&tmp_xml, out_xml)
+            .map_err(|e| format!("cannot move the .xml into place: {e}"))?;
+        Ok(bin_len)
+    })();
+    match result {
+        Ok(n) => Ok(n),
+        Err(msg) => {
+            let _ = std::fs::remove_file(&tmp_bin);
+            let _ = std::fs::remove_file(&tmp_xml);
+            Err(Error::io(label, msg))
+        }
+    }
+}
