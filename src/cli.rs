@@ -1,7 +1,8 @@
 //! The `irc` command line. Exit codes: 0 ok; 1 invalid model, failed inference or `--check`
 //! drift; 2 bad usage.
 
-use crate::error::Error;
+use crate::error::{Diag, Error, Kind};
+use crate::passes::infer::{self, InputOverride};
 use crate::xml;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -29,6 +30,22 @@ enum Cmd {
     },
     /// Print a stable, compact text form of the graph (for snapshot review and diffs).
     Dump { input: PathBuf },
+    /// Recompute every port's element type and shape.
+    ///
+    /// Without -o/--check: print the model's inputs and outputs with inferred types and shapes.
+    InferShapes {
+        input: PathBuf,
+        /// Write the model with every port's dims and precision recomputed.
+        #[arg(short, long, conflicts_with = "check")]
+        output: Option<PathBuf>,
+        /// Override an input's shape, ovc syntax: NAME[1,3,?,224], NAME[1..10,-1]. Repeatable.
+        #[arg(long = "input", value_name = "NAME[DIMS]")]
+        inputs: Vec<String>,
+        /// Exit 1 with a per-port diff when the file's recorded dims/precisions differ from
+        /// inference; exit 0 when they agree.
+        #[arg(long)]
+        check: bool,
+    },
 }
 
 /// Run the CLI; returns the process exit code.
@@ -43,7 +60,11 @@ pub fn main() -> i32 {
     };
     match std::panic::catch_unwind(|| run(cli)) {
         Ok(Ok(code)) => code,
-        Ok(Err(e)) => {
+        Ok(Err(Fail::Usage(m))) => {
+            eprintln!("error: {m}");
+            2
+        }
+        Ok(Err(Fail::Model(e))) => {
             eprint!("{e}");
             1
         }
@@ -56,7 +77,25 @@ pub fn main() -> i32 {
     }
 }
 
-fn run(cli: Cli) -> Result<i32, Error> {
+enum Fail {
+    Usage(String),
+    Model(Error),
+}
+
+impl From<Error> for Fail {
+    fn from(e: Error) -> Self {
+        Fail::Model(e)
+    }
+}
+
+fn parse_inputs(specs: &[String]) -> Result<Vec<InputOverride>, Fail> {
+    specs
+        .iter()
+        .map(|s| infer::parse_input_spec(s).map_err(Fail::Usage))
+        .collect()
+}
+
+fn run(cli: Cli) -> Result<i32, Fail> {
     match cli.cmd {
         Cmd::Normalize { input, output } => {
             let parsed = xml::read_file(&input)?;
@@ -68,5 +107,98 @@ fn run(cli: Cli) -> Result<i32, Error> {
             print!("{}", crate::dump::dump(&parsed.model));
             Ok(0)
         }
+        Cmd::InferShapes {
+            input,
+            output,
+            inputs,
+            check,
+        } => {
+            let overrides = parse_inputs(&inputs)?;
+            let mut parsed = xml::read_file(&input)?;
+            let facts = {
+                let mut inf =
+                    infer::Infer::new(&parsed.model, Some(&parsed.source_map), &overrides);
+                inf.check_overrides().map_err(Fail::Usage)?;
+                let facts = inf.run();
+                if !inf.diags.is_empty() {
+                    return Err(Fail::Model(parsed.into_error(inf.diags)));
+                }
+                facts
+            };
+            if check {
+                let mut drift = Vec::new();
+                infer::drift(
+                    &parsed.model.graph,
+                    &facts,
+                    Some(&parsed.source_map),
+                    &mut drift,
+                );
+                if drift.is_empty() {
+                    eprintln!(
+                        "{}: recorded shapes and types agree with inference",
+                        parsed.path
+                    );
+                    return Ok(0);
+                }
+                let diags: Vec<Diag> = drift
+                    .iter()
+                    .map(|d| {
+                        Diag::new(
+                            Kind::Shape,
+                            format!(
+                                "output port {}: recorded {}, inferred {}",
+                                d.port, d.recorded, d.inferred
+                            ),
+                        )
+                        .at(d.pos)
+                        .layer(d.layer.clone())
+                    })
+                    .collect();
+                let n = diags.len();
+                eprint!("{}", parsed.into_error(diags));
+                eprintln!("{n} port(s) differ from inference");
+                return Ok(1);
+            }
+            infer::apply(&mut parsed.model.graph, &facts, &overrides, true);
+            match output {
+                Some(out) => {
+                    xml::write_files(&parsed.model, &out)?;
+                }
+                None => print!("{}", io_summary(&parsed.model)),
+            }
+            Ok(0)
+        }
     }
+}
+
+/// Inputs and outputs with their (inferred) types and shapes.
+fn io_summary(m: &crate::ir::Model) -> String {
+    use std::fmt::Write;
+    let g = &m.graph;
+    let mut s = String::new();
+    let order = g.ordered().unwrap_or_default();
+    for &n in &order {
+        let l = &g.g[n];
+        if l.is("Parameter") {
+            let p = &l.outputs[0];
+            let shape = l.attr("shape").unwrap_or("");
+            let et = p.precision.map_or("?".into(), |e| e.to_string());
+            let _ = writeln!(s, "input  {}: {et}[{shape}]", l.name);
+        }
+    }
+    for &n in &order {
+        let l = &g.g[n];
+        if l.is("Result") {
+            if let Some(p) = l.inputs.first() {
+                let names = g
+                    .producer(n, 0)
+                    .map(|(src, o)| g.g[src].outputs[o].names.join(","))
+                    .filter(|x| !x.is_empty())
+                    .unwrap_or_else(|| l.name.clone());
+                let et = p.precision.map_or("?".into(), |e| e.to_string());
+                let _ = writeln!(s, "output {names}: {et}[{}]", p.shape);
+            }
+        }
+    }
+    s
 }

@@ -10,8 +10,10 @@ use crate::xml::write::hash_bytes;
 use std::collections::HashMap;
 use std::fmt::Write;
 
-/// Values shown in a constant preview.
+/// Constants with at most this many elements are shown whole.
 const PREVIEW: usize = 8;
+/// Larger constants show this many leading values and a content hash.
+const PREVIEW_BIG: usize = 4;
 
 pub fn dump(model: &Model) -> String {
     let mut out = String::new();
@@ -159,15 +161,16 @@ fn preview(model: &Model, l: &Layer, k: &ConstData) -> String {
         .and_then(|s| PartialShape::parse_static(s).ok())
         .and_then(|s| PartialShape::element_count(&s))
         .unwrap_or(0) as usize;
+    let shown = if n > PREVIEW { PREVIEW_BIG } else { n };
     let vals: Vec<String> = if et == ElementType::String {
         tensor::strings(bytes)
             .unwrap_or_default()
             .iter()
-            .take(PREVIEW)
+            .take(shown)
             .map(|s| format!("{:?}", String::from_utf8_lossy(s)))
             .collect()
     } else {
-        (0..n.min(PREVIEW))
+        (0..shown)
             .map(|i| tensor::get(et, bytes, i).map_or("?".into(), fmt_scalar))
             .collect()
     };

@@ -17,3 +17,5 @@ pub mod xml;
 
 pub use error::{Diag, Error, Kind};
 pub mod cli;
+pub mod ops;
+pub mod passes;

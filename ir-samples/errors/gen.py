@@ -351,10 +351,6 @@ case("unknown_opset_99", sub(B, 'type="ReLU" version="opset1"', 'type="ReLU" ver
      "layer 3 'relu' names unknown opset opset99")
 case("layer_version_empty", sub(B, 'type="ReLU" version="opset1"', 'type="ReLU" version=""'),
      "layer 3 'relu' has an empty version")
-case("unknown_op_type", sub(B, 'type="ReLU" version="opset1"', 'type="FooBar" version="opset1"'),
-     "opset1 has no operation FooBar (layer 3)")
-case("op_not_in_opset", sub(B, 'type="ReLU" version="opset1"', 'type="Gelu" version="opset1"'),
-     "Gelu is not in opset1 (first appears in opset2) (layer 3)")
 
 # ---------------------------------------------------------------------------------------------
 # Ports.

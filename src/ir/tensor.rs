@@ -201,3 +201,67 @@ mod tests {
         assert!(f8e4m3_to_f32(0x7f).is_nan());
     }
 }
+
+/// A tensor value: element type, static shape, raw little-endian bytes (OpenVINO's layout).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tensor {
+    pub et: E,
+    pub shape: Vec<u64>,
+    pub data: std::sync::Arc<[u8]>,
+}
+
+impl Tensor {
+    pub fn new(et: E, shape: Vec<u64>, data: Vec<u8>) -> Self {
+        Tensor {
+            et,
+            shape,
+            data: data.into(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.shape.iter().product::<u64>() as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Element `i` as a scalar.
+    pub fn get(&self, i: usize) -> Option<Scalar> {
+        get(self.et, &self.data, i)
+    }
+
+    /// All elements as i64 (floats truncated), for integer shape values.
+    pub fn to_i64s(&self) -> Option<Vec<i64>> {
+        (0..self.len())
+            .map(|i| self.get(i).map(Scalar::as_i64))
+            .collect()
+    }
+
+    pub fn to_f64s(&self) -> Option<Vec<f64>> {
+        (0..self.len())
+            .map(|i| self.get(i).map(Scalar::as_f64))
+            .collect()
+    }
+
+    /// Encode integers as `et` (wrapping, like a C cast). Only byte-aligned integer/bool types.
+    pub fn from_i64s(et: E, shape: Vec<u64>, v: &[i64]) -> Option<Self> {
+        let mut b = Vec::with_capacity(v.len() * et.byte_size()?);
+        for &x in v {
+            match et {
+                E::I64 => b.extend_from_slice(&x.to_le_bytes()),
+                E::U64 => b.extend_from_slice(&(x as u64).to_le_bytes()),
+                E::I32 => b.extend_from_slice(&(x as i32).to_le_bytes()),
+                E::U32 => b.extend_from_slice(&(x as u32).to_le_bytes()),
+                E::I16 => b.extend_from_slice(&(x as i16).to_le_bytes()),
+                E::U16 => b.extend_from_slice(&(x as u16).to_le_bytes()),
+                E::I8 => b.push(x as i8 as u8),
+                E::U8 => b.push(x as u8),
+                E::Boolean => b.push((x != 0) as u8),
+                _ => return None,
+            }
+        }
+        Some(Tensor::new(et, shape, b))
+    }
+}

@@ -17,6 +17,8 @@ pub struct LayerSrc {
     pub data: Option<usize>,
     /// (port id, position of `<port`).
     pub ports: Vec<(u32, usize)>,
+    /// For each element of `Layer::pre`, the positions of its descendants in document order.
+    pub pre: Vec<Vec<usize>>,
 }
 
 /// Byte positions of everything the reader saw, kept outside the IR (naga-style): a layer's

@@ -12,6 +12,9 @@ use std::sync::Arc;
 
 /// Nesting limit for bodies of If/Loop/TensorIterator (guards the recursive descent).
 const MAX_BODY_DEPTH: usize = 64;
+/// Nesting limit for verbatim elements (rt_info, port maps): deeper trees would make the
+/// pretty-printed output quadratic in size.
+const MAX_ELEMENT_DEPTH: usize = 256;
 
 /// What the reader returns: the model, byte positions of its layers, and the source text.
 pub struct Parsed {
@@ -84,10 +87,13 @@ pub fn read_str(
         weights: weights.clone(),
         bin_label,
         depth: 0,
+        positions: Vec::new(),
+        body_stack: Vec::new(),
     };
     p.r.config_mut().trim_text(true);
     let result = p.document();
     let mut diags = std::mem::take(&mut p.diags);
+    diags.sort_by_key(|d| d.pos.unwrap_or(usize::MAX));
     let map = std::mem::take(&mut p.map);
     match result {
         Ok((name, version, graph, extra)) if diags.is_empty() => Ok(Parsed {
@@ -105,6 +111,7 @@ pub fn read_str(
         Ok(_) => Err(Error::new(path, Some(source.clone()), diags)),
         Err(fatal) => {
             diags.push(fatal);
+            diags.sort_by_key(|d| d.pos.unwrap_or(usize::MAX));
             Err(Error::new(path, Some(source.clone()), diags))
         }
     }
@@ -142,6 +149,10 @@ struct Parser<'a> {
     weights: Option<Arc<Weights>>,
     bin_label: &'a str,
     depth: usize,
+    /// Positions of the elements read by the last `generic` call, in document order.
+    positions: Vec<usize>,
+    /// Labels of the subgraph layers whose bodies are being read (for error notes).
+    body_stack: Vec<String>,
 }
 
 type Fatal = Diag;
@@ -177,11 +188,27 @@ impl<'a> Parser<'a> {
         let mut attrs = Vec::new();
         for a in s.attributes() {
             let a = a.map_err(|e| {
-                Diag::new(Kind::Xml, format!("malformed attribute in <{name}>: {e}")).at(pos)
+                use quick_xml::events::attributes::AttrError as A;
+                // Positions in AttrError count from the start of the tag name.
+                let (off, msg) = match &e {
+                    A::Duplicated(p, _) => (*p, "duplicated attribute".to_string()),
+                    A::ExpectedEq(p) => (
+                        *p,
+                        "expected '=' after the attribute name (is a '>' missing?)".to_string(),
+                    ),
+                    A::ExpectedValue(p) => (*p, "expected an attribute value".to_string()),
+                    A::UnquotedValue(p) => (*p, "attribute value is not quoted".to_string()),
+                    A::ExpectedQuote(p, _) => {
+                        (*p, "attribute value is not closed by its quote".to_string())
+                    }
+                };
+                Diag::new(Kind::Xml, format!("malformed attribute in <{name}>: {msg}"))
+                    .at(pos + 1 + off)
             })?;
             let key = String::from_utf8_lossy(a.key.as_ref()).into_owned();
             let val = a.unescape_value().map_err(|e| {
-                Diag::new(Kind::Xml, format!("malformed value of '{key}': {e}")).at(pos)
+                Diag::new(Kind::Xml, format!("malformed value of '{key}': {e}"))
+                    .at(self.attr_pos(pos, &key))
             })?;
             attrs.push((key, val.into_owned()));
         }
@@ -204,7 +231,10 @@ impl<'a> Parser<'a> {
             .unwrap_or(pos)
     }
 
-    fn err(&mut self, d: Diag) {
+    fn err(&mut self, mut d: Diag) {
+        if let Some(b) = self.body_stack.last() {
+            d = d.note(format!("inside the {b}"));
+        }
         self.diags.push(d);
     }
 
@@ -231,6 +261,7 @@ impl<'a> Parser<'a> {
 
     /// Read `tag` and everything inside it as a verbatim element (iteratively: no recursion).
     fn generic(&mut self, tag: Tag) -> Result<XmlElement, Fatal> {
+        self.positions.clear();
         let root = XmlElement {
             name: tag.name.clone(),
             attrs: tag.attrs.clone(),
@@ -243,6 +274,14 @@ impl<'a> Parser<'a> {
         loop {
             match self.next()? {
                 Ev::Open(t) => {
+                    if stack.len() >= MAX_ELEMENT_DEPTH {
+                        return Err(Diag::new(
+                            Kind::Schema,
+                            format!("<{}> is nested more than {MAX_ELEMENT_DEPTH} levels deep inside <{}>", t.name, tag.name),
+                        )
+                        .at(t.pos));
+                    }
+                    self.positions.push(t.pos);
                     let el = XmlElement {
                         name: t.name,
                         attrs: t.attrs,
@@ -312,8 +351,15 @@ impl<'a> Parser<'a> {
         let graph = self.graph_body(&net, Some(&mut extra))?;
         // Trailing content after </net> is ignored, as OpenVINO's reader does, but must be XML.
         loop {
+            let before = self.r.buffer_position() as usize;
             match self.next()? {
                 Ev::Eof => break,
+                Ev::Text(t) if !t.trim().is_empty() => {
+                    self.err(
+                        Diag::new(Kind::Xml, "unexpected text after </net>")
+                            .at(skip_ws(self.src, before)),
+                    );
+                }
                 Ev::Open(t) => {
                     self.err(
                         Diag::new(
@@ -501,6 +547,7 @@ impl<'a> Parser<'a> {
             pos: t.pos,
             data: None,
             ports: Vec::new(),
+            pre: Vec::new(),
         };
         if !t.empty {
             loop {
@@ -530,14 +577,20 @@ impl<'a> Parser<'a> {
                                 .at(c.pos));
                             }
                             self.depth += 1;
+                            self.body_stack.push(format!("<{}> of {who}", c.name));
                             let g = self.graph_body(&c, None)?;
+                            self.body_stack.pop();
                             self.depth -= 1;
                             layer.bodies.push(Body {
                                 tag: c.name.clone(),
                                 graph: g,
                             });
                         }
-                        _ => layer.pre.push(self.generic(c)?),
+                        _ => {
+                            let el = self.generic(c)?;
+                            src.pre.push(std::mem::take(&mut self.positions));
+                            layer.pre.push(el);
+                        }
                     },
                     Ev::Close => break,
                     Ev::Text(_) => {}
@@ -552,7 +605,11 @@ impl<'a> Parser<'a> {
             self.parameter(&layer, &who, &src);
         }
         self.check_port_maps(&layer, &who, &src);
-        if id.is_none() || !ok {
+        self.check_bodies(&layer, &who, &src);
+        // A layer with schema errors stays in the graph (the read fails anyway), so its edges
+        // are not reported again as dangling.
+        let _ = ok;
+        if id.is_none() {
             return Ok(None);
         }
         layer.origin = Some(self.map.layers.len() as u32);
@@ -870,7 +927,21 @@ impl<'a> Parser<'a> {
                 );
                 return;
             }
-        } else if let Some(need) = et.storage_bytes(count) {
+        } else if et.bits() > 0 {
+            // OpenVINO checks size >= ceil(n * bits / 8) (unpadded, even for u3/u6).
+            let Some(need) = count.checked_mul(et.bits() as u64).map(|b| b.div_ceil(8)) else {
+                self.err(
+                    Diag::new(
+                        Kind::Schema,
+                        format!(
+                            "Const {et}[{shape_s}] is too large: its byte size overflows 64 bits"
+                        ),
+                    )
+                    .at(self.attr_pos(dpos, "shape"))
+                    .layer(who),
+                );
+                return;
+            };
             if size < need {
                 self.err(
                     Diag::new(Kind::Weights, "Const size is too small for its shape")
@@ -924,8 +995,15 @@ impl<'a> Parser<'a> {
                 .find(|b| b.tag == want)
                 .map(|b| &b.graph)
         };
-        let mut errs = Vec::new();
-        for el in &layer.pre {
+        let mut errs: Vec<(String, usize)> = Vec::new();
+        for (k, el) in layer.pre.iter().enumerate() {
+            let child_pos = |i: usize| {
+                src.pre
+                    .get(k)
+                    .and_then(|p| p.get(i))
+                    .copied()
+                    .unwrap_or(src.pos)
+            };
             let Some(body) = body_for(&el.name) else {
                 continue;
             };
@@ -935,13 +1013,13 @@ impl<'a> Parser<'a> {
                     .ok()
                     .is_some_and(|i| body.find_by_id(i).is_some())
             };
-            for c in &el.children {
+            for (ci, c) in el.children.iter().enumerate() {
                 for key in ["internal_layer_id", "from-layer", "to-layer"] {
                     if let Some(v) = c.attr(key) {
                         if !has(v) {
-                            errs.push(format!(
-                                "<{}> {key}=\"{v}\" names no layer of the body",
-                                el.name
+                            errs.push((
+                                format!("<{}> {key}=\"{v}\" names no layer of the body", el.name),
+                                self.attr_pos(child_pos(ci), key),
                             ));
                         }
                     }
@@ -957,16 +1035,39 @@ impl<'a> Parser<'a> {
                         _ => false,
                     };
                     if !ok {
-                        errs.push(format!(
-                            "<{}> external_port_id=\"{v}\" names no port of the layer",
-                            el.name
+                        errs.push((
+                            format!(
+                                "<{}> external_port_id=\"{v}\" names no port of the layer",
+                                el.name
+                            ),
+                            self.attr_pos(child_pos(ci), "external_port_id"),
                         ));
                     }
                 }
             }
         }
-        for m in errs {
-            self.err(Diag::new(Kind::Graph, m).at(src.pos).layer(who));
+        for (m, pos) in errs {
+            self.err(Diag::new(Kind::Graph, m).at(pos).layer(who));
+        }
+    }
+
+    /// Loop/TensorIterator need a `<body>`, If needs `<then_body>` and `<else_body>`.
+    fn check_bodies(&mut self, layer: &Layer, who: &str, src: &LayerSrc) {
+        let need: &[&str] = if layer.is("Loop") || layer.is("TensorIterator") {
+            &["body"]
+        } else if layer.is("If") {
+            &["then_body", "else_body"]
+        } else {
+            &[]
+        };
+        for tag in need {
+            if !layer.bodies.iter().any(|b| b.tag == *tag) {
+                self.err(
+                    Diag::new(Kind::Schema, format!("{} has no <{tag}>", layer.ty))
+                        .at(src.pos)
+                        .layer(who),
+                );
+            }
         }
     }
 

@@ -1,0 +1,281 @@
+//! Convolution family and MatMul: output spatial dims with OpenVINO's interval arithmetic
+//! (subtractions clamp at 0, so `[1,3,1..64,?]` stride 2 pad 1 k3 → `[1,8,1..32,1..]`).
+
+use super::*;
+use crate::ir::{Dim, Dims, PartialShape};
+
+pub(super) struct Window {
+    pub strides: Vec<i64>,
+    pub dilations: Vec<i64>,
+    pub pads_begin: Vec<i64>,
+    pub pads_end: Vec<i64>,
+    pub auto_pad: String,
+}
+
+pub(super) fn window(cx: &Ctx, n: usize, kernel_attr: bool) -> R<Window> {
+    let get = |k: &str, d: i64| -> R<Vec<i64>> {
+        Ok(cx
+            .attr_ints(k)?
+            .filter(|v| !v.is_empty())
+            .unwrap_or_else(|| vec![d; n]))
+    };
+    let w = Window {
+        strides: get("strides", 1)?,
+        dilations: get("dilations", 1)?,
+        pads_begin: get("pads_begin", 0)?,
+        pads_end: get("pads_end", 0)?,
+        auto_pad: cx
+            .attr("auto_pad")
+            .unwrap_or("explicit")
+            .to_ascii_lowercase(),
+    };
+    let _ = kernel_attr;
+    for (name, v) in [("strides", &w.strides), ("dilations", &w.dilations)] {
+        if v.len() != n {
+            return Err(format!(
+                "{name} has {} values but there are {n} spatial dims",
+                v.len()
+            ));
+        }
+        if v.iter().any(|&x| x <= 0) {
+            return Err(format!("{name} must be positive, are {v:?}"));
+        }
+    }
+    for (name, v) in [("pads_begin", &w.pads_begin), ("pads_end", &w.pads_end)] {
+        if v.len() != n {
+            return Err(format!(
+                "{name} has {} values but there are {n} spatial dims",
+                v.len()
+            ));
+        }
+    }
+    Ok(w)
+}
+
+/// One output spatial dim of a sliding window over `d` with a kernel of `k` (static).
+pub(super) fn window_dim(d: Dim, k: u64, w: &Window, i: usize, ceil: bool, torch: bool) -> R<Dim> {
+    let s = w.strides[i] as u64;
+    let dil = w.dilations[i] as u64;
+    let ek = (k.saturating_sub(1)) * dil + 1;
+    if matches!(w.auto_pad.as_str(), "same_upper" | "same_lower") {
+        let f = |v: u64| v.div_ceil(s);
+        return Ok(Dim::interval(f(d.min), d.max.map(f)));
+    }
+    let (pb, pe) = if w.auto_pad == "valid" {
+        (0, 0)
+    } else {
+        (w.pads_begin[i], w.pads_end[i])
+    };
+    let f = |v: u64| -> Option<u64> {
+        let padded = v as i128 + pb as i128 + pe as i128;
+        let span = padded - ek as i128;
+        if span < 0 {
+            return None;
+        }
+        let span = span as u64;
+        let mut out = if ceil { span.div_ceil(s) } else { span / s } + 1;
+        if torch && ceil && (out - 1) * s >= v + pb.max(0) as u64 {
+            out -= 1;
+        }
+        Some(out)
+    };
+    if let Some(v) = d.get() {
+        return f(v).map(Dim::known).ok_or_else(|| {
+            format!(
+                "the kernel after dilation ({ek}) is larger than the padded input dimension ({})",
+                v as i64 + pb + pe
+            )
+        });
+    }
+    // A window that does not fit the smallest input still yields one output (interval math clamps).
+    let min = f(d.min).unwrap_or(1);
+    let max = d.max.map(|m| f(m).unwrap_or(min));
+    Ok(Dim::interval(min, max.map(|x| x.max(min))))
+}
+
+fn conv_like(cx: &Ctx, group: bool, backprop: bool) -> R<Vec<Fact>> {
+    let (x, f) = (cx.input(0)?, cx.input(1)?);
+    let et = merge_et(x.et, f.et)?;
+    let (Some(xd), Some(fd)) = (x.shape.dims(), f.shape.dims()) else {
+        return Ok(vec![Fact::new(
+            et,
+            match x
+                .shape
+                .rank()
+                .or(f.shape.rank().map(|r| r - group as usize))
+            {
+                Some(r) => PartialShape::Ranked((0..r).map(|_| Dim::any()).collect()),
+                None => PartialShape::Dynamic,
+            },
+        )]);
+    };
+    if xd.len() < 3 {
+        return Err(format!("data {} must have rank >= 3", sh(&x.shape)));
+    }
+    let n = xd.len() - 2;
+    let k_off = if group { 3 } else { 2 };
+    if fd.len() != n + k_off {
+        return Err(format!(
+            "filter {} does not match data {}",
+            sh(&f.shape),
+            sh(&x.shape)
+        ));
+    }
+    let w = window(cx, n, false)?;
+    let mut out = Dims::new();
+    out.push(xd[0]);
+    // Output channels.
+    let ch = match (group, backprop) {
+        (false, false) => fd[0],
+        (true, false) => dim_mul(fd[0], fd[1]),
+        (false, true) => fd[1],
+        (true, true) => dim_mul(fd[0], fd[2]),
+    };
+    // Input channel check.
+    let in_ch = match (group, backprop) {
+        (false, false) => fd[1],
+        (true, false) => dim_mul(fd[0], fd[2]),
+        (false, true) => fd[0],
+        (true, true) => dim_mul(fd[0], fd[1]),
+    };
+    if merge_dim(xd[1], in_ch).is_none() {
+        return Err(format!(
+            "data channels {} do not match the filter's input channels {} (data {}, filter {})",
+            xd[1],
+            in_ch,
+            sh(&x.shape),
+            sh(&f.shape)
+        ));
+    }
+    out.push(ch);
+    if backprop {
+        let out_pad = cx
+            .attr_ints("output_padding")?
+            .filter(|v| !v.is_empty())
+            .unwrap_or(vec![0; n]);
+        let given = if cx.inputs.len() == 3 {
+            cx.ints(2)
+        } else {
+            None
+        };
+        for i in 0..n {
+            if let Some(g) = &given {
+                out.push(Dim::known(
+                    *g.get(i).ok_or("output_shape is too short")? as u64
+                ));
+                continue;
+            }
+            if cx.inputs.len() == 3 {
+                out.push(Dim::any());
+                continue;
+            }
+            let k = fd[k_off + i].get().ok_or("dynamic kernel")?;
+            let s = w.strides[i] as u64;
+            let ek = (k - 1) * w.dilations[i] as u64 + 1;
+            let f = |v: u64| -> u64 {
+                if matches!(w.auto_pad.as_str(), "same_upper" | "same_lower") {
+                    return v * s;
+                }
+                let (pb, pe) = if w.auto_pad == "valid" {
+                    (0, 0)
+                } else {
+                    (w.pads_begin[i], w.pads_end[i])
+                };
+                let o = (s * v.saturating_sub(1)) as i128 + ek as i128 - pb as i128 - pe as i128
+                    + out_pad[i] as i128;
+                o.max(0) as u64
+            };
+            let d = xd[2 + i];
+            out.push(Dim::interval(f(d.min.max(1)).min(f(d.min)), d.max.map(f)));
+        }
+    } else {
+        for i in 0..n {
+            let Some(k) = fd[k_off + i].get() else {
+                out.push(Dim::any());
+                continue;
+            };
+            out.push(window_dim(xd[2 + i], k, &w, i, false, false)?);
+        }
+    }
+    Ok(vec![Fact::new(et, PartialShape::Ranked(out))])
+}
+
+fn conv_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(2, 2)?;
+    conv_like(cx, false, false)
+}
+fn group_conv_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(2, 2)?;
+    conv_like(cx, true, false)
+}
+fn conv_bp_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(2, 3)?;
+    conv_like(cx, false, true)
+}
+fn group_conv_bp_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(2, 3)?;
+    conv_like(cx, true, true)
+}
+
+fn matmul_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(2, 2)?;
+    let (a, b) = (cx.input(0)?, cx.input(1)?);
+    let et = merge_et(a.et, b.et)?;
+    let (Some(ad), Some(bd)) = (a.shape.dims(), b.shape.dims()) else {
+        return Ok(vec![Fact::new(et, PartialShape::Dynamic)]);
+    };
+    let ta = cx.attr_bool("transpose_a", false)?;
+    let tb = cx.attr_bool("transpose_b", false)?;
+    let mut av: Vec<Dim> = ad.to_vec();
+    let mut bv: Vec<Dim> = bd.to_vec();
+    let (a1, b1) = (av.len() == 1, bv.len() == 1);
+    if a1 {
+        av.insert(0, Dim::known(1));
+    } else if ta {
+        let n = av.len();
+        av.swap(n - 1, n - 2);
+    }
+    if b1 {
+        bv.push(Dim::known(1));
+    } else if tb {
+        let n = bv.len();
+        bv.swap(n - 1, n - 2);
+    }
+    if av.is_empty() || bv.is_empty() {
+        return Err("MatMul inputs must not be scalars".into());
+    }
+    let (m, ka) = (av[av.len() - 2], av[av.len() - 1]);
+    let (kb, n) = (bv[bv.len() - 2], bv[bv.len() - 1]);
+    if merge_dim(ka, kb).is_none() {
+        return Err(format!(
+            "incompatible matrix dimensions: {ka} vs {kb} (a {}, b {}, transpose_a={ta}, transpose_b={tb})",
+            sh(&a.shape),
+            sh(&b.shape)
+        ));
+    }
+    let batch_a = PartialShape::Ranked(av[..av.len() - 2].iter().copied().collect());
+    let batch_b = PartialShape::Ranked(bv[..bv.len() - 2].iter().copied().collect());
+    let batch = broadcast_numpy(&batch_a, &batch_b)?;
+    let mut out: Dims = batch.dims().unwrap_or(&[]).iter().copied().collect();
+    if !a1 {
+        out.push(m);
+    }
+    if !b1 {
+        out.push(n);
+    }
+    Ok(vec![Fact::new(et, PartialShape::Ranked(out))])
+}
+
+pub(super) fn register(r: &mut Reg) {
+    let all: Vec<u32> = (0..=17).collect();
+    let d = |infer| OpDef {
+        infer,
+        eval: None,
+        bounds: BoundsRule::None,
+    };
+    r.add("Convolution", &all, d(conv_infer));
+    r.add("GroupConvolution", &all, d(group_conv_infer));
+    r.add("ConvolutionBackpropData", &all, d(conv_bp_infer));
+    r.add("GroupConvolutionBackpropData", &all, d(group_conv_bp_infer));
+    r.add("MatMul", &all, d(matmul_infer));
+}

@@ -1,0 +1,479 @@
+//! Everything else with a shape rule: recurrent sequences/cells, attention, TopK, NonZero,
+//! OneHot, scatters, GatherND/GatherElements, Einsum, Pad, Select, DepthToSpace/SpaceToDepth,
+//! ShuffleChannels.
+
+use super::*;
+use crate::ir::{Dim, Dims, ElementType as E, PartialShape};
+
+fn any_rank(r: usize) -> PartialShape {
+    PartialShape::Ranked((0..r).map(|_| Dim::any()).collect())
+}
+
+fn dim(f: &Fact, i: usize) -> Dim {
+    f.shape
+        .dims()
+        .and_then(|d| d.get(i).copied())
+        .unwrap_or(Dim::any())
+}
+
+fn num_dirs(cx: &Ctx) -> R<u64> {
+    match cx
+        .attr("direction")
+        .unwrap_or("forward")
+        .to_ascii_lowercase()
+        .as_str()
+    {
+        "forward" | "reverse" => Ok(1),
+        "bidirectional" => Ok(2),
+        d => Err(format!("unknown direction '{d}'")),
+    }
+}
+
+/// LSTMSequence-5 / GRUSequence-5 / RNNSequence-5: Y [batch, dirs, seq, hidden], then the last
+/// hidden (and cell) state [batch, dirs, hidden].
+fn sequence_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    let x = cx.input(0)?;
+    let hidden = cx.attr_i64("hidden_size", -1)?;
+    if hidden <= 0 {
+        return Err(format!("hidden_size must be positive, is {hidden}"));
+    }
+    let dirs = num_dirs(cx)?;
+    if let Some(r) = x.shape.rank() {
+        if r != 3 {
+            return Err(format!(
+                "X must have rank 3 [batch, seq, input], is {}",
+                sh(&x.shape)
+            ));
+        }
+    }
+    let h0 = cx.input(1)?;
+    let batch = merge_dim(dim(x, 0), dim(h0, 0)).ok_or("batch differs between X and H0")?;
+    let h = Dim::known(hidden as u64);
+    let y = fact(
+        x.et,
+        [batch, Dim::known(dirs), dim(x, 1), h]
+            .into_iter()
+            .collect(),
+    );
+    let st = fact(x.et, [batch, Dim::known(dirs), h].into_iter().collect());
+    let n = cx.layer.outputs.len().max(2);
+    let mut v = vec![y];
+    for _ in 1..n {
+        v.push(st.clone());
+    }
+    Ok(v)
+}
+
+/// LSTMCell / GRUCell / RNNCell: [batch, hidden] per output.
+fn cell_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    let x = cx.input(0)?;
+    let hidden = cx.attr_i64("hidden_size", -1)?;
+    if hidden <= 0 {
+        return Err(format!("hidden_size must be positive, is {hidden}"));
+    }
+    let s = fact(
+        x.et,
+        [dim(x, 0), Dim::known(hidden as u64)].into_iter().collect(),
+    );
+    Ok(vec![s; cx.layer.outputs.len().max(1)])
+}
+
+fn sdpa_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(3, 6)?;
+    let (q, v) = (cx.input(0)?, cx.input(2)?);
+    let (Some(qd), Some(vd)) = (q.shape.dims(), v.shape.dims()) else {
+        return Ok(vec![Fact::new(q.et, PartialShape::Dynamic)]);
+    };
+    if qd.len() < 2 || vd.is_empty() {
+        return Err("query and value must have rank >= 2".into());
+    }
+    let k = cx.input(1)?;
+    let mut batch = PartialShape::Ranked(qd[..qd.len() - 2].iter().copied().collect());
+    for other in [&k.shape, &v.shape] {
+        if let Some(od) = other.dims() {
+            if od.len() >= 2 {
+                batch = broadcast_numpy(
+                    &batch,
+                    &PartialShape::Ranked(od[..od.len() - 2].iter().copied().collect()),
+                )?;
+            }
+        }
+    }
+    let mut out: Dims = batch.dims().unwrap_or(&[]).iter().copied().collect();
+    out.push(qd[qd.len() - 2]);
+    out.push(vd[vd.len() - 1]);
+    Ok(vec![Fact::new(q.et, PartialShape::Ranked(out))])
+}
+
+fn topk_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(2, 2)?;
+    cx.expect_int(1, "k")?;
+    let x = cx.input(0)?;
+    let it = match cx.attr("index_element_type") {
+        Some(s) => E::parse_attr(s).ok_or_else(|| format!("bad index_element_type '{s}'"))?,
+        None => E::I32,
+    };
+    let Some(d) = x.shape.dims() else {
+        return Ok(vec![
+            Fact::new(x.et, PartialShape::Dynamic),
+            Fact::new(it, PartialShape::Dynamic),
+        ]);
+    };
+    let ax = norm_axis(cx.attr_i64("axis", -1)?, d.len())?;
+    let mut out: Dims = d.iter().copied().collect();
+    out[ax] = match cx.ints(1) {
+        Some(k) => {
+            let k = *k.first().ok_or("k is empty")?;
+            if k < 0 {
+                return Err(format!("k must be non-negative, is {k}"));
+            }
+            let k = k as u64;
+            match d[ax].max {
+                Some(m) if m < k => d[ax],
+                _ => Dim::known(k),
+            }
+        }
+        None => Dim::interval(0, d[ax].max),
+    };
+    let s = PartialShape::Ranked(out);
+    Ok(vec![Fact::new(x.et, s.clone()), Fact::new(it, s)])
+}
+
+fn nonzero_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(1, 1)?;
+    let et = match cx.attr("output_type") {
+        Some(s) => E::parse_attr(s).ok_or_else(|| format!("bad output_type '{s}'"))?,
+        None => E::I64,
+    };
+    let x = cx.input(0)?;
+    let Some(d) = x.shape.dims() else {
+        return Ok(vec![fact(
+            et,
+            [Dim::any(), Dim::any()].into_iter().collect(),
+        )]);
+    };
+    let max = d
+        .iter()
+        .try_fold(1u64, |a, x| x.max.and_then(|m| a.checked_mul(m)));
+    Ok(vec![fact(
+        et,
+        [Dim::known(d.len() as u64), Dim::interval(0, max)]
+            .into_iter()
+            .collect(),
+    )])
+}
+
+fn onehot_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(4, 4)?;
+    let idx = cx.input(0)?;
+    let on = cx.input(2)?;
+    let et = merge_et(on.et, cx.input(3)?.et)?;
+    let Some(d) = idx.shape.dims() else {
+        return Ok(vec![Fact::new(et, PartialShape::Dynamic)]);
+    };
+    let ax = norm_axis(cx.attr_i64("axis", -1)?, d.len() + 1)?;
+    let depth = match cx.ints(1) {
+        Some(v) => {
+            let x = *v.first().ok_or("depth is empty")?;
+            if x < 0 {
+                return Err(format!("depth must be non-negative, is {x}"));
+            }
+            Dim::known(x as u64)
+        }
+        None => Dim::any(),
+    };
+    let mut out: Dims = d.iter().copied().collect();
+    out.insert(ax, depth);
+    Ok(vec![Fact::new(et, PartialShape::Ranked(out))])
+}
+
+fn same_as_input0(cx: &Ctx) -> R<Vec<Fact>> {
+    let x = cx.input(0)?;
+    Ok(vec![Fact::new(x.et, x.shape.clone())])
+}
+
+fn gather_nd_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(2, 2)?;
+    cx.expect_int(1, "indices")?;
+    let (data, idx) = (cx.input(0)?, cx.input(1)?);
+    let b = cx.attr_i64("batch_dims", 0)?.max(0) as usize;
+    let (Some(dd), Some(id)) = (data.shape.dims(), idx.shape.dims()) else {
+        return Ok(vec![Fact::new(data.et, PartialShape::Dynamic)]);
+    };
+    let Some(last) = id.last().and_then(|d| d.get()) else {
+        return Ok(vec![Fact::new(data.et, PartialShape::Dynamic)]);
+    };
+    let last = last as usize;
+    if b + last > dd.len() {
+        return Err(format!(
+            "indices {} select more dims than data {} has",
+            sh(&idx.shape),
+            sh(&data.shape)
+        ));
+    }
+    let mut out = Dims::new();
+    if cx.version >= 8 {
+        out.extend(id[..id.len() - 1].iter().copied());
+    } else {
+        let batch = id[..b].iter().fold(Dim::known(1), |a, &x| dim_mul(a, x));
+        if b > 0 {
+            out.push(batch);
+        }
+        out.extend(id[b..id.len() - 1].iter().copied());
+    }
+    out.extend(dd[b + last..].iter().copied());
+    Ok(vec![Fact::new(data.et, PartialShape::Ranked(out))])
+}
+
+fn gather_elements_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(2, 2)?;
+    cx.expect_int(1, "indices")?;
+    let (data, idx) = (cx.input(0)?, cx.input(1)?);
+    if let (Some(a), Some(b)) = (data.shape.rank(), idx.shape.rank()) {
+        if a != b {
+            return Err(format!(
+                "data {} and indices {} must have the same rank",
+                sh(&data.shape),
+                sh(&idx.shape)
+            ));
+        }
+    }
+    Ok(vec![Fact::new(data.et, idx.shape.clone())])
+}
+
+fn einsum_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    let eq = cx.attr_req("equation")?.replace(' ', "");
+    let (lhs, rhs) = match eq.split_once("->") {
+        Some((l, r)) => (l.to_string(), Some(r.to_string())),
+        None => (eq.clone(), None),
+    };
+    let terms: Vec<&str> = lhs.split(',').collect();
+    if terms.len() != cx.inputs.len() {
+        return Err(format!(
+            "equation '{eq}' has {} inputs, the op has {}",
+            terms.len(),
+            cx.inputs.len()
+        ));
+    }
+    let mut et = E::Dynamic;
+    let mut labels: std::collections::BTreeMap<char, Dim> = Default::default();
+    let mut ell: Option<PartialShape> = None;
+    for (t, f) in terms.iter().zip(cx.inputs) {
+        et = merge_et(et, f.et)?;
+        let Some(d) = f.shape.dims() else {
+            return Ok(vec![Fact::new(et, PartialShape::Dynamic)]);
+        };
+        let has_ell = t.contains("...");
+        let letters: Vec<char> = t.replace("...", "").chars().collect();
+        let n_ell = d
+            .len()
+            .checked_sub(letters.len())
+            .ok_or_else(|| format!("term '{t}' has more labels than input rank {}", d.len()))?;
+        let mut di = 0;
+        let mut chars = t.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == '.' {
+                chars.next();
+                chars.next();
+                let e = PartialShape::Ranked(d[di..di + n_ell].iter().copied().collect());
+                ell = Some(match ell {
+                    None => e,
+                    Some(p) => broadcast_numpy(&p, &e)?,
+                });
+                di += n_ell;
+                continue;
+            }
+            let dd = d[di];
+            di += 1;
+            let m = match labels.get(&c) {
+                None => dd,
+                Some(&p) => broadcast_dim(p, dd)
+                    .ok_or_else(|| format!("label '{c}' has different sizes"))?,
+            };
+            labels.insert(c, m);
+        }
+        if !has_ell && n_ell != 0 {
+            return Err(format!("term '{t}' does not match input rank {}", d.len()));
+        }
+    }
+    let rhs = rhs.unwrap_or_else(|| {
+        // Implicit output: labels that appear once, alphabetically, after the ellipsis.
+        let mut once: Vec<char> = labels
+            .keys()
+            .copied()
+            .filter(|c| lhs.matches(*c).count() == 1)
+            .collect();
+        once.sort();
+        let s: String = once.into_iter().collect();
+        if ell.is_some() {
+            format!("...{s}")
+        } else {
+            s
+        }
+    });
+    let mut out = Dims::new();
+    let mut chars = rhs.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '.' {
+            chars.next();
+            chars.next();
+            if let Some(e) = &ell {
+                out.extend(e.dims().unwrap_or(&[]).iter().copied());
+            }
+            continue;
+        }
+        out.push(
+            *labels
+                .get(&c)
+                .ok_or_else(|| format!("output label '{c}' is not in any input"))?,
+        );
+    }
+    Ok(vec![Fact::new(et, PartialShape::Ranked(out))])
+}
+
+fn pad_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(3, 4)?;
+    let x = cx.input(0)?;
+    let Some(d) = x.shape.dims() else {
+        return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
+    };
+    let (Some(pb), Some(pe)) = (cx.ints(1), cx.ints(2)) else {
+        return Ok(vec![Fact::new(x.et, any_rank(d.len()))]);
+    };
+    if pb.len() != d.len() || pe.len() != d.len() {
+        return Err(format!(
+            "pads_begin {pb:?} / pads_end {pe:?} must have one value per input dim ({})",
+            d.len()
+        ));
+    }
+    if cx.version < 12 && pb.iter().chain(&pe).any(|&p| p < 0) {
+        return Err("Pad-1 pads must be non-negative".into());
+    }
+    let mut out = Dims::new();
+    for i in 0..d.len() {
+        let p = pb[i] + pe[i];
+        let f = |v: u64| (v as i64 + p).max(0) as u64;
+        let mode = cx.attr("pad_mode").unwrap_or("constant");
+        if let Some(v) = d[i].get() {
+            if (mode == "reflect" && (pb[i] >= v as i64 || pe[i] >= v as i64))
+                || (mode == "symmetric" && (pb[i] > v as i64 || pe[i] > v as i64))
+            {
+                return Err(format!(
+                    "{mode} pads ({}, {}) are too large for dimension {v}",
+                    pb[i], pe[i]
+                ));
+            }
+        }
+        out.push(Dim::interval(f(d[i].min), d[i].max.map(f)));
+    }
+    Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
+}
+
+fn select_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(3, 3)?;
+    let (c, t, e) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
+    if !matches!(c.et, E::Boolean | E::Dynamic) {
+        return Err(format!("the condition must be boolean, is {}", c.et));
+    }
+    let et = merge_et(t.et, e.et)?;
+    let s = match cx.attr("auto_broadcast").unwrap_or("numpy") {
+        "none" => merge_shapes(&merge_shapes(&c.shape, &t.shape)?, &e.shape)?,
+        _ => broadcast_numpy(&broadcast_numpy(&t.shape, &e.shape)?, &c.shape)?,
+    };
+    Ok(vec![Fact::new(et, s)])
+}
+
+fn depth_space(cx: &Ctx, to_space: bool) -> R<Vec<Fact>> {
+    cx.expect_inputs(1, 1)?;
+    let x = cx.input(0)?;
+    let bs = cx.attr_i64("block_size", 1)?;
+    if bs <= 0 {
+        return Err(format!("block_size must be positive, is {bs}"));
+    }
+    let bs = bs as u64;
+    let Some(d) = x.shape.dims() else {
+        return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
+    };
+    if d.len() < 3 {
+        return Err(format!("data {} must have rank >= 3", sh(&x.shape)));
+    }
+    let k = (d.len() - 2) as u32;
+    let f = bs.pow(k);
+    let mut out: Dims = d.iter().copied().collect();
+    if to_space {
+        if let Some(c) = d[1].get() {
+            if c % f != 0 {
+                return Err(format!(
+                    "channels {c} are not divisible by block_size^{k} = {f}"
+                ));
+            }
+        }
+        out[1] = Dim::interval(d[1].min / f, d[1].max.map(|m| m / f));
+        for o in out.iter_mut().skip(2) {
+            *o = dim_mul(*o, Dim::known(bs));
+        }
+    } else {
+        out[1] = dim_mul(d[1], Dim::known(f));
+        for i in 2..d.len() {
+            if let Some(v) = d[i].get() {
+                if v % bs != 0 {
+                    return Err(format!("dimension {v} is not divisible by block_size {bs}"));
+                }
+            }
+            out[i] = Dim::interval(d[i].min / bs, d[i].max.map(|m| m / bs));
+        }
+    }
+    Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
+}
+
+fn d2s(cx: &Ctx) -> R<Vec<Fact>> {
+    depth_space(cx, true)
+}
+fn s2d(cx: &Ctx) -> R<Vec<Fact>> {
+    depth_space(cx, false)
+}
+
+fn shuffle_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    let x = cx.input(0)?;
+    if let (Some(d), Ok(g)) = (x.shape.dims(), cx.attr_i64("group", 1)) {
+        let ax = norm_axis(cx.attr_i64("axis", 1)?, d.len())?;
+        if let Some(v) = d[ax].get() {
+            if g <= 0 || v % g as u64 != 0 {
+                return Err(format!(
+                    "dimension {v} of axis {ax} is not divisible by group {g}"
+                ));
+            }
+        }
+    }
+    same_as_input0(cx)
+}
+
+pub(super) fn register(r: &mut Reg) {
+    let all: Vec<u32> = (0..=17).collect();
+    let d = |infer| OpDef {
+        infer,
+        eval: None,
+        bounds: BoundsRule::None,
+    };
+    for ty in ["LSTMSequence", "GRUSequence", "RNNSequence"] {
+        r.add(ty, &all, d(sequence_infer));
+    }
+    for ty in ["LSTMCell", "GRUCell", "RNNCell"] {
+        r.add(ty, &all, d(cell_infer));
+    }
+    r.add("ScaledDotProductAttention", &all, d(sdpa_infer));
+    r.add("TopK", &all, d(topk_infer));
+    r.add("NonZero", &all, d(nonzero_infer));
+    r.add("OneHot", &all, d(onehot_infer));
+    for ty in ["ScatterUpdate", "ScatterNDUpdate", "ScatterElementsUpdate"] {
+        r.add(ty, &all, d(same_as_input0));
+    }
+    r.add("GatherND", &all, d(gather_nd_infer));
+    r.add("GatherElements", &all, d(gather_elements_infer));
+    r.add("Einsum", &all, d(einsum_infer));
+    r.add("Pad", &all, d(pad_infer));
+    r.add("Select", &all, d(select_infer));
+    r.add("DepthToSpace", &all, d(d2s));
+    r.add("SpaceToDepth", &all, d(s2d));
+    r.add("ShuffleChannels", &all, d(shuffle_infer));
+}

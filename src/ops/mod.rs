@@ -1,0 +1,193 @@
+//! Ops: one file per op (or per family), each holding its shape/type rule, its value rule, and
+//! its tests. The registry maps (type, op version) to those rules; (type, `opsetN`) resolves to
+//! an op version through [`opset_table`], as OpenVINO's reader does.
+
+pub mod opset_table;
+pub mod util;
+
+mod conv;
+mod elementwise;
+mod misc;
+mod pool;
+mod reduce;
+mod shape_ops;
+
+pub use util::*;
+
+use crate::ir::{tensor::Tensor, ElementType, Layer, PartialShape};
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+/// Integer value bounds of a small tensor (shape values): `hi == i64::MAX` means unbounded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bounds {
+    pub lo: Vec<i64>,
+    pub hi: Vec<i64>,
+}
+
+impl Bounds {
+    pub fn exact(v: Vec<i64>) -> Self {
+        Bounds {
+            lo: v.clone(),
+            hi: v,
+        }
+    }
+    pub fn is_exact(&self) -> bool {
+        self.lo == self.hi
+    }
+}
+
+/// What inference knows about one output: element type, shape, and possibly its value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fact {
+    pub et: ElementType,
+    pub shape: PartialShape,
+    /// The exact value, when known and small enough to keep.
+    pub value: Option<Arc<Tensor>>,
+    /// Integer bounds of the value (shape subgraphs), when known.
+    pub bounds: Option<Arc<Bounds>>,
+}
+
+impl Fact {
+    pub fn new(et: ElementType, shape: PartialShape) -> Self {
+        Fact {
+            et,
+            shape,
+            value: None,
+            bounds: None,
+        }
+    }
+    pub fn with_value(t: Tensor) -> Self {
+        let shape = PartialShape::from_static(&t.shape);
+        Fact {
+            et: t.et,
+            shape,
+            value: Some(Arc::new(t)),
+            bounds: None,
+        }
+    }
+    pub fn with_bounds(mut self, b: Bounds) -> Self {
+        self.bounds = Some(Arc::new(b));
+        self
+    }
+    /// Exact integer values: from the value, or from bounds that are equal.
+    pub fn ints(&self) -> Option<Vec<i64>> {
+        if let Some(v) = &self.value {
+            if v.et.is_integral() || v.et == ElementType::Boolean {
+                return v.to_i64s();
+            }
+            return None;
+        }
+        let b = self.bounds.as_ref()?;
+        b.is_exact().then(|| b.lo.clone())
+    }
+    /// Integer bounds: from bounds, or from an exact integer value.
+    pub fn int_bounds(&self) -> Option<Bounds> {
+        if let Some(b) = &self.bounds {
+            return Some((**b).clone());
+        }
+        self.ints().map(Bounds::exact)
+    }
+}
+
+/// Largest tensor (in elements) whose value inference keeps; bigger values are folded by the
+/// fold pass, which streams them.
+pub const MAX_VALUE_ELEMS: usize = 1 << 16;
+
+/// Everything a rule may look at: the layer (attributes) and the facts of its inputs.
+pub struct Ctx<'a> {
+    pub layer: &'a Layer,
+    pub inputs: &'a [Fact],
+    /// The op version the layer resolved to.
+    pub version: u32,
+}
+
+pub type InferFn = fn(&Ctx) -> Result<Vec<Fact>, String>;
+
+/// How an op's value bounds propagate when its inputs are not all exactly known.
+#[derive(Clone, Copy)]
+pub enum BoundsRule {
+    None,
+    /// Data movement: run the value rule on lower and on upper inputs separately. Inputs listed
+    /// in the mask (bit i = input i) may carry bounds; the others must be exact.
+    Movement(u32),
+}
+
+#[derive(Clone, Copy)]
+pub struct OpDef {
+    pub infer: InferFn,
+    /// Computes output values when all inputs are known (used by inference for small values
+    /// and by folding).
+    pub eval: Option<InferFn>,
+    pub bounds: BoundsRule,
+}
+
+type Registry = HashMap<(String, u32), (OpDef, &'static str)>;
+
+pub struct Reg(Registry);
+
+impl Reg {
+    /// Register `ty` for op versions `versions`.
+    pub fn add(&mut self, ty: &'static str, versions: &[u32], def: OpDef) {
+        for &v in versions {
+            self.0.insert((ty.to_ascii_lowercase(), v), (def, ty));
+        }
+    }
+}
+
+fn registry() -> &'static Registry {
+    static R: OnceLock<Registry> = OnceLock::new();
+    R.get_or_init(|| {
+        let mut r = Reg(HashMap::new());
+        elementwise::register(&mut r);
+        shape_ops::register(&mut r);
+        conv::register(&mut r);
+        pool::register(&mut r);
+        reduce::register(&mut r);
+        misc::register(&mut r);
+        r.0
+    })
+}
+
+/// IR type names that differ from the op class name.
+fn canonical_type(ty: &str) -> &str {
+    match ty {
+        "Const" => "Constant",
+        "ReLU" => "Relu",
+        "PReLU" => "PRelu",
+        "SoftMax" => "Softmax",
+        t => t,
+    }
+}
+
+/// Resolve a layer's (type, version attribute) to (type as in the opset table, op version).
+/// `None` for types the named opset does not hold and for custom opsets.
+pub fn resolve(ty: &str, version: &str) -> Option<(&'static str, u32)> {
+    let mut n: u32 = version.strip_prefix("opset")?.parse().ok()?;
+    let ty = canonical_type(ty);
+    if n == 1 && matches!(ty, "MVN" | "ROIPooling" | "ReorgYolo") {
+        n = 2;
+    }
+    let (_, ops) = opset_table::OPSETS.iter().find(|(k, _)| *k == n)?;
+    ops.iter()
+        .find(|(t, _)| t.eq_ignore_ascii_case(ty))
+        .map(|&(t, v)| (t, v))
+}
+
+/// The rules for a layer, with its op version; `None` for ops irc does not know (opaque).
+pub fn lookup(layer: &Layer) -> Option<(OpDef, u32)> {
+    let (ty, v) = resolve(&layer.ty, &layer.version)?;
+    registry()
+        .get(&(ty.to_ascii_lowercase(), v))
+        .map(|d| (d.0, v))
+}
+
+/// Every (type, version) irc has rules for, sorted (for docs/ops.md).
+pub fn covered() -> Vec<(String, u32)> {
+    let mut v: Vec<(String, u32)> = registry()
+        .iter()
+        .map(|((_, ver), (_, name))| (name.to_string(), *ver))
+        .collect();
+    v.sort();
+    v
+}

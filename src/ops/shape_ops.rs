@@ -1,0 +1,1428 @@
+//! Shape-subgraph and data-movement ops whose values flow through inference: ShapeOf, Reshape,
+//! Squeeze, Unsqueeze, Concat, Gather, Slice, StridedSlice, Broadcast, Tile, Range, Transpose,
+//! Split, VariadicSplit. Value rules are index maps (output element → input element), so the
+//! same code moves exact values, lower bounds and upper bounds, for every byte-aligned type.
+
+use super::*;
+use crate::ir::{tensor::Tensor, Dim, Dims, ElementType as E, PartialShape};
+
+const INF: i64 = i64::MAX;
+
+fn strides(shape: &[u64]) -> Vec<u64> {
+    let mut s = vec![1u64; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * shape[i + 1];
+    }
+    s
+}
+
+fn count(shape: &[u64]) -> R<usize> {
+    let n = shape
+        .iter()
+        .try_fold(1u64, |a, &d| a.checked_mul(d))
+        .ok_or("element count overflows")?;
+    if n as usize > MAX_VALUE_ELEMS * 16 {
+        return Err("too large to evaluate during inference".into());
+    }
+    Ok(n as usize)
+}
+
+/// Build a tensor of `et` from `src` by an index map (`None` → zero element).
+fn remap(src: &Tensor, out_shape: Vec<u64>, map: &[Option<usize>]) -> R<Tensor> {
+    let es = src
+        .et
+        .byte_size()
+        .ok_or("sub-byte types are not moved during inference")?;
+    let mut out = vec![0u8; map.len() * es];
+    for (o, m) in map.iter().enumerate() {
+        if let Some(i) = m {
+            let s = src
+                .data
+                .get(i * es..i * es + es)
+                .ok_or("index outside the tensor")?;
+            out[o * es..o * es + es].copy_from_slice(s);
+        }
+    }
+    Ok(Tensor::new(src.et, out_shape, out))
+}
+
+fn value(cx: &Ctx, i: usize) -> R<Arc<Tensor>> {
+    cx.input(i)?
+        .value
+        .clone()
+        .ok_or_else(|| "value unknown".into())
+}
+
+// ---------------------------------------------------------------- ShapeOf
+
+fn shape_of_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(1, 1)?;
+    let et = if cx.version >= 3 {
+        cx.attr_et("output_type").unwrap_or(E::I64)
+    } else {
+        E::I64
+    };
+    if !matches!(et, E::I32 | E::I64) {
+        return Err(format!("output_type must be i32 or i64, is {et}"));
+    }
+    let s = &cx.input(0)?.shape;
+    let Some(d) = s.dims() else {
+        return Ok(vec![Fact::new(
+            et,
+            PartialShape::Ranked([Dim::any()].into_iter().collect()),
+        )]);
+    };
+    let out = PartialShape::from_static(&[d.len() as u64]);
+    if let Some(st) = s.to_static() {
+        let v: Vec<i64> = st.iter().map(|&x| x as i64).collect();
+        let t = Tensor::from_i64s(et, vec![v.len() as u64], &v).ok_or("encode")?;
+        return Ok(vec![Fact::with_value(t)]);
+    }
+    let cap = if et == E::I32 { i32::MAX as i64 } else { INF };
+    let lo = d.iter().map(|x| dim_bounds(*x).0.min(cap)).collect();
+    let hi = d
+        .iter()
+        .map(|x| {
+            let h = dim_bounds(*x).1;
+            if h >= cap {
+                INF
+            } else {
+                h
+            }
+        })
+        .collect();
+    Ok(vec![Fact::new(et, out).with_bounds(Bounds { lo, hi })])
+}
+
+// ---------------------------------------------------------------- Reshape
+
+fn reshape_shape(cx: &Ctx) -> R<PartialShape> {
+    cx.expect_inputs(2, 2)?;
+    cx.expect_int(1, "the target shape")?;
+    let data = &cx.input(0)?.shape;
+    let special_zero = cx.attr_bool("special_zero", false)?;
+    let tgt = cx.input(1)?;
+    if let Some(r) = tgt.shape.rank() {
+        if r > 1 {
+            return Err(format!(
+                "the target shape must be 0-D or 1-D, is {}",
+                sh(&tgt.shape)
+            ));
+        }
+    }
+    let Some(b) = tgt.int_bounds() else {
+        return Ok(
+            match tgt
+                .shape
+                .to_static()
+                .and_then(|s| s.first().copied().or(Some(1)))
+            {
+                Some(n) if tgt.shape.rank() == Some(1) => {
+                    PartialShape::Ranked((0..n).map(|_| Dim::any()).collect())
+                }
+                _ => PartialShape::Dynamic,
+            },
+        );
+    };
+    let mut out: Vec<Option<Dim>> = Vec::with_capacity(b.lo.len());
+    let mut minus_one = None;
+    for (i, (&lo, &hi)) in b.lo.iter().zip(&b.hi).enumerate() {
+        if lo == hi {
+            match lo {
+                -1 => {
+                    if minus_one.replace(i).is_some() {
+                        return Err("the target shape has more than one -1".into());
+                    }
+                    out.push(None);
+                }
+                0 if special_zero => {
+                    let d = data.dims().and_then(|d| d.get(i).copied());
+                    match (data.rank(), d) {
+                        (Some(_), Some(d)) => out.push(Some(d)),
+                        (Some(r), None) => {
+                            return Err(format!(
+                                "special_zero copies dim {i}, but the input has rank {r}"
+                            ))
+                        }
+                        (None, _) => out.push(Some(Dim::any())),
+                    }
+                }
+                v if v < -1 => {
+                    return Err(format!("the target shape holds {v}; dims must be >= -1"))
+                }
+                v => out.push(Some(Dim::known(v as u64))),
+            }
+        } else {
+            out.push(Some(dim_from_bounds(lo, hi)));
+        }
+    }
+    if let Some(m) = minus_one {
+        // The -1 dim: input element count divided by the product of the other dims.
+        let input_count = data
+            .dims()
+            .map(|d| d.iter().fold(Dim::known(1), |a, &x| dim_mul(a, x)));
+        let others = out
+            .iter()
+            .flatten()
+            .fold(Dim::known(1), |a, &x| dim_mul(a, x));
+        let dim = match input_count {
+            Some(ic) => {
+                if let (Some(a), Some(o)) = (ic.get(), others.get()) {
+                    if o == 0 {
+                        if a != 0 {
+                            return Err(format!(
+                                "cannot infer -1: the other target dims multiply to 0 but the input {} has {a} elements",
+                                sh(data)
+                            ));
+                        }
+                        Dim::known(0)
+                    } else if a % o != 0 {
+                        return Err(format!(
+                            "cannot reshape {} ({a} elements) to a shape whose other dims multiply to {o}",
+                            sh(data)
+                        ));
+                    } else {
+                        Dim::known(a / o)
+                    }
+                } else {
+                    let min = match others.max {
+                        Some(om) if om > 0 => ic.min.div_ceil(om),
+                        _ => 0,
+                    };
+                    let max = match (ic.max, others.min) {
+                        (Some(im), om) if om > 0 => Some(im / om),
+                        _ => None,
+                    };
+                    Dim::interval(min, max.map(|x| x.max(min)))
+                }
+            }
+            None => Dim::any(),
+        };
+        out[m] = Some(dim);
+    }
+    let dims: Dims = out.into_iter().map(|d| d.unwrap_or(Dim::any())).collect();
+    // Element counts must agree when both sides are static.
+    if let (Some(a), Some(o)) = (
+        data.to_static(),
+        PartialShape::Ranked(dims.clone()).to_static(),
+    ) {
+        let (pa, po): (u128, u128) = (
+            a.iter().map(|&x| x as u128).product(),
+            o.iter().map(|&x| x as u128).product(),
+        );
+        if pa != po {
+            return Err(format!(
+                "cannot reshape {} ({pa} elements) to {} ({po} elements)",
+                sh(data),
+                sh(&PartialShape::Ranked(dims))
+            ));
+        }
+    }
+    Ok(PartialShape::Ranked(dims))
+}
+
+fn reshape_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    Ok(vec![Fact::new(cx.input(0)?.et, reshape_shape(cx)?)])
+}
+
+/// Value rule shared by ops that only change the shape (Reshape, Squeeze, Unsqueeze).
+fn same_data_eval(cx: &Ctx, f: fn(&Ctx) -> R<Vec<Fact>>) -> R<Vec<Fact>> {
+    let v = value(cx, 0)?;
+    let out = f(cx)?;
+    let dims = out[0].shape.to_static().ok_or("output not static")?;
+    Ok(vec![Fact::with_value(Tensor {
+        et: v.et,
+        shape: dims,
+        data: v.data.clone(),
+    })])
+}
+
+fn reshape_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    same_data_eval(cx, reshape_infer)
+}
+
+// ---------------------------------------------------------------- Squeeze / Unsqueeze
+
+fn squeeze_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(1, 2)?;
+    let x = cx.input(0)?;
+    let Some(d) = x.shape.dims() else {
+        return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
+    };
+    let axes = if cx.inputs.len() == 2 {
+        match cx.ints(1) {
+            Some(a) => Some(a),
+            None => return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]),
+        }
+    } else {
+        None
+    };
+    let mut out = Dims::new();
+    match axes {
+        Some(axes) => {
+            let mut rm = vec![false; d.len()];
+            for a in axes {
+                let i = norm_axis(a, d.len())?;
+                if !d[i].min.le(&1) || d[i].max.is_some_and(|m| m < 1) {
+                    return Err(format!(
+                        "cannot squeeze axis {a}: its dimension is {}, not 1 (input {})",
+                        d[i],
+                        sh(&x.shape)
+                    ));
+                }
+                rm[i] = true;
+            }
+            for (i, &dim) in d.iter().enumerate() {
+                if !rm[i] {
+                    out.push(dim);
+                }
+            }
+        }
+        None => {
+            for &dim in d {
+                if dim.get() == Some(1) {
+                    continue;
+                }
+                if !dim.is_static() && dim.min <= 1 {
+                    // Might be 1: the output rank is unknown.
+                    return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
+                }
+                out.push(dim);
+            }
+        }
+    }
+    Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
+}
+
+fn unsqueeze_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(2, 2)?;
+    let x = cx.input(0)?;
+    let (Some(d), Some(axes)) = (x.shape.dims(), cx.ints(1)) else {
+        return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
+    };
+    let mut axes_u: Vec<i64> = axes.clone();
+    axes_u.sort_unstable();
+    axes_u.dedup();
+    let r = d.len() + axes_u.len();
+    let mut ins = vec![false; r];
+    for a in axes {
+        ins[norm_axis(a, r)?] = true;
+    }
+    let mut out = Dims::new();
+    let mut it = d.iter();
+    for flag in ins {
+        if flag {
+            out.push(Dim::known(1));
+        } else if let Some(&x) = it.next() {
+            out.push(x);
+        }
+    }
+    Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
+}
+
+fn squeeze_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    same_data_eval(cx, squeeze_infer)
+}
+fn unsqueeze_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    same_data_eval(cx, unsqueeze_infer)
+}
+
+// ---------------------------------------------------------------- Concat
+
+fn concat_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    if cx.inputs.is_empty() {
+        return Err("Concat needs at least one input".into());
+    }
+    let axis = cx.attr_i64("axis", 0)?;
+    let mut et = E::Dynamic;
+    let mut out: Option<Dims> = None;
+    let mut rank = None;
+    for f in cx.inputs {
+        et = merge_et(et, f.et)?;
+        if let Some(r) = f.shape.rank() {
+            if rank.is_some_and(|x| x != r) {
+                return Err(format!(
+                    "inputs have different ranks ({} and {r})",
+                    rank.unwrap_or(0)
+                ));
+            }
+            rank = Some(r);
+        }
+    }
+    let Some(r) = rank else {
+        return Ok(vec![Fact::new(et, PartialShape::Dynamic)]);
+    };
+    if r == 0 {
+        return Err("Concat inputs must have rank >= 1".into());
+    }
+    let ax = norm_axis(axis, r)?;
+    let mut sum = Dim::known(0);
+    for f in cx.inputs {
+        let Some(d) = f.shape.dims() else {
+            sum = Dim::any();
+            continue;
+        };
+        sum = dim_add(sum, d[ax]);
+        match &mut out {
+            None => out = Some(d.iter().copied().collect()),
+            Some(o) => {
+                for i in 0..r {
+                    if i != ax {
+                        o[i] = merge_dim(o[i], d[i]).ok_or_else(|| {
+                            format!("inputs differ in dimension {i} outside the concat axis {ax}")
+                        })?;
+                    }
+                }
+            }
+        }
+    }
+    let mut o = out.unwrap_or_else(|| (0..r).map(|_| Dim::any()).collect());
+    o[ax] = sum;
+    Ok(vec![Fact::new(et, PartialShape::Ranked(o))])
+}
+
+fn concat_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    let vals: Vec<Arc<Tensor>> = (0..cx.inputs.len())
+        .map(|i| value(cx, i))
+        .collect::<R<_>>()?;
+    let r = vals[0].shape.len();
+    let ax = norm_axis(cx.attr_i64("axis", 0)?, r)?;
+    let es = vals[0].et.byte_size().ok_or("sub-byte")?;
+    let outer: u64 = vals[0].shape[..ax].iter().product();
+    let mut out_shape = vals[0].shape.clone();
+    out_shape[ax] = vals.iter().map(|v| v.shape[ax]).sum();
+    let mut data = Vec::with_capacity(count(&out_shape)? * es);
+    for o in 0..outer as usize {
+        for v in &vals {
+            let chunk = (v.shape[ax..].iter().product::<u64>() as usize) * es;
+            data.extend_from_slice(v.data.get(o * chunk..(o + 1) * chunk).ok_or("short")?);
+        }
+    }
+    Ok(vec![Fact::with_value(Tensor::new(
+        vals[0].et, out_shape, data,
+    ))])
+}
+
+// ---------------------------------------------------------------- Gather
+
+fn gather_params(cx: &Ctx) -> R<(Option<i64>, i64)> {
+    cx.expect_inputs(3, 3)?;
+    cx.expect_int(1, "indices")?;
+    cx.expect_int(2, "axis")?;
+    let axis = match cx.ints(2) {
+        Some(a) if a.len() == 1 => Some(a[0]),
+        Some(a) => {
+            return Err(format!(
+                "axis must be a scalar or have 1 element, has {}",
+                a.len()
+            ))
+        }
+        None => None,
+    };
+    let bd = if cx.version >= 7 {
+        cx.attr_i64("batch_dims", 0)?
+    } else {
+        0
+    };
+    Ok((axis, bd))
+}
+
+fn gather_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    let (axis, bd) = gather_params(cx)?;
+    let (data, idx) = (cx.input(0)?, cx.input(1)?);
+    let (Some(dd), Some(id)) = (data.shape.dims(), idx.shape.dims()) else {
+        return Ok(vec![Fact::new(data.et, PartialShape::Dynamic)]);
+    };
+    let b = if bd < 0 { bd + id.len() as i64 } else { bd };
+    if b < 0 || b as usize > id.len() {
+        return Err(format!(
+            "batch_dims {bd} is out of range for indices of rank {}",
+            id.len()
+        ));
+    }
+    let b = b as usize;
+    let Some(axis) = axis else {
+        let r = dd.len() + id.len() - 1 - b;
+        return Ok(vec![Fact::new(
+            data.et,
+            PartialShape::Ranked((0..r).map(|_| Dim::any()).collect()),
+        )]);
+    };
+    let ax = norm_axis(axis, dd.len())?;
+    if b > ax {
+        return Err(format!(
+            "batch_dims {bd} must be <= axis {axis} after normalization"
+        ));
+    }
+    let mut out = Dims::new();
+    for i in 0..b {
+        out.push(merge_dim(dd[i], id[i]).ok_or_else(|| {
+            format!(
+                "batch dimension {i} differs between data {} and indices {}",
+                sh(&data.shape),
+                sh(&idx.shape)
+            )
+        })?);
+    }
+    out.extend(dd[b..ax].iter().copied());
+    out.extend(id[b..].iter().copied());
+    out.extend(dd[ax + 1..].iter().copied());
+    Ok(vec![Fact::new(data.et, PartialShape::Ranked(out))])
+}
+
+fn gather_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    let (axis, bd) = gather_params(cx)?;
+    let data = value(cx, 0)?;
+    let idx_t = value(cx, 1)?;
+    let idx = idx_t.to_i64s().ok_or("indices")?;
+    let ds = &data.shape;
+    let is = &idx_t.shape;
+    let ax = norm_axis(axis.ok_or("axis")?, ds.len())?;
+    let b = if bd < 0 {
+        (bd + is.len() as i64) as usize
+    } else {
+        bd as usize
+    };
+    let batch: u64 = ds[..b].iter().product();
+    let outer: u64 = ds[b..ax].iter().product();
+    let axis_len = ds[ax] as i64;
+    let inner: u64 = ds[ax + 1..].iter().product();
+    let idx_per_batch: u64 = is[b..].iter().product();
+    let mut out_shape: Vec<u64> = ds[..ax].to_vec();
+    out_shape.extend_from_slice(&is[b..]);
+    out_shape.extend_from_slice(&ds[ax + 1..]);
+    let mut map = Vec::with_capacity(count(&out_shape)?);
+    for bi in 0..batch {
+        for o in 0..outer {
+            for k in 0..idx_per_batch {
+                let mut j = idx[(bi * idx_per_batch + k) as usize];
+                if j < 0 {
+                    j += axis_len;
+                }
+                for i in 0..inner {
+                    map.push(if j < 0 || j >= axis_len {
+                        None // out-of-range indices give zeros (OpenVINO reference)
+                    } else {
+                        Some((((bi * outer + o) * axis_len as u64 + j as u64) * inner + i) as usize)
+                    });
+                }
+            }
+        }
+    }
+    Ok(vec![Fact::with_value(remap(&data, out_shape, &map)?)])
+}
+
+// ---------------------------------------------------------------- Slice-8
+
+/// Elements selected along one axis of length `d`.
+fn slice_len(d: i64, start: i64, stop: i64, step: i64) -> i64 {
+    let norm = |v: i64| if v < 0 { v.saturating_add(d) } else { v };
+    let (s, e) = (norm(start), norm(stop));
+    if step > 0 {
+        let (s, e) = (s.clamp(0, d), e.clamp(0, d));
+        if e > s {
+            (e - s + step - 1) / step
+        } else {
+            0
+        }
+    } else {
+        let (s, e) = (s.clamp(-1, d - 1), e.clamp(-1, d - 1));
+        if s > e {
+            (s - e + (-step) - 1) / (-step)
+        } else {
+            0
+        }
+    }
+}
+
+/// A sliced interval dim: evaluated at both ends of the interval (the length is monotone in D).
+fn slice_dim(d: Dim, start: i64, stop: i64, step: i64) -> Dim {
+    const BIG: i64 = 1 << 62;
+    let lo = slice_len(d.min.min(BIG as u64) as i64, start, stop, step);
+    let hi = match d.max {
+        Some(m) => Some(slice_len(m.min(BIG as u64) as i64, start, stop, step) as u64),
+        None => {
+            let v = slice_len(BIG, start, stop, step);
+            (v < BIG / 4).then_some(v as u64)
+        }
+    };
+    Dim::interval(lo as u64, hi)
+}
+
+struct SliceSpec {
+    axes: Vec<usize>,
+    start: Vec<i64>,
+    stop: Vec<i64>,
+    step: Vec<i64>,
+}
+
+fn slice_spec(cx: &Ctx, rank: usize) -> R<Option<SliceSpec>> {
+    cx.expect_inputs(4, 5)?;
+    for (i, w) in [(1, "start"), (2, "stop"), (3, "step")] {
+        cx.expect_int(i, w)?;
+    }
+    let (Some(start), Some(stop), Some(step)) = (cx.ints(1), cx.ints(2), cx.ints(3)) else {
+        return Ok(None);
+    };
+    if start.len() != stop.len() || start.len() != step.len() {
+        return Err(format!(
+            "start, stop and step have different lengths ({}, {}, {})",
+            start.len(),
+            stop.len(),
+            step.len()
+        ));
+    }
+    if step.contains(&0) {
+        return Err("step must be non-zero".into());
+    }
+    let axes: Vec<usize> = if cx.inputs.len() == 5 {
+        let Some(a) = cx.ints(4) else { return Ok(None) };
+        if a.len() != start.len() {
+            return Err(format!(
+                "axes has {} elements but start has {}",
+                a.len(),
+                start.len()
+            ));
+        }
+        let v: Vec<usize> = a.iter().map(|&x| norm_axis(x, rank)).collect::<R<_>>()?;
+        let mut u = v.clone();
+        u.sort_unstable();
+        u.dedup();
+        if u.len() != v.len() {
+            return Err("values in axes must be unique".into());
+        }
+        v
+    } else {
+        if start.len() > rank {
+            return Err(format!(
+                "start has {} elements but data has rank {rank}",
+                start.len()
+            ));
+        }
+        (0..start.len()).collect()
+    };
+    Ok(Some(SliceSpec {
+        axes,
+        start,
+        stop,
+        step,
+    }))
+}
+
+fn slice_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    let x = cx.input(0)?;
+    let Some(d) = x.shape.dims() else {
+        return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
+    };
+    let Some(spec) = slice_spec(cx, d.len())? else {
+        // Unknown bounds: every sliced dim is at most its input length. Which axes are sliced
+        // is unknown without `axes`, so each dim becomes [0, max].
+        let n = cx
+            .input(1)?
+            .shape
+            .to_static()
+            .and_then(|s| s.first().copied());
+        let axes_known = cx.inputs.len() == 5 && cx.ints(4).is_some();
+        let mut out: Dims = d.iter().copied().collect();
+        let sliced: Vec<usize> = if axes_known {
+            cx.ints(4)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|&a| norm_axis(a, d.len()).ok())
+                .collect()
+        } else if cx.inputs.len() == 4 {
+            (0..n.unwrap_or(d.len() as u64) as usize).collect()
+        } else {
+            (0..d.len()).collect()
+        };
+        for i in sliced {
+            if i < out.len() {
+                out[i] = Dim::interval(0, out[i].max);
+            }
+        }
+        return Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))]);
+    };
+    let mut out: Dims = d.iter().copied().collect();
+    for k in 0..spec.axes.len() {
+        let a = spec.axes[k];
+        out[a] = slice_dim(d[a], spec.start[k], spec.stop[k], spec.step[k]);
+    }
+    Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
+}
+
+/// Index map for a strided selection: per axis, the list of selected input positions.
+fn select_map(in_shape: &[u64], picks: &[Vec<u64>]) -> R<(Vec<u64>, Vec<Option<usize>>)> {
+    let out_shape: Vec<u64> = picks.iter().map(|p| p.len() as u64).collect();
+    let st = strides(in_shape);
+    let n = count(&out_shape)?;
+    let mut map = Vec::with_capacity(n);
+    let r = picks.len();
+    let mut idx = vec![0usize; r];
+    for _ in 0..n {
+        let mut off = 0u64;
+        for a in 0..r {
+            off += picks[a][idx[a]] * st[a];
+        }
+        map.push(Some(off as usize));
+        for a in (0..r).rev() {
+            idx[a] += 1;
+            if idx[a] < picks[a].len() {
+                break;
+            }
+            idx[a] = 0;
+        }
+    }
+    Ok((out_shape, map))
+}
+
+fn picks_for(d: i64, start: i64, stop: i64, step: i64) -> Vec<u64> {
+    let n = slice_len(d, start, stop, step);
+    let norm = |v: i64| if v < 0 { v.saturating_add(d) } else { v };
+    let s = if step > 0 {
+        norm(start).clamp(0, d)
+    } else {
+        norm(start).clamp(-1, d - 1)
+    };
+    (0..n).map(|i| (s + i * step) as u64).collect()
+}
+
+fn slice_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    let v = value(cx, 0)?;
+    let spec = slice_spec(cx, v.shape.len())?.ok_or("params")?;
+    let mut picks: Vec<Vec<u64>> = v.shape.iter().map(|&d| (0..d).collect()).collect();
+    for k in 0..spec.axes.len() {
+        let a = spec.axes[k];
+        picks[a] = picks_for(v.shape[a] as i64, spec.start[k], spec.stop[k], spec.step[k]);
+    }
+    let (shape, map) = select_map(&v.shape, &picks)?;
+    Ok(vec![Fact::with_value(remap(&v, shape, &map)?)])
+}
+
+// ---------------------------------------------------------------- StridedSlice-1
+
+#[derive(Debug)]
+enum SsAxis {
+    /// Take a range from input axis `in_axis`.
+    Range {
+        in_axis: usize,
+        start: Option<i64>,
+        stop: Option<i64>,
+        step: i64,
+    },
+    /// Take one index and drop the axis.
+    Shrink {
+        in_axis: usize,
+        index: i64,
+    },
+    NewAxis,
+}
+
+fn mask(cx: &Ctx, k: &str) -> R<Vec<bool>> {
+    Ok(cx
+        .attr_ints(k)?
+        .unwrap_or_default()
+        .into_iter()
+        .map(|v| v != 0)
+        .collect())
+}
+
+/// Expand StridedSlice's begin/end/stride and masks into per-output-axis specs, plus the input
+/// axes copied through at the end.
+fn ss_plan(cx: &Ctx, rank: usize, begin: &[i64], end: &[i64], stride: &[i64]) -> R<Vec<SsAxis>> {
+    let bm = mask(cx, "begin_mask")?;
+    let em = mask(cx, "end_mask")?;
+    let nm = mask(cx, "new_axis_mask")?;
+    let sm = mask(cx, "shrink_axis_mask")?;
+    let el = mask(cx, "ellipsis_mask")?;
+    let lens: Vec<usize> = [&bm, &em, &nm, &sm, &el]
+        .iter()
+        .map(|m| m.len())
+        .filter(|&l| l > 0)
+        .collect();
+    if lens.windows(2).any(|w| w[0] != w[1]) {
+        return Err("all masks of StridedSlice must have the same size".into());
+    }
+    if el.iter().filter(|&&b| b).count() > 1 {
+        return Err("at most one ellipsis is allowed".into());
+    }
+    let get = |m: &[bool], i: usize| m.get(i).copied().unwrap_or(false);
+    let n = begin.len();
+    // Input axes consumed by specs other than the ellipsis and new axes.
+    let consumed = (0..n).filter(|&i| !get(&nm, i) && !get(&el, i)).count();
+    let mut plan = Vec::new();
+    let mut in_axis = 0usize;
+    #[allow(clippy::needless_range_loop)] // i indexes begin, end, stride and five masks
+    for i in 0..n {
+        if get(&el, i) {
+            let fill = rank.saturating_sub(consumed);
+            for _ in 0..fill {
+                plan.push(SsAxis::Range {
+                    in_axis,
+                    start: None,
+                    stop: None,
+                    step: 1,
+                });
+                in_axis += 1;
+            }
+            continue;
+        }
+        if get(&nm, i) {
+            plan.push(SsAxis::NewAxis);
+            continue;
+        }
+        if in_axis >= rank {
+            return Err(format!(
+                "begin has {n} entries but the data has rank {rank}"
+            ));
+        }
+        let step = *stride.get(i).unwrap_or(&1);
+        if step == 0 {
+            return Err("stride must be non-zero".into());
+        }
+        if get(&sm, i) {
+            plan.push(SsAxis::Shrink {
+                in_axis,
+                index: begin[i],
+            });
+        } else {
+            plan.push(SsAxis::Range {
+                in_axis,
+                start: (!get(&bm, i)).then_some(begin[i]),
+                stop: (!get(&em, i)).then(|| end.get(i).copied().unwrap_or(0)),
+                step,
+            });
+        }
+        in_axis += 1;
+    }
+    while in_axis < rank {
+        plan.push(SsAxis::Range {
+            in_axis,
+            start: None,
+            stop: None,
+            step: 1,
+        });
+        in_axis += 1;
+    }
+    Ok(plan)
+}
+
+fn ss_range(start: Option<i64>, stop: Option<i64>, step: i64) -> (i64, i64) {
+    let s = start.unwrap_or(if step > 0 { 0 } else { INF });
+    let e = stop.unwrap_or(if step > 0 { INF } else { i64::MIN });
+    (s, e)
+}
+
+/// begin, end and stride values.
+type SsInputs = (Vec<i64>, Vec<i64>, Vec<i64>);
+
+fn ss_inputs(cx: &Ctx) -> R<Option<SsInputs>> {
+    cx.expect_inputs(3, 4)?;
+    let (Some(b), Some(e)) = (cx.ints(1), cx.ints(2)) else {
+        return Ok(None);
+    };
+    let s = if cx.inputs.len() == 4 {
+        match cx.ints(3) {
+            Some(s) => s,
+            None => return Ok(None),
+        }
+    } else {
+        vec![1; b.len()]
+    };
+    Ok(Some((b, e, s)))
+}
+
+fn ss_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    let x = cx.input(0)?;
+    let Some(d) = x.shape.dims() else {
+        return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
+    };
+    let Some((b, e, s)) = ss_inputs(cx)? else {
+        let nm = mask(cx, "new_axis_mask")?.iter().filter(|&&v| v).count();
+        let sm = mask(cx, "shrink_axis_mask")?.iter().filter(|&&v| v).count();
+        let r = (d.len() + nm).saturating_sub(sm);
+        return Ok(vec![Fact::new(
+            x.et,
+            PartialShape::Ranked((0..r).map(|_| Dim::any()).collect()),
+        )]);
+    };
+    let plan = ss_plan(cx, d.len(), &b, &e, &s)?;
+    let mut out = Dims::new();
+    for p in plan {
+        match p {
+            SsAxis::NewAxis => out.push(Dim::known(1)),
+            SsAxis::Shrink { in_axis, index } => {
+                if let Some(len) = d[in_axis].get() {
+                    let len = len as i64;
+                    if index < -len || index >= len {
+                        return Err(format!(
+                            "shrink index {index} is out of range for dimension {len} of axis {in_axis}"
+                        ));
+                    }
+                }
+            }
+            SsAxis::Range {
+                in_axis,
+                start,
+                stop,
+                step,
+            } => {
+                let (st, en) = ss_range(start, stop, step);
+                out.push(slice_dim(d[in_axis], st, en, step));
+            }
+        }
+    }
+    Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
+}
+
+fn ss_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    let v = value(cx, 0)?;
+    let (b, e, s) = ss_inputs(cx)?.ok_or("params")?;
+    let plan = ss_plan(cx, v.shape.len(), &b, &e, &s)?;
+    let mut picks: Vec<Vec<u64>> = v.shape.iter().map(|&d| (0..d).collect()).collect();
+    let mut out_shape = Vec::new();
+    for p in &plan {
+        match *p {
+            SsAxis::NewAxis => out_shape.push(1),
+            SsAxis::Shrink { in_axis, index } => {
+                let d = v.shape[in_axis] as i64;
+                let i = if index < 0 { index + d } else { index };
+                if i < 0 || i >= d {
+                    return Err("shrink index out of range".into());
+                }
+                picks[in_axis] = vec![i as u64];
+            }
+            SsAxis::Range {
+                in_axis,
+                start,
+                stop,
+                step,
+            } => {
+                let (st, en) = ss_range(start, stop, step);
+                picks[in_axis] = picks_for(v.shape[in_axis] as i64, st, en, step);
+                out_shape.push(picks[in_axis].len() as u64);
+            }
+        }
+    }
+    let (_, map) = select_map(&v.shape, &picks)?;
+    Ok(vec![Fact::with_value(remap(&v, out_shape, &map)?)])
+}
+
+// ---------------------------------------------------------------- Broadcast / Tile
+
+fn target_dims(cx: &Ctx, i: usize) -> Option<Dims> {
+    let b = cx.shape_bounds(i)?;
+    Some(
+        b.lo.iter()
+            .zip(&b.hi)
+            .map(|(&l, &h)| dim_from_bounds(l, h))
+            .collect(),
+    )
+}
+
+fn broadcast_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(2, 3)?;
+    cx.expect_int(1, "target_shape")?;
+    let x = cx.input(0)?;
+    let mode = cx.attr("mode").unwrap_or("numpy").to_ascii_lowercase();
+    let Some(t) = target_dims(cx, 1) else {
+        let n = cx
+            .input(1)?
+            .shape
+            .to_static()
+            .and_then(|s| s.first().copied());
+        return Ok(vec![Fact::new(
+            x.et,
+            match (n, mode.as_str()) {
+                (Some(n), "numpy" | "explicit") => {
+                    PartialShape::Ranked((0..n).map(|_| Dim::any()).collect())
+                }
+                _ => PartialShape::Dynamic,
+            },
+        )]);
+    };
+    let target = PartialShape::Ranked(t.clone());
+    let out = match mode.as_str() {
+        "numpy" => {
+            if let Some(d) = x.shape.dims() {
+                if d.len() > t.len() {
+                    return Err(format!(
+                        "input {} has a higher rank than the target shape {}",
+                        sh(&x.shape),
+                        sh(&target)
+                    ));
+                }
+                let off = t.len() - d.len();
+                for (i, &dd) in d.iter().enumerate() {
+                    let td = t[off + i];
+                    if let (Some(a), Some(b)) = (dd.get(), td.get()) {
+                        if a != 1 && a != b {
+                            return Err(format!(
+                                "input {} cannot be broadcast to {}",
+                                sh(&x.shape),
+                                sh(&target)
+                            ));
+                        }
+                    }
+                }
+            }
+            target
+        }
+        "bidirectional" => broadcast_numpy(&x.shape, &target)?,
+        "explicit" => target,
+        m => return Err(format!("unknown broadcast mode '{m}'")),
+    };
+    Ok(vec![Fact::new(x.et, out)])
+}
+
+/// Broadcast/Tile values: index map from output coordinates to input coordinates.
+fn bcast_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    let v = value(cx, 0)?;
+    let out = broadcast_infer(cx)?;
+    let os = out[0].shape.to_static().ok_or("dynamic")?;
+    let mode = cx.attr("mode").unwrap_or("numpy").to_ascii_lowercase();
+    let mut in_shape = v.shape.clone();
+    let r = os.len();
+    // Align input axes to output axes.
+    let aligned: Vec<u64> = if mode == "explicit" {
+        let m = cx.ints(2).ok_or("axes_mapping")?;
+        let mut a = vec![1u64; r];
+        for (i, &ax) in m.iter().enumerate() {
+            a[ax as usize] = in_shape[i];
+        }
+        a
+    } else {
+        let mut a = vec![1u64; r - in_shape.len().min(r)];
+        a.append(&mut in_shape);
+        a
+    };
+    let ist = strides(&aligned);
+    let n = count(&os)?;
+    let mut map = Vec::with_capacity(n);
+    let mut idx = vec![0u64; r];
+    for _ in 0..n {
+        let off: u64 = (0..r)
+            .map(|a| if aligned[a] == 1 { 0 } else { idx[a] * ist[a] })
+            .sum();
+        map.push(Some(off as usize));
+        for a in (0..r).rev() {
+            idx[a] += 1;
+            if idx[a] < os[a] {
+                break;
+            }
+            idx[a] = 0;
+        }
+    }
+    Ok(vec![Fact::with_value(remap(&v, os, &map)?)])
+}
+
+fn tile_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(2, 2)?;
+    cx.expect_int(1, "repeats")?;
+    let x = cx.input(0)?;
+    let (Some(d), Some(rep)) = (x.shape.dims(), cx.ints(1)) else {
+        return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
+    };
+    if rep.iter().any(|&r| r < 0) {
+        return Err(format!("repeats must be non-negative, are {rep:?}"));
+    }
+    let r = d.len().max(rep.len());
+    let mut out = Dims::new();
+    for i in 0..r {
+        let dd = if i + d.len() >= r {
+            d[i + d.len() - r]
+        } else {
+            Dim::known(1)
+        };
+        let rr = if i + rep.len() >= r {
+            rep[i + rep.len() - r]
+        } else {
+            1
+        };
+        out.push(dim_mul(dd, Dim::known(rr as u64)));
+    }
+    Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
+}
+
+fn tile_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    let v = value(cx, 0)?;
+    let os = tile_infer(cx)?[0].shape.to_static().ok_or("dynamic")?;
+    let r = os.len();
+    let mut ins = vec![1u64; r - v.shape.len()];
+    ins.extend_from_slice(&v.shape);
+    let ist = strides(&ins);
+    let n = count(&os)?;
+    let mut map = Vec::with_capacity(n);
+    let mut idx = vec![0u64; r];
+    for _ in 0..n {
+        let off: u64 = (0..r).map(|a| (idx[a] % ins[a].max(1)) * ist[a]).sum();
+        map.push(Some(off as usize));
+        for a in (0..r).rev() {
+            idx[a] += 1;
+            if idx[a] < os[a] {
+                break;
+            }
+            idx[a] = 0;
+        }
+    }
+    Ok(vec![Fact::with_value(remap(&v, os, &map)?)])
+}
+
+// ---------------------------------------------------------------- Transpose
+
+fn transpose_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(2, 2)?;
+    cx.expect_int(1, "order")?;
+    let x = cx.input(0)?;
+    let Some(d) = x.shape.dims() else {
+        return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
+    };
+    let Some(order) = cx.ints(1) else {
+        return Ok(vec![Fact::new(
+            x.et,
+            PartialShape::Ranked((0..d.len()).map(|_| Dim::any()).collect()),
+        )]);
+    };
+    let order: Vec<usize> = if order.is_empty() {
+        (0..d.len()).rev().collect()
+    } else {
+        if order.len() != d.len() {
+            return Err(format!(
+                "order {order:?} has {} entries but the input {} has rank {}",
+                order.len(),
+                sh(&x.shape),
+                d.len()
+            ));
+        }
+        let o: Vec<usize> = order
+            .iter()
+            .map(|&a| norm_axis(a, d.len()))
+            .collect::<R<_>>()?;
+        let mut u = o.clone();
+        u.sort_unstable();
+        u.dedup();
+        if u.len() != o.len() {
+            return Err(format!("order {order:?} is not a permutation"));
+        }
+        o
+    };
+    Ok(vec![Fact::new(
+        x.et,
+        PartialShape::Ranked(order.iter().map(|&a| d[a]).collect()),
+    )])
+}
+
+fn transpose_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    let v = value(cx, 0)?;
+    let r = v.shape.len();
+    let order = cx.ints(1).ok_or("order")?;
+    let order: Vec<usize> = if order.is_empty() {
+        (0..r).rev().collect()
+    } else {
+        order.iter().map(|&a| norm_axis(a, r)).collect::<R<_>>()?
+    };
+    let os: Vec<u64> = order.iter().map(|&a| v.shape[a]).collect();
+    let ist = strides(&v.shape);
+    let n = count(&os)?;
+    let mut map = Vec::with_capacity(n);
+    let mut idx = vec![0u64; r];
+    for _ in 0..n {
+        let off: u64 = (0..r).map(|k| idx[k] * ist[order[k]]).sum();
+        map.push(Some(off as usize));
+        for a in (0..r).rev() {
+            idx[a] += 1;
+            if idx[a] < os[a] {
+                break;
+            }
+            idx[a] = 0;
+        }
+    }
+    Ok(vec![Fact::with_value(remap(&v, os, &map)?)])
+}
+
+// ---------------------------------------------------------------- Split / VariadicSplit
+
+fn split_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(2, 2)?;
+    cx.expect_int(1, "axis")?;
+    let x = cx.input(0)?;
+    let n = cx.attr_i64("num_splits", 0)?;
+    if n <= 0 {
+        return Err(format!("num_splits must be positive, is {n}"));
+    }
+    let n = n as usize;
+    let (Some(d), Some(axis)) = (x.shape.dims(), cx.ints(1)) else {
+        let s = match x.shape.rank() {
+            Some(r) => PartialShape::Ranked((0..r).map(|_| Dim::any()).collect()),
+            None => PartialShape::Dynamic,
+        };
+        return Ok(vec![Fact::new(x.et, s); n]);
+    };
+    let ax = norm_axis(*axis.first().ok_or("axis is empty")?, d.len())?;
+    let dd = d[ax];
+    let part = match dd.get() {
+        Some(v) => {
+            if v % n as u64 != 0 {
+                return Err(format!(
+                    "dimension {v} of axis {ax} is not divisible by num_splits {n}"
+                ));
+            }
+            Dim::known(v / n as u64)
+        }
+        None => Dim::interval(dd.min.div_ceil(n as u64), dd.max.map(|m| m / n as u64)),
+    };
+    let mut o: Dims = d.iter().copied().collect();
+    o[ax] = part;
+    Ok(vec![Fact::new(x.et, PartialShape::Ranked(o)); n])
+}
+
+fn vsplit_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(3, 3)?;
+    cx.expect_int(1, "axis")?;
+    cx.expect_int(2, "split_lengths")?;
+    let x = cx.input(0)?;
+    let nout = cx.layer.outputs.len();
+    let (Some(d), Some(axis), Some(lens)) = (x.shape.dims(), cx.ints(1), cx.ints(2)) else {
+        let s = match x.shape.rank() {
+            Some(r) => PartialShape::Ranked((0..r).map(|_| Dim::any()).collect()),
+            None => PartialShape::Dynamic,
+        };
+        return Ok(vec![Fact::new(x.et, s); nout]);
+    };
+    let ax = norm_axis(*axis.first().ok_or("axis is empty")?, d.len())?;
+    let neg = lens.iter().filter(|&&l| l == -1).count();
+    if neg > 1 {
+        return Err("split_lengths has more than one -1".into());
+    }
+    let known: i64 = lens.iter().filter(|&&l| l != -1).sum();
+    let mut outs = Vec::new();
+    for &l in &lens {
+        let dim = if l == -1 {
+            match d[ax].get() {
+                Some(v) => {
+                    if known > v as i64 {
+                        return Err(format!(
+                            "split_lengths {lens:?} exceed dimension {v} of axis {ax}"
+                        ));
+                    }
+                    Dim::known(v - known as u64)
+                }
+                None => Dim::interval(
+                    d[ax].min.saturating_sub(known as u64),
+                    d[ax].max.map(|m| m.saturating_sub(known as u64)),
+                ),
+            }
+        } else if l < -1 {
+            return Err(format!("split_lengths holds {l}"));
+        } else {
+            Dim::known(l as u64)
+        };
+        let mut o: Dims = d.iter().copied().collect();
+        o[ax] = dim;
+        outs.push(Fact::new(x.et, PartialShape::Ranked(o)));
+    }
+    if neg == 0 {
+        if let Some(v) = d[ax].get() {
+            if known != v as i64 {
+                return Err(format!(
+                    "split_lengths {lens:?} sum to {known}, but axis {ax} has {v}"
+                ));
+            }
+        }
+    }
+    Ok(outs)
+}
+
+fn split_eval_common(cx: &Ctx, outs: Vec<Fact>) -> R<Vec<Fact>> {
+    let v = value(cx, 0)?;
+    let ax = norm_axis(cx.ints(1).ok_or("axis")?[0], v.shape.len())?;
+    let mut start = 0u64;
+    let mut res = Vec::new();
+    for o in outs {
+        let os = o.shape.to_static().ok_or("dynamic")?;
+        let mut picks: Vec<Vec<u64>> = v.shape.iter().map(|&d| (0..d).collect()).collect();
+        picks[ax] = (start..start + os[ax]).collect();
+        start += os[ax];
+        let (shape, map) = select_map(&v.shape, &picks)?;
+        res.push(Fact::with_value(remap(&v, shape, &map)?));
+    }
+    Ok(res)
+}
+
+fn split_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    split_eval_common(cx, split_infer(cx)?)
+}
+fn vsplit_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    split_eval_common(cx, vsplit_infer(cx)?)
+}
+
+// ---------------------------------------------------------------- Range
+
+/// Element count as OpenVINO computes it: in double, after casting each input to double
+/// (and truncating them first for integral outputs).
+pub fn range_count(start: f64, stop: f64, step: f64, integral_out: bool) -> R<u64> {
+    for (v, n) in [(start, "start"), (stop, "stop")] {
+        if !v.is_finite() {
+            return Err(format!("'{n}' cannot be nan or infinite"));
+        }
+    }
+    if step == 0.0 || !step.is_finite() {
+        return Err("'step' cannot be zero, nan, or infinite".into());
+    }
+    let (s, e, st) = if integral_out {
+        (start.trunc(), stop.trunc(), step.trunc())
+    } else {
+        (start, stop, step)
+    };
+    let span = if (st > 0.0 && e > s) || (st < 0.0 && e < s) {
+        (e - s).abs()
+    } else {
+        0.0
+    };
+    if st == 0.0 {
+        return Ok(0);
+    }
+    Ok((span / st.abs()).ceil() as u64)
+}
+
+fn range_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(3, 3)?;
+    let ets: Vec<E> = cx.inputs.iter().map(|f| f.et).collect();
+    let et = if cx.version >= 4 {
+        let et = cx.attr_et("output_type")?;
+        if ets.contains(&E::Boolean) {
+            return Err("inputs must not be boolean".into());
+        }
+        et
+    } else {
+        let m = merge_et(merge_et(ets[0], ets[1])?, ets[2]).map_err(|_| {
+            format!(
+                "element types for start, stop, and step do not match ({}, {}, {})",
+                ets[0], ets[1], ets[2]
+            )
+        })?;
+        if m == E::Boolean {
+            return Err("inputs must not be boolean".into());
+        }
+        m
+    };
+    for i in 0..3 {
+        if let Some(r) = cx.input(i)?.shape.rank() {
+            let ok = r == 0 || (r == 1 && cx.input(i)?.shape.to_static().is_some_and(|s| s == [1]));
+            if !ok {
+                return Err(format!(
+                    "input {i} must be a scalar, has shape {}",
+                    sh(&cx.input(i)?.shape)
+                ));
+            }
+        }
+    }
+    let vals: Option<Vec<f64>> = (0..3)
+        .map(|i| cx.input(i).ok()?.value.as_ref()?.get(0).map(|s| s.as_f64()))
+        .collect();
+    let dim = match vals {
+        Some(v) => Dim::known(range_count(v[0], v[1], v[2], et.is_integral())?),
+        None => Dim::any(),
+    };
+    Ok(vec![Fact::new(
+        et,
+        PartialShape::Ranked([dim].into_iter().collect()),
+    )])
+}
+
+fn range_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    let out = range_infer(cx)?;
+    let et = out[0].et;
+    if !et.is_integral() {
+        return Err("float Range values are computed by folding".into());
+    }
+    let n = out[0].shape.to_static().ok_or("dynamic")?[0];
+    if n as usize > MAX_VALUE_ELEMS {
+        return Err("too large".into());
+    }
+    let g = |i: usize| value(cx, i).ok().and_then(|v| v.get(0));
+    let (s, st) = (g(0).ok_or("start")?, g(2).ok_or("step")?);
+    let (s, st) = (s.as_f64().trunc() as i64, st.as_f64().trunc() as i64);
+    let v: Vec<i64> = (0..n as i64)
+        .map(|i| s.wrapping_add(i.wrapping_mul(st)))
+        .collect();
+    Ok(vec![Fact::with_value(
+        Tensor::from_i64s(et, vec![n], &v).ok_or("encode")?,
+    )])
+}
+
+pub(super) fn register(r: &mut Reg) {
+    let all: Vec<u32> = (0..=17).collect();
+    let def = |infer: InferFn, eval: InferFn, mask: u32| OpDef {
+        infer,
+        eval: Some(eval),
+        bounds: if mask == 0 {
+            BoundsRule::None
+        } else {
+            BoundsRule::Movement(mask)
+        },
+    };
+    r.add(
+        "ShapeOf",
+        &all,
+        OpDef {
+            infer: shape_of_infer,
+            eval: None,
+            bounds: BoundsRule::None,
+        },
+    );
+    r.add("Reshape", &all, def(reshape_infer, reshape_eval, 0b1));
+    r.add("Squeeze", &all, def(squeeze_infer, squeeze_eval, 0b1));
+    r.add("Unsqueeze", &all, def(unsqueeze_infer, unsqueeze_eval, 0b1));
+    r.add("Concat", &all, def(concat_infer, concat_eval, u32::MAX));
+    r.add("Gather", &all, def(gather_infer, gather_eval, 0b1));
+    r.add("Slice", &all, def(slice_infer, slice_eval, 0b1));
+    r.add("StridedSlice", &all, def(ss_infer, ss_eval, 0b1));
+    r.add("Broadcast", &all, def(broadcast_infer, bcast_eval, 0b1));
+    r.add("Tile", &all, def(tile_infer, tile_eval, 0b1));
+    r.add("Transpose", &all, def(transpose_infer, transpose_eval, 0b1));
+    r.add("Split", &all, def(split_infer, split_eval, 0b1));
+    r.add("VariadicSplit", &all, def(vsplit_infer, vsplit_eval, 0b1));
+    r.add("Range", &all, def(range_infer, range_eval, 0));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slice_lengths_match_openvino_table() {
+        // shared/reference/openvino-notes.md §5.2, on arange(10)
+        assert_eq!(slice_len(10, 2, i64::MAX, 1), 8);
+        assert_eq!(slice_len(10, -1, i64::MIN, -1), 10);
+        assert_eq!(slice_len(10, i64::MAX, i64::MIN, -1), 10);
+        assert_eq!(slice_len(10, 9, -1, -1), 0);
+        assert_eq!(picks_for(10, 8, 1, -3), vec![8, 5, 2]);
+        assert_eq!(picks_for(10, -3, -100, -2), vec![7, 5, 3, 1]);
+        assert_eq!(slice_len(10, 100, 200, 1), 0);
+        assert_eq!(picks_for(10, -100, 3, 1), vec![0, 1, 2]);
+        // intervals
+        assert_eq!(slice_dim(Dim::any(), 1, 3, 1), Dim::interval(0, Some(2)));
+        assert_eq!(
+            slice_dim(Dim::interval(2, Some(10)), 1, 3, 1),
+            Dim::interval(1, Some(2))
+        );
+        assert_eq!(
+            slice_dim(Dim::interval(2, Some(10)), -3, i64::MAX, 1),
+            Dim::interval(2, Some(3))
+        );
+    }
+
+    #[test]
+    fn range_counts_match_openvino_table() {
+        // shared/reference/openvino-notes.md §5.1 (fold column)
+        let f = |x: f32| x as f64;
+        assert_eq!(range_count(f(0.0), f(0.3), f(0.1), false).unwrap(), 4);
+        assert_eq!(range_count(0.0, 0.3, 0.1, false).unwrap(), 3);
+        assert_eq!(range_count(f(0.0), f(1.0), f(0.1), false).unwrap(), 10);
+        assert_eq!(range_count(f(0.5), f(5.7), f(1.5), true).unwrap(), 5);
+        assert_eq!(range_count(5.0, 0.0, -2.0, true).unwrap(), 3);
+        assert_eq!(range_count(0.0, 5.0, -1.0, true).unwrap(), 0);
+        assert!(range_count(0.0, 5.0, 0.0, true).is_err());
+        assert!(range_count(f64::NAN, 5.0, 1.0, true).is_err());
+    }
+}

@@ -1,0 +1,276 @@
+//! Helpers shared by op rules: attribute parsing, input access, broadcasting, axis handling.
+
+use super::{Bounds, Ctx, Fact};
+use crate::ir::shape::Bracketed;
+use crate::ir::{Dim, Dims, ElementType, PartialShape};
+
+pub type R<T> = Result<T, String>;
+
+impl Ctx<'_> {
+    pub fn input(&self, i: usize) -> R<&Fact> {
+        self.inputs.get(i).ok_or_else(|| {
+            format!(
+                "expects at least {} inputs, has {}",
+                i + 1,
+                self.inputs.len()
+            )
+        })
+    }
+
+    pub fn expect_inputs(&self, min: usize, max: usize) -> R<()> {
+        let n = self.inputs.len();
+        if n < min || n > max {
+            return Err(if min == max {
+                format!("expects {min} inputs, has {n}")
+            } else {
+                format!("expects {min} to {max} inputs, has {n}")
+            });
+        }
+        Ok(())
+    }
+
+    pub fn attr(&self, k: &str) -> Option<&str> {
+        self.layer.attr(k)
+    }
+
+    pub fn attr_req(&self, k: &str) -> R<&str> {
+        self.attr(k)
+            .ok_or_else(|| format!("attribute '{k}' is missing"))
+    }
+
+    pub fn attr_i64(&self, k: &str, default: i64) -> R<i64> {
+        match self.attr(k) {
+            None => Ok(default),
+            Some(v) => v
+                .trim()
+                .parse()
+                .map_err(|_| format!("attribute {k}=\"{v}\" is not an integer")),
+        }
+    }
+
+    pub fn attr_f64(&self, k: &str, default: f64) -> R<f64> {
+        match self.attr(k) {
+            None => Ok(default),
+            Some(v) => v
+                .trim()
+                .parse()
+                .map_err(|_| format!("attribute {k}=\"{v}\" is not a number")),
+        }
+    }
+
+    pub fn attr_bool(&self, k: &str, default: bool) -> R<bool> {
+        match self.attr(k).map(str::trim) {
+            None => Ok(default),
+            Some("true") | Some("1") | Some("True") => Ok(true),
+            Some("false") | Some("0") | Some("False") => Ok(false),
+            Some(v) => Err(format!("attribute {k}=\"{v}\" is not a boolean")),
+        }
+    }
+
+    /// A comma-separated integer list attribute (`"1, 1"`); empty string → empty list.
+    pub fn attr_ints(&self, k: &str) -> R<Option<Vec<i64>>> {
+        let Some(v) = self.attr(k) else {
+            return Ok(None);
+        };
+        let t = v.trim();
+        if t.is_empty() {
+            return Ok(Some(Vec::new()));
+        }
+        t.split(',')
+            .map(|x| {
+                x.trim()
+                    .parse::<i64>()
+                    .map_err(|_| format!("attribute {k}=\"{v}\" is not a list of integers"))
+            })
+            .collect::<R<Vec<_>>>()
+            .map(Some)
+    }
+
+    pub fn attr_et(&self, k: &str) -> R<ElementType> {
+        let v = self.attr_req(k)?;
+        ElementType::parse_attr(v)
+            .ok_or_else(|| format!("attribute {k}=\"{v}\" is not an element type"))
+    }
+
+    /// Exact integer values of input `i`, if known.
+    pub fn ints(&self, i: usize) -> Option<Vec<i64>> {
+        self.inputs.get(i)?.ints()
+    }
+
+    /// Input `i` must be an integer tensor.
+    pub fn expect_int(&self, i: usize, what: &str) -> R<()> {
+        let f = self.input(i)?;
+        if f.et.is_integral() || f.et == ElementType::Dynamic {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} (input {i}) must have an integer element type, has {}",
+                f.et
+            ))
+        }
+    }
+
+    /// Input `i` read as a target shape: each value's bounds become a dim interval.
+    /// Values are returned raw (negative ones kept) with their bounds.
+    pub fn shape_bounds(&self, i: usize) -> Option<Bounds> {
+        self.inputs.get(i)?.int_bounds()
+    }
+}
+
+/// `[1,?,3]`, for messages.
+pub fn sh(s: &PartialShape) -> String {
+    Bracketed(s).to_string()
+}
+
+/// Normalize a possibly negative axis against `rank`.
+pub fn norm_axis(axis: i64, rank: usize) -> R<usize> {
+    let r = rank as i64;
+    let a = if axis < 0 { axis + r } else { axis };
+    if a < 0 || a >= r {
+        return Err(format!("axis {axis} is out of range for rank {rank}"));
+    }
+    Ok(a as usize)
+}
+
+/// OpenVINO's `Dimension::merge`: the intersection of two intervals.
+pub fn merge_dim(a: Dim, b: Dim) -> Option<Dim> {
+    let min = a.min.max(b.min);
+    let max = match (a.max, b.max) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
+    };
+    if max.is_some_and(|m| m < min) {
+        return None;
+    }
+    Some(Dim { min, max })
+}
+
+fn contains_one(d: Dim) -> bool {
+    d.min <= 1 && d.max.is_none_or(|m| m >= 1)
+}
+
+/// OpenVINO's `Dimension::broadcast_merge` (numpy broadcasting of one dimension).
+pub fn broadcast_dim(a: Dim, b: Dim) -> Option<Dim> {
+    match (contains_one(a), contains_one(b)) {
+        (true, true) => Some(Dim {
+            min: a.min.min(b.min),
+            max: match (a.max, b.max) {
+                (Some(x), Some(y)) => Some(x.max(y)),
+                _ => None,
+            },
+        }),
+        (true, false) => Some(b),
+        (false, true) => Some(a),
+        (false, false) => merge_dim(a, b),
+    }
+}
+
+/// Numpy broadcasting of two shapes.
+pub fn broadcast_numpy(a: &PartialShape, b: &PartialShape) -> R<PartialShape> {
+    let (Some(x), Some(y)) = (a.dims(), b.dims()) else {
+        return Ok(PartialShape::Dynamic);
+    };
+    let n = x.len().max(y.len());
+    let mut out = Dims::with_capacity(n);
+    for i in 0..n {
+        let da = if i + x.len() >= n {
+            x[i + x.len() - n]
+        } else {
+            Dim::known(1)
+        };
+        let db = if i + y.len() >= n {
+            y[i + y.len() - n]
+        } else {
+            Dim::known(1)
+        };
+        out.push(
+            broadcast_dim(da, db)
+                .ok_or_else(|| format!("shapes {} and {} cannot be broadcast", sh(a), sh(b)))?,
+        );
+    }
+    Ok(PartialShape::Ranked(out))
+}
+
+/// Merge two shapes that must be equal (auto_broadcast="none").
+pub fn merge_shapes(a: &PartialShape, b: &PartialShape) -> R<PartialShape> {
+    match (a.dims(), b.dims()) {
+        (None, _) => Ok(b.clone()),
+        (_, None) => Ok(a.clone()),
+        (Some(x), Some(y)) => {
+            if x.len() != y.len() {
+                return Err(format!("shapes {} and {} differ in rank", sh(a), sh(b)));
+            }
+            x.iter()
+                .zip(y)
+                .map(|(&p, &q)| {
+                    merge_dim(p, q)
+                        .ok_or_else(|| format!("shapes {} and {} are incompatible", sh(a), sh(b)))
+                })
+                .collect::<R<Dims>>()
+                .map(PartialShape::Ranked)
+        }
+    }
+}
+
+/// Merge element types that must be equal (dynamic matches anything).
+pub fn merge_et(a: ElementType, b: ElementType) -> R<ElementType> {
+    match (a, b) {
+        (ElementType::Dynamic, x) | (x, ElementType::Dynamic) => Ok(x),
+        (x, y) if x == y => Ok(x),
+        (x, y) => Err(format!("input element types differ: {x} and {y}")),
+    }
+}
+
+/// A dim from integer bounds (`hi == i64::MAX` → unbounded); negative lower bounds clamp to 0.
+pub fn dim_from_bounds(lo: i64, hi: i64) -> Dim {
+    let min = lo.max(0) as u64;
+    let max = if hi == i64::MAX || hi < 0 {
+        None
+    } else {
+        Some(hi as u64)
+    };
+    Dim {
+        min,
+        max: max.map(|m| m.max(min)),
+    }
+}
+
+/// Bounds of a dim as i64 (`i64::MAX` for unbounded).
+pub fn dim_bounds(d: Dim) -> (i64, i64) {
+    (
+        d.min.min(i64::MAX as u64) as i64,
+        d.max.map_or(i64::MAX, |m| m.min(i64::MAX as u64) as i64),
+    )
+}
+
+/// Dim arithmetic with intervals.
+pub fn dim_add(a: Dim, b: Dim) -> Dim {
+    Dim {
+        min: a.min.saturating_add(b.min),
+        max: match (a.max, b.max) {
+            (Some(x), Some(y)) => x.checked_add(y),
+            _ => None,
+        },
+    }
+}
+
+pub fn dim_mul(a: Dim, b: Dim) -> Dim {
+    Dim {
+        min: a.min.saturating_mul(b.min),
+        max: match (a.max, b.max) {
+            (Some(x), Some(y)) => x.checked_mul(y),
+            _ => None,
+        },
+    }
+}
+
+/// A fact with the given type and static dims.
+pub fn fact(et: ElementType, dims: Dims) -> Fact {
+    Fact::new(et, PartialShape::Ranked(dims))
+}
+
+/// Rank of input `i`'s shape; `None` if dynamic.
+pub fn rank_of(f: &Fact) -> Option<usize> {
+    f.shape.rank()
+}

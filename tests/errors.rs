@@ -1,0 +1,49 @@
+//! Every file in `ir-samples/errors/` must be rejected with a positioned message (snapshotted),
+//! and `normalize` must leave no output behind.
+
+mod common;
+use common::*;
+
+#[test]
+fn error_messages() {
+    settings().bind(|| {
+        insta::glob!("../ir-samples", "errors/*.xml", |path| {
+            let err = match irc::xml::read_file(path) {
+                Ok(_) => panic!("{} was accepted but is malformed", rel(path)),
+                Err(e) => e,
+            };
+            let mut err = err;
+            err.path = rel(path);
+            let text = err.to_string();
+            assert!(
+                text.contains(&format!("{}:", rel(path))),
+                "message does not name the file: {text}"
+            );
+            insta::assert_snapshot!(text);
+        });
+    });
+}
+
+#[test]
+fn cli_leaves_no_output_on_error() {
+    let exe = env!("CARGO_BIN_EXE_irc");
+    insta::glob!("../ir-samples", "errors/*.xml", |path| {
+        let dir = tempdir("err");
+        let out = dir.join("out.xml");
+        let st = std::process::Command::new(exe)
+            .arg("normalize")
+            .arg(path)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .expect("run irc");
+        assert_eq!(st.status.code(), Some(1), "{}: exit code", rel(path));
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        assert!(
+            left.is_empty(),
+            "{}: left files behind: {left:?}",
+            rel(path)
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    });
+}

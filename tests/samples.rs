@@ -1,0 +1,81 @@
+//! Snapshot and round-trip tests over every sample in `ir-samples/` (errors excluded) and every
+//! model in `../shared/models`.
+
+mod common;
+use common::*;
+use std::path::Path;
+
+fn read(path: &Path) -> irc::xml::Parsed {
+    irc::xml::read_file(path).unwrap_or_else(|e| panic!("{}: {e}", rel(path)))
+}
+
+/// `irc normalize` twice: the second output must equal the first byte for byte, and the dump
+/// of the written model must equal the dump of the original.
+fn check_roundtrip(path: &Path) {
+    let dir = tempdir("rt");
+    let p = read(path);
+    let a = dir.join("a.xml");
+    let b = dir.join("b.xml");
+    irc::xml::write_files(&p.model, &a).expect("write a");
+    let pa = read(&a);
+    irc::xml::write_files(&pa.model, &b).expect("write b");
+    let (xa, xb) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    assert!(xa == xb, "{}: normalize is not idempotent (xml)", rel(path));
+    let (ba, bb) = (
+        std::fs::read(a.with_extension("bin")).unwrap(),
+        std::fs::read(b.with_extension("bin")).unwrap(),
+    );
+    assert!(ba == bb, "{}: normalize is not idempotent (bin)", rel(path));
+    assert_eq!(
+        irc::dump::dump(&p.model),
+        irc::dump::dump(&pa.model),
+        "{}: writing changed the graph",
+        rel(path)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sample_dumps() {
+    settings().bind(|| {
+        insta::glob!("../ir-samples", "**/*.xml", |path| {
+            if path.components().any(|c| c.as_os_str() == "errors") {
+                return;
+            }
+            let p = read(path);
+            insta::assert_snapshot!(irc::dump::dump(&p.model));
+        });
+    });
+}
+
+#[test]
+fn sample_roundtrips() {
+    insta::glob!("../ir-samples", "**/*.xml", |path| {
+        if path.components().any(|c| c.as_os_str() == "errors") {
+            return;
+        }
+        check_roundtrip(path);
+    });
+}
+
+#[test]
+fn shared_model_dumps_and_roundtrips() {
+    let dir = shared_models();
+    let mut n = 0;
+    let mut entries: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{} must exist beside the repo: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "xml"))
+        .collect();
+    entries.sort();
+    for path in entries {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let p = read(&path);
+        settings().bind(|| {
+            insta::assert_snapshot!(format!("shared__{name}"), irc::dump::dump(&p.model));
+        });
+        check_roundtrip(&path);
+        n += 1;
+    }
+    assert_eq!(n, 8, "expected the eight shared models");
+}
