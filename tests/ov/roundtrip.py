@@ -22,7 +22,6 @@ Output: one `PASS name` / `FAIL name: reason` line per case, then `N passed, M f
 import argparse
 import difflib
 import json
-import math
 import os
 import re
 import shutil
@@ -31,6 +30,7 @@ import sys
 import tempfile
 import time
 import traceback
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
@@ -54,15 +54,21 @@ i64 = np.int64
 class Case:
     """A model to round-trip.
 
-    model      ov.Model to write (mutually exclusive with xml_text)
+    model      ov.Model to write (or xml_text, or path)
     xml_text   hand-written IR text (with bin_bytes) when the Python API cannot
-               express something (layer-level rt_info)
-    writer     "serialize" | "v10" | "save_model" | "save_model_f32"
-    shapes     {input index: concrete shape} for inputs that are not static
+               express something (layer-level rt_info, reader quirks)
+    path       an existing IR on disk (the shared models)
+    writer     how ORIG is produced from model/xml_text (see write_case):
+               "serialize" | "v10" | "save_model" | "save_model_f32" |
+               "serialize_unshared" | "serialize_shuffled" | "serialize_shuffled_io" |
+               "ov_reserialize"
+    shapes     {input index or tensor name: concrete shape} for non-static inputs;
+               for shared models (models.json) the model is reshaped to them
     feeds      list (one per inference run) of {input index: value} overrides;
-               other inputs are random. Default: 2 random runs.
+               other inputs are random (seeded). Default: 2 random runs.
+    int_range  [lo, hi) for random integer inputs
     stateful   run all feeds through one infer request (ReadValue/Assign)
-    infer      False -> structural comparison only
+    infer      False -> no inference (the CPU plugin cannot run the model)
     check      extra fn(orig_xml, out_xml) -> error string or None
     """
 
@@ -136,10 +142,10 @@ def make_const_case(tname):
         values = CONST_VALUES[tname]
         c = const(values, dtype=getattr(Type, tname), name=f"c_{tname}")
         x = param([len(values)], f32, "x")
-        # x*0 keeps an input in the model without changing the converted values
-        y = ops.add(ops.convert(c, Type.f32), ops.multiply(x, const(np.float32(0))), name="y")
-        y.output(0).get_tensor().set_names({"y"})
-        return Case(f"const_{tname}", ov.Model([result(y)], [x], f"const_{tname}"))
+        converted = ops.convert(c, Type.f32, name="converted")
+        y = ops.add(converted, x, name="y")
+        return Case(f"const_{tname}", ov.Model([result(converted, "r_converted"), result(y, "r_y")], [x],
+                                               f"const_{tname}"))
     build.__name__ = f"case_const_{tname}"
     return build
 
@@ -942,7 +948,7 @@ def shuffle_ir(xml, seed=7, io_order="ids"):
     OpenVINO orders the model's Parameters and Results by *document order*. With
     io_order="ids" the new ids of top-level Parameters (and of Results) ascend in document
     order, so sorting by id and document order agree; with io_order="document" they do not."""
-    import xml.etree.ElementTree as ET
+
     tree = ET.parse(xml)
     net = tree.getroot()
     _shuffle_graph(net, np.random.default_rng(seed), io_order)
@@ -1156,24 +1162,30 @@ def phase(text):
 def worker(start, root, name_filter, verbose):
     """Runs cases start.. in this process, printing @@-prefixed protocol lines."""
     for index, (label, build) in enumerate(all_cases()):
-        if index < start or name_filter not in label:
+        if index < start:
             continue
-        print(f"@@START {index} {label}", flush=True)
         try:
-            phase("building the model")
-            case = build()
-            print(f"@@NAME {case.name}", flush=True)
-            d = root / case.name
-            d.mkdir(parents=True, exist_ok=True)
-            run_case(case, d)
-            err = None
-        except Fail as e:
-            err = str(e)
-        except Exception as e:  # noqa: BLE001  harness or OpenVINO error
+            case, err = build(), None
+        except Exception as e:  # noqa: BLE001  generator bug: report it as a failed case
             if verbose:
                 traceback.print_exc()
-            msg = str(e).strip().splitlines()
-            err = f"{type(e).__name__} ({_phase}): {msg[-1][:400] if msg else ''}"
+            case, err = None, f"harness could not build the model: {type(e).__name__}: {e}"
+        name = case.name if case else label
+        if name_filter not in name and name_filter not in label:
+            continue
+        print(f"@@START {index} {name}", flush=True)
+        if case is not None:
+            try:
+                d = root / case.name
+                d.mkdir(parents=True, exist_ok=True)
+                run_case(case, d)
+            except Fail as e:
+                err = str(e)
+            except Exception as e:  # noqa: BLE001  harness or OpenVINO error
+                if verbose:
+                    traceback.print_exc()
+                msg = str(e).strip().splitlines()
+                err = f"{type(e).__name__} while {_phase}: {msg[-1][:400] if msg else ''}"
         print(f"@@END {index} " + ("PASS" if err is None else "FAIL " + err.replace(chr(10), " ")), flush=True)
     print("@@DONE", flush=True)
 
@@ -1218,8 +1230,6 @@ def main():
                 if line.startswith("@@START "):
                     _, idx, label = line.split(" ", 2)
                     current, where = int(idx), "?"
-                elif line.startswith("@@NAME "):
-                    label = line[len("@@NAME "):]
                 elif line.startswith("@@PHASE "):
                     where = line[len("@@PHASE "):]
                 elif line.startswith("@@END "):
