@@ -230,9 +230,11 @@ impl Graph {
         v
     }
 
-    /// Topological order that puts Parameters first (by id), then other layers (ready layers by
-    /// id), then sinks and Results — the order the writer numbers layers in. Deterministic, and
-    /// idempotent: renumbering by it and sorting again gives the same order. `None` on a cycle.
+    /// Topological order that puts Parameters first, then other layers, then sinks and Results
+    /// — the order the writer numbers layers in. Among ready layers the earlier one in the
+    /// source document goes first (OpenVINO orders model inputs and outputs by document order),
+    /// then layers irc created, by id. Deterministic, and idempotent: renumbering by it and
+    /// sorting again gives the same order. `None` on a cycle.
     pub fn ordered(&self) -> Option<Vec<LayerId>> {
         use std::cmp::Reverse;
         use std::collections::BinaryHeap;
@@ -255,11 +257,16 @@ impl Graph {
             indeg.insert(n, d);
             if d == 0 {
                 let l = &self.g[n];
-                heap.push(Reverse((class(l), l.id, n.index())));
+                heap.push(Reverse((
+                    class(l),
+                    l.origin.unwrap_or(u32::MAX),
+                    l.id,
+                    n.index(),
+                )));
             }
         }
         let mut out = Vec::with_capacity(self.g.node_count());
-        while let Some(Reverse((_, _, idx))) = heap.pop() {
+        while let Some(Reverse((_, _, _, idx))) = heap.pop() {
             let n = NodeIndex::new(idx);
             out.push(n);
             for e in self.g.edges_directed(n, Direction::Outgoing) {
@@ -268,7 +275,12 @@ impl Graph {
                 *d -= 1;
                 if *d == 0 {
                     let l = &self.g[t];
-                    heap.push(Reverse((class(l), l.id, t.index())));
+                    heap.push(Reverse((
+                        class(l),
+                        l.origin.unwrap_or(u32::MAX),
+                        l.id,
+                        t.index(),
+                    )));
                 }
             }
         }

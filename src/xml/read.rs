@@ -1291,7 +1291,8 @@ fn skip_ws(src: &str, mut pos: usize) -> usize {
     pos
 }
 
-/// Split a `names` attribute: comma-separated, `\,` escapes a comma inside a name.
+/// Split a `names` attribute: comma-separated, `\,` escapes a comma inside a name. Names are
+/// kept exactly (no trimming: OpenVINO reads `" a"` as `" a"`); empty pieces are dropped.
 pub fn split_names(s: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
@@ -1303,18 +1304,15 @@ pub fn split_names(s: &str) -> Vec<String> {
                 chars.next();
             }
             ',' => {
-                let t = cur.trim();
-                if !t.is_empty() {
-                    out.push(t.to_string());
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
                 }
-                cur.clear();
             }
             _ => cur.push(c),
         }
     }
-    let t = cur.trim();
-    if !t.is_empty() {
-        out.push(t.to_string());
+    if !cur.is_empty() {
+        out.push(cur);
     }
     out
 }
@@ -1358,7 +1356,7 @@ mod tests {
 
     #[test]
     fn names_split_with_escapes() {
-        assert_eq!(split_names("a,b\\,c, d"), vec!["a", "b,c", "d"]);
+        assert_eq!(split_names("a,b\\,c, d"), vec!["a", "b,c", " d"]);
         assert_eq!(split_names(""), Vec::<String>::new());
     }
 

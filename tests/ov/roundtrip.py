@@ -169,7 +169,7 @@ def case_param_string():
 
 
 def case_const_string_edge():
-    """Scalar string, empty string tensor, all-empty strings, string Const inside a Loop body."""
+    """Scalar string, empty string tensor, all-empty strings, 2-D string tensor."""
     outs = [result(ov.op.Constant(ov.Tensor(np.array("scalar"))), "scalar"),
             result(ov.op.Constant(ov.Tensor(np.array([], dtype=str))), "empty"),
             result(ov.op.Constant(ov.Tensor(np.array(["", "", ""]))), "all_empty"),
@@ -191,6 +191,7 @@ def case_const_2d_packed():
 
 
 def case_const_scalar_and_empty():
+    """Scalar Const (shape=""), zero-element Consts (size 0)."""
     x = param([3], f32, "x")
     s = const(np.float32(2.5), name="scalar")
     e = const(np.zeros([0], f32), name="empty")
@@ -201,7 +202,8 @@ def case_const_scalar_and_empty():
 
 
 def case_dedup():
-    """Constants with equal bytes: same type, other shape, other type, inside a body."""
+    """Constants with equal bytes: same type, other shape, other type (f32 vs i32, i32 vs u32).
+    (Equal bytes across a Loop body and the outer graph: loop5 / loop5_unshared.)"""
     x = param([4], f32, "x")
     v = np.array([1, 2, 3, 4], f32)
     a = const(v, name="a")
@@ -271,7 +273,8 @@ def case_if():
     return Case("if8", model, feeds=[{0: np.array(True)}, {0: np.array(False)}])
 
 
-def loop_body_and_ports(x, y, with_const_dup=True):
+def loop_body():
+    """Body: nx = bx + by * iter * k; stops after iteration 3 (execution_condition)."""
     it = param([], i64, "iter")           # current_iteration (body-only parameter)
     bx = param([1, 2], f32, "bx")         # merged: back edge from nx
     by = param([1, 2], f32, "by")         # invariant
@@ -287,7 +290,7 @@ def case_loop():
     x = param([1, 2], f32, "x")
     y = param([1, 2], f32, "y")
     k = const(np.array([1, 2], f32).reshape(1, 2), name="outer_k")
-    body, it, bx, by, rc, rnx = loop_body_and_ports(x, y)
+    body, it, bx, by, rc, rnx = loop_body()
     loop = ov.op.loop(const(np.int64(10), name="trip"), const(True, name="exec_cond"))
     loop.set_friendly_name("loop")
     loop.set_function(body)
@@ -306,7 +309,7 @@ def case_loop_dynamic_trip():
     cond = param([], np.bool_, "cond")
     x = param([1, 2], f32, "x")
     y = param([1, 2], f32, "y")
-    body, it, bx, by, rc, rnx = loop_body_and_ports(x, y)
+    body, it, bx, by, rc, rnx = loop_body()
     loop = ov.op.loop(trip.output(0), cond.output(0))
     loop.set_function(body)
     loop.set_special_body_ports([0, 0])
@@ -527,6 +530,7 @@ def case_misc_attrs():
                         "flip": True, "clip": False, "step": 8.0, "offset": 0.5,
                         "variance": [0.1, 0.1, 0.2, 0.2], "scale_all_sizes": True,
                         "min_max_aspect_ratios_order": False})
+    # Pad with 3 inputs: the IR reader adds a default pad-value Const (auto-named) on every read
     pad = ops.pad(e, const(np.array([1, 0], i64)), const(np.array([0, 2], i64)), "reflect")
     cs = ops.cum_sum(pad, const(np.int64(-1)), exclusive=True, reverse=True)
     fq = ops.fake_quantize(cs, const(np.float32(-1.5)), const(np.float32(1.5)),
@@ -539,6 +543,15 @@ def case_misc_attrs():
     outs = [result(e, "einsum"), result(pb, "prior_box"), result(fq, "fq"), result(d2s, "d2s"),
             result(roll, "roll"), result(oh, "one_hot")]
     return Case("misc_attrs", ov.Model(outs, [a, b], "misc"))
+
+
+def case_float_attr_extremes():
+    """Float attributes at the edges of %.17g formatting: -inf, denormals, f32 max."""
+    x = param([4], f32, "x")
+    c1 = ops.clamp(x, float("-inf"), 1e-45, name="clamp_inf")
+    c2 = ops.clamp(x, -3.4028234663852886e+38, 3.4028234663852886e+38, name="clamp_max")
+    e = ops.elu(x, 5e-324, name="elu_denormal")
+    return Case("float_attr_extremes", ov.Model([result(c1), result(c2), result(e)], [x], "float_attrs"))
 
 
 def case_gather_scatter_int():
@@ -751,9 +764,9 @@ QUIRK_XML = """<?xml version="1.0"?>
     </layer>
     <layer id="3" name="relu" type="{relu_type}" version="{relu_version}">
       <input><port id="0" precision="FP32"><dim>2</dim><dim>3</dim></port></input>
-      <output><port id="1" precision="FP32" names="z"><dim>2</dim><dim>3</dim></port></output>
+      <output><port id="1" precision="FP32" names="{relu_names}"><dim>2</dim><dim>3</dim></port></output>
     </layer>
-    <layer id="4" name="out" type="Result" version="opset1">
+    <layer id="4" name="{result_name}" type="Result" version="opset1">
       <input><port id="0" precision="FP32"><dim>2</dim><dim>3</dim></port></input>
     </layer>
   </layers>
@@ -766,7 +779,8 @@ QUIRK_XML = """<?xml version="1.0"?>
 </net>
 """
 QUIRK_DEFAULTS = dict(shape="2,3", w_type="f32", w_size="12", add_attrs='auto_broadcast="numpy" ', extra_element="",
-                      add_prec="FP32", add_dim="2", relu_type="ReLU", relu_version="opset1")
+                      add_prec="FP32", add_dim="2", relu_type="ReLU", relu_version="opset1", relu_names="z",
+                      result_name="out")
 QUIRKS = {
     "param_shape_minus1": dict(shape="-1,3"),
     "param_shape_brackets_spaces": dict(shape="[2, 3]"),
@@ -779,6 +793,8 @@ QUIRKS = {
                                           extra_element="\n      <whatever a=\"b\"><x/></whatever>"),
     "attribute_missing_default": dict(add_attrs=""),
     "const_oversized_size": dict(w_size="16"),
+    "duplicate_tensor_names": dict(relu_names="y,x"),
+    "duplicate_friendly_names": dict(result_name="add"),
 }
 
 
@@ -798,7 +814,7 @@ CASES = (
        case_if, case_loop, case_loop_dynamic_trip, case_tensor_iterator, case_tensor_iterator_reverse,
        case_loop_with_nested_if,
        case_model_rt_info, case_layout_and_ppp, case_tensor_names, case_names_whitespace, case_result_names, case_multi_output,
-       case_dynamic_shapes, case_dynamic_rank, case_shape_subgraph, case_cnn_attrs, case_misc_attrs, case_gather_scatter_int, case_stateful,
+       case_dynamic_shapes, case_dynamic_rank, case_shape_subgraph, case_cnn_attrs, case_misc_attrs, case_float_attr_extremes, case_gather_scatter_int, case_stateful,
        case_types_io_v11, case_ir_v10, case_ir_v10_types, case_ir_v10_loop,
        case_save_model_cnn, case_save_model_loop, case_save_model_uncompressed,
        case_shuffled_cnn, case_shuffled_multi_io, case_shuffled_multi_output, case_shuffled_loop,

@@ -1,0 +1,809 @@
+#!/usr/bin/env python3
+"""Differential test for `irc infer-shapes`, with OpenVINO as the oracle.
+
+For every case (real models in /work/shared/models, with and without the input
+overrides from models.json, plus small generated one-op graphs):
+
+  1. write a corrupted copy of the IR: every port <dim> removed and every port
+     precision replaced by a wrong one (Parameter/Const <data> left alone);
+  2. `irc infer-shapes corrupted.xml -o out.xml [--input NAME[DIMS]]...`;
+  3. compare every op output (except Parameter/Result) with what OpenVINO
+     infers (read_model, then reshape for overrides), in the lossy XML form:
+     canonical element type name, dims with -1 for any non-static dim,
+     no dims for dynamic rank.
+
+Usage:  /work/venv/bin/python tests/ov/shapes.py [-k SUBSTRING] [-v] [--keep DIR]
+Env:    IRC_BIN (default /work/main/target/release/irc)
+Output: one `PASS name` / `FAIL name: layer/port OV vs irc` line per case,
+        then `N passed, M failed`; exit 0 iff nothing failed.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+import openvino.opset1 as op1
+import openvino.opset3 as op3
+import openvino.opset4 as op4
+import openvino.opset5 as op5
+import openvino.opset6 as op6
+import openvino.opset7 as op7
+import openvino.opset8 as op8
+import openvino.opset11 as op11
+import openvino.opset12 as op12
+import openvino.opset13 as op13
+import openvino.opset14 as op14
+import openvino.opset16 as o
+
+IRC_BIN = os.environ.get("IRC_BIN", "/work/main/target/release/irc")
+SHARED_MODELS = Path(os.environ.get("IRC_SHARED_MODELS", "/work/shared/models"))
+CORE = ov.Core()
+I64_MIN = np.iinfo(np.int64).min
+I64_MAX = np.iinfo(np.int64).max
+I32_MIN = np.iinfo(np.int32).min
+I32_MAX = np.iinfo(np.int32).max
+
+# ---------------------------------------------------------------------------
+# XML <-> OV canonical forms
+# ---------------------------------------------------------------------------
+_PREC_SPECIAL = {"BOOL": "boolean", "BIN": "u1", "UNSPECIFIED": "dynamic", "DYNAMIC": "dynamic",
+                 "UNDEFINED": "dynamic", "STRING": "string"}
+
+
+def canon_type(s):
+    """XML precision (FP32, I64, BOOL, BIN, ...) or OV type name -> OV type name."""
+    u = s.strip().upper()
+    if u in _PREC_SPECIAL:
+        return _PREC_SPECIAL[u]
+    if u.startswith("FP"):
+        return "f" + u[2:].lower()
+    return s.strip().lower()
+
+
+def ov_port(out):
+    """(type, dims|None) of an OV output in the lossy XML form."""
+    t = out.get_element_type().get_type_name()
+    ps = out.get_partial_shape()
+    if ps.rank.is_dynamic:
+        return t, None
+    return t, [d.get_length() if d.is_static else -1 for d in ps]
+
+
+def irc_ports(xml_path):
+    """{layer name: (type, [(precision, dims)...] in output-port order)}."""
+    root = ET.parse(xml_path).getroot()
+    res = {}
+    for layer in root.find("layers").findall("layer"):
+        outs = []
+        o_el = layer.find("output")
+        if o_el is not None:
+            for p in o_el.findall("port"):
+                outs.append((canon_type(p.get("precision", "?")), [int(d.text) for d in p.findall("dim")]))
+        res[layer.get("name")] = (layer.get("type"), outs)
+    return res
+
+
+_PORT_RE = re.compile(r"<port\b[^>]*?(?:/>|>.*?</port>)", re.S)
+_DIM_RE = re.compile(r"[ \t]*<dim>[^<]*</dim>[ \t]*\r?\n?")
+_PREC_RE = re.compile(r'precision="([^"]*)"')
+
+
+def _wrong_prec(m):
+    return 'precision="%s"' % ("I8" if m.group(1) == "FP32" else "FP32" if m.group(1) == "FP64" else "FP64")
+
+
+def corrupt_text(text):
+    """Remove every port <dim> and give every port a wrong precision."""
+    def fix(m):
+        return _PREC_RE.sub(_wrong_prec, _DIM_RE.sub("", m.group(0)))
+    return _PORT_RE.sub(fix, text)
+
+
+def fmt(t):
+    if t is None:
+        return "missing"
+    typ, dims = t
+    return "%s%s" % (typ, "[?rank]" if dims is None else "[" + ",".join(map(str, dims)) + "]")
+
+
+def compare(ov_model, out_xml, orig_xml):
+    """List of mismatch strings: ordered op outputs of ov_model vs ports of out_xml.
+
+    Only layers present in orig_xml are compared: OpenVINO may add nodes of its
+    own (Pad-12's implicit pad value, SmartReshape's ShapeOf subgraphs)."""
+    got = irc_ports(out_xml)
+    orig = irc_ports(orig_xml)
+    bad = []
+    for node in ov_model.get_ordered_ops():
+        tn = node.get_type_name()
+        if tn in ("Result", "Parameter"):
+            continue
+        name = node.get_friendly_name()
+        if name not in orig:
+            continue
+        if name not in got:
+            bad.append("%s: layer missing in irc output" % name)
+            continue
+        outs = got[name][1]
+        for i, out in enumerate(node.outputs()):
+            exp = ov_port(out)
+            if i >= len(outs):
+                g = None
+            else:
+                g = outs[i]
+                if exp[1] is None and not g[1]:
+                    g = (g[0], None)  # dynamic rank: no dims in XML
+            if g != exp:
+                bad.append("%s(%s)/out%d OV %s vs irc %s" % (name, tn, i, fmt(exp), fmt(g)))
+    return bad
+
+
+def run_irc(orig_xml, workdir, inputs=()):
+    """Corrupt orig_xml into workdir, run irc. Returns (out_xml, error-or-None)."""
+    workdir = Path(workdir)
+    orig_xml = Path(orig_xml)
+    bad_xml = workdir / "corrupted.xml"
+    bad_xml.write_text(corrupt_text(orig_xml.read_text()))
+    src_bin = orig_xml.with_suffix(".bin")
+    if src_bin.exists():
+        shutil.copyfile(src_bin, workdir / "corrupted.bin")
+    out_xml = workdir / "out.xml"
+    cmd = [IRC_BIN, "infer-shapes", str(bad_xml), "-o", str(out_xml)]
+    for i in inputs:
+        cmd += ["--input", i]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return out_xml, "irc timed out"
+    if p.returncode != 0:
+        first = (p.stderr.strip().splitlines() or ["(no stderr)"])[0]
+        return out_xml, "irc exit %d: %s" % (p.returncode, first)
+    if not out_xml.exists():
+        return out_xml, "irc wrote no out.xml"
+    return out_xml, None
+
+
+# ---------------------------------------------------------------------------
+# Helpers to build generated graphs
+# ---------------------------------------------------------------------------
+def dim(d):
+    if isinstance(d, tuple):
+        return ov.Dimension(*d)
+    return ov.Dimension(d)
+
+
+def P(shape, t="f32", name=None):
+    """Parameter; shape entries: int (-1 = dynamic) or (lo, hi) interval; None = dynamic rank."""
+    ps = ov.PartialShape.dynamic() if shape is None else ov.PartialShape([dim(d) for d in shape])
+    p = o.parameter(ps, getattr(ov.Type, t) if isinstance(t, str) else t)
+    if name:
+        p.set_friendly_name(name)
+    return p
+
+
+_NP = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "i64": np.int64, "i32": np.int32,
+       "i8": np.int8, "u8": np.uint8, "u64": np.uint64, "u32": np.uint32, "boolean": np.bool_}
+
+
+def C(v, t="i64"):
+    return o.constant(np.array(v, dtype=_NP[t]))
+
+
+def model(*outs):
+    outs = [x for n in outs for x in (n.outputs() if hasattr(n, "outputs") else [n])]
+    params = []
+    seen = set()
+    # collect parameters by walking
+    stack = [x.get_node() for x in outs]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if n.get_type_name() == "Parameter":
+            params.append(n)
+        stack.extend(i.get_source_output().get_node() for i in n.inputs())
+    params.sort(key=lambda p: p.get_friendly_name())
+    return ov.Model(outs, params, "case")
+
+
+CASES = []
+
+
+def case(name):
+    def deco(f):
+        CASES.append((name, f))
+        return f
+    return deco
+
+
+def cases(prefix, variants):
+    """Register f(*args) for every (suffix, args) in variants."""
+    def deco(f):
+        for suffix, args in variants:
+            CASES.append(("%s_%s" % (prefix, suffix), (lambda a=args: f(*a))))
+        return f
+    return deco
+
+
+# ---------------------------------------------------------------------------
+# Generated cases
+# ---------------------------------------------------------------------------
+# Range
+@cases("range4", [
+    ("i64", (0, 10, 1, "i64", "i64")), ("i64_step3", (1, 10, 3, "i64", "i64")),
+    ("i64_neg", (10, 0, -2, "i64", "i64")), ("i64_empty", (5, 1, 1, "i64", "i64")),
+    ("i64_empty_neg", (1, 5, -1, "i64", "i64")), ("f32_frac", (0.0, 1.0, 0.3, "f32", "f32")),
+    ("f32_neg_frac", (1.0, -1.0, -0.25, "f32", "f32")), ("f32_to_i32", (0.5, 5.2, 1.1, "f32", "i32")),
+    ("i32_to_f32", (-3, 3, 2, "i32", "f32")), ("f32_empty", (3.0, 3.0, 1.0, "f32", "f32")),
+    ("i64_to_f16", (2, 50, 7, "i64", "f16")), ("f32_to_i64_frac", (-2.5, 2.5, 0.5, "f32", "i64")),
+])
+def _range4(start, stop, step, in_t, out_t):
+    return model(op4.range(C(start, in_t), C(stop, in_t), C(step, in_t), out_t))
+
+
+@cases("range1", [
+    ("i64", (0, 10, 1, "i64")), ("i64_neg", (10, -3, -3, "i64")), ("f32_frac", (0.0, 2.0, 0.3, "f32")),
+    ("i32_empty", (4, 2, 1, "i32")), ("f32_neg", (5.0, 0.0, -1.5, "f32")),
+])
+def _range1(start, stop, step, t):
+    return model(op1.range(C(start, t), C(stop, t), C(step, t)))
+
+
+@case("range4_param_stop")
+def _():
+    return model(op4.range(C(0), P([], "i64"), C(1), "i64"))
+
+
+# Slice-8
+@cases("slice8", [
+    ("basic", ([10, 20, 30], [1, 2], [8, 18], [1, 3], [0, 1], "i64")),
+    ("neg_step", ([10, 20, 30], [8, -1], [1, 0], [-2, -3], [0, 2], "i64")),
+    ("sentinels", ([10, 20, 30], [I64_MIN, 0], [I64_MAX, I64_MAX], [1, 2], [0, 1], "i64")),
+    ("sentinels_rev", ([10, 20, 30], [I64_MAX], [I64_MIN], [-1], [1], "i64")),
+    ("neg_axes", ([10, 20, 30], [-5, 2], [-1, 100], [1, 4], [-1, -3], "i64")),
+    ("i32", ([10, 20, 30], [1, I32_MIN], [I32_MAX, I32_MAX], [2, 1], [0, 2], "i32")),
+    ("i32_neg_step", ([10, 20, 30], [I32_MAX], [I32_MIN], [-3], [2], "i32")),
+    ("no_axes", ([10, 20, 30], [1, 2, 3], [5, -2, 100], [1, 2, 3], None, "i64")),
+    ("empty", ([10, 20, 30], [5], [2], [1], [0], "i64")),
+    ("dyn", ([-1, 20, -1], [1, 2], [5, 10], [1, 2], [0, 2], "i64")),
+    ("dyn_neg_start", ([-1, 20], [-3], [I64_MAX], [1], [0], "i64")),
+    ("interval", ([(2, 10), 20], [1], [5], [1], [0], "i64")),
+    ("interval_neg", ([(2, 10), (1, 30)], [-2, 0], [I64_MIN, 8], [-1, 3], [0, 1], "i64")),
+    ("interval_big_start", ([(4, 20), 5], [5], [I64_MAX], [2], [0], "i64")),
+])
+def _slice8(shape, start, stop, step, axes, it):
+    args = [P(shape), C(start, it), C(stop, it), C(step, it)]
+    if axes is not None:
+        args.append(C(axes, it))
+    return model(op8.slice(*args))
+
+
+@case("slice8_param_bounds")
+def _():
+    return model(op8.slice(P([10, 20]), P([1], "i64", "b"), C([9]), C([1]), C([1])))
+
+
+# StridedSlice-1
+@cases("strided_slice", [
+    ("basic", ([10, 20, 30], [1, 2, 3], [8, 18, 28], [1, 2, 3], [0, 0, 0], [0, 0, 0], [], [], [])),
+    ("masks", ([10, 20, 30], [1, 2, 3], [8, 18, 28], [1, 1, 1], [1, 0, 0], [0, 1, 0], [], [], [])),
+    ("neg", ([10, 20, 30], [-1, 0, -5], [0, 0, -1], [-1, 1, 2], [0, 1, 0], [0, 1, 0], [], [], [])),
+    ("new_axis", ([10, 20], [0, 1, 0], [0, 5, 0], [1, 1, 1], [0, 0, 0], [0, 0, 0], [1, 0, 0], [], [])),
+    ("shrink", ([10, 20, 30], [3, 0, 2], [4, 0, 5], [1, 1, 1], [0, 1, 0], [0, 1, 0], [], [1, 0, 0], [])),
+    ("ellipsis", ([2, 3, 4, 5], [0, 1], [0, 3], [1, 1], [0, 0], [0, 0], [], [], [1, 0])),
+    ("ellipsis_mid", ([2, 3, 4, 5], [1, 0, 2], [2, 0, 4], [1, 1, 1], [0, 0, 0], [0, 0, 0], [], [], [0, 1, 0])),
+    ("all_masks", ([6, 7, 8, 9], [1, 0, 0, 2, 0], [3, 0, 0, 5, 0], [1, 1, 1, 1, 1],
+                   [0, 0, 0, 0, 1], [0, 0, 0, 0, 1], [0, 1, 0, 0, 0], [0, 0, 0, 0, 0], [0, 0, 1, 0, 0])),
+    ("short", ([10, 20, 30], [2], [7], [2], [0], [0], [], [], [])),
+    ("dyn", ([-1, 20, (3, 9)], [1, 2, 1], [5, 10, 3], [1, 2, 1], [0, 0, 0], [0, 0, 0], [], [], [])),
+    ("dyn_shrink", ([-1, 20], [0, 0], [1, 0], [1, 1], [0, 1], [0, 1], [], [1, 0], [])),
+])
+def _ss(shape, b, e, s, bm, em, nm, sm, elm):
+    return model(op1.strided_slice(P(shape), C(b), C(e), C(s), bm, em, nm, sm, elm))
+
+
+# Gather
+@cases("gather", [
+    ("v1_axis0", (1, [5, 6, 7], [2, 3], "i64", 0, 0)),
+    ("v1_axis_neg", (1, [5, 6, 7], [4], "i32", -1, 0)),
+    ("v1_scalar", (1, [5, 6, 7], [], "i64", 1, 0)),
+    ("v7_batch", (7, [2, 3, 4, 5], [2, 3, 6], "i64", 2, 2)),
+    ("v7_batch_neg", (7, [2, 3, 4, 5], [2, 3, 6], "i32", -1, -1)),
+    ("v7_scalar", (7, [5, 6, 7], [], "i64", 0, 0)),
+    ("v8_axis_neg", (8, [5, 6, 7], [3, 2], "i64", -2, 0)),
+    ("v8_batch1", (8, [3, 5, 7], [3, 4], "i64", 2, 1)),
+    ("v8_batch_neg", (8, [3, 5, 7], [3, 4], "i64", -1, -1)),
+    ("v8_dyn", (8, [-1, (2, 9), 7], [(1, 4)], "i64", 1, 0)),
+    ("v8_dyn_batch", (8, [-1, 6, 7], [(2, 5), 3], "i64", 1, 1)),
+    ("v8_dynrank_idx", (8, [5, 6], None, "i64", 0, 0)),
+])
+def _gather(ver, dshape, ishape, it, axis, bd):
+    d, i = P(dshape, "f32", "data"), P(ishape, it, "idx")
+    if ver == 1:
+        return model(op1.gather(d, i, C(axis)))
+    f = op7.gather if ver == 7 else op8.gather
+    return model(f(d, i, C(axis), bd))
+
+
+@case("gather8_const_scalar_idx")
+def _():
+    return model(op8.gather(P([4, (1, 5), 6]), C(1), C(-1), 0))
+
+
+# Convert / ConvertLike
+@cases("convert", [(t, (t,)) for t in ["f16", "f32", "f64", "bf16", "i8", "u8", "i32", "i64", "u64", "boolean", "u1", "i4", "u4"]])
+def _convert(t):
+    return model(o.convert(P([2, -1, (1, 5)]), t))
+
+
+@cases("convert_like", [(t, (t,)) for t in ["f16", "i32", "boolean", "u8"]])
+def _convert_like(t):
+    return model(o.convert_like(P([3, -1], "f32", "a"), P([1], t, "b")))
+
+
+# ShapeOf -> Gather -> Concat -> Reshape
+@cases("shape_chain", [
+    ("static", ([2, 3, 4, 5], False, "i64")), ("dyn", ([-1, 3, -1, 5], False, "i64")),
+    ("interval", ([(1, 8), 3, (2, 10), 5], False, "i64")), ("dyn_mul", ([-1, 3, -1, 5], True, "i64")),
+    ("interval_mul", ([(1, 8), 3, (2, 10), 5], True, "i64")), ("interval_i32", ([(1, 8), 3, (2, 10), 5], True, "i32")),
+    ("static_mul", ([2, 3, 4, 5], True, "i32")),
+])
+def _shape_chain(shape, mul, st):
+    x = P(shape)
+    s = op3.shape_of(x, st)
+    b = op8.gather(s, C([0]), C(0))
+    if mul:
+        b = o.multiply(b, C([3], st))
+    rest = op8.gather(s, C([2]), C(0))
+    tgt = o.concat([b, C([-1], st), rest], 0)
+    return model(o.reshape(x, tgt, False))
+
+
+@case("shape_of_v1_dynrank")
+def _():
+    return model(op1.shape_of(P(None)))
+
+
+# Reshape
+@cases("reshape", [
+    ("special_zero", ([2, 3, 4], [0, -1], True)), ("minus1", ([2, 3, 4], [4, -1], False)),
+    ("zero_literal", ([2, 0, 4], [0, 8], False)), ("dyn_special", ([-1, 3, 4], [0, 3, -1], True)),
+    ("interval", ([(2, 6), 3, 4], [-1, 12], False)), ("interval_sz", ([(2, 6), 3, 4], [0, -1], True)),
+    ("scalar", ([1, 1], [], False)), ("dyn_full", ([-1, -1], [-1], False)),
+    ("interval_both", ([(2, 6), (3, 4)], [-1], False)),
+])
+def _reshape(shape, tgt, sz):
+    return model(o.reshape(P(shape), C(tgt), sz))
+
+
+@cases("squeeze", [
+    ("axes", ([1, 3, 1, 4], [0, -2])), ("all", ([1, 3, 1, 4], None)), ("dyn", ([1, -1, (1, 1), 4], [0])),
+    ("dyn_noaxes", ([1, -1, 4], None)),
+])
+def _squeeze(shape, axes):
+    return model(op1.squeeze(P(shape), C(axes)) if axes is not None else o.squeeze(P(shape)))
+
+
+@cases("unsqueeze", [("one", ([3, 4], [0])), ("neg_multi", ([3, -1], [-1, 0])), ("interval", ([(2, 5)], [1, 0]))])
+def _unsqueeze(shape, axes):
+    return model(o.unsqueeze(P(shape), C(axes)))
+
+
+@cases("concat", [
+    ("static", ([[2, 3], [4, 3]], 0)), ("neg_axis", ([[2, 3], [2, 5], [2, 1]], -1)),
+    ("dyn", ([[-1, 3], [4, -1]], 0)), ("interval", ([[(1, 4), 3], [(2, 6), (1, 3)]], 0)),
+    ("interval_other_axis", ([[2, (2, 8)], [-1, (4, 16)]], 1)),
+])
+def _concat(shapes, axis):
+    return model(o.concat([P(s, "f32", "p%d" % i) for i, s in enumerate(shapes)], axis))
+
+
+# Broadcast-3
+@cases("broadcast3", [
+    ("numpy", ([3, 1], [2, 3, 4], "NUMPY", None)), ("bidir", ([3, 1], [2, 1, 4], "BIDIRECTIONAL", None)),
+    ("bidir_small_tgt", ([2, 3, 4], [4], "BIDIRECTIONAL", None)), ("explicit", ([3], [2, 3, 4], "EXPLICIT", [1])),
+    ("explicit2", ([3, 4], [2, 3, 5, 4], "EXPLICIT", [1, 3])), ("numpy_dyn", ([-1, 1], [2, 3, 4], "NUMPY", None)),
+    ("bidir_dyn", ([(1, 5), 1], [1, 6], "BIDIRECTIONAL", None)),
+])
+def _broadcast(shape, tgt, mode, axes):
+    return model(op3.broadcast(P(shape), C(tgt), C(axes) if axes else None, mode))
+
+
+@case("broadcast3_shapeof_target")
+def _():
+    a = P([-1, (2, 6)], "f32", "a")
+    return model(op3.broadcast(P([1, 1], "f32", "b"), op3.shape_of(a), None, "NUMPY"))
+
+
+@cases("tile", [("static", ([2, 3], [2, 2])), ("more_repeats", ([2, 3], [3, 1, 2])), ("fewer", ([2, 3, 4], [2])),
+                ("dyn", ([-1, (2, 5)], [3, 2]))])
+def _tile(shape, rep):
+    return model(o.tile(P(shape), C(rep)))
+
+
+@cases("transpose", [("static", ([2, 3, 4], [2, 0, 1])), ("dyn", ([-1, (2, 5), 4], [1, 2, 0])), ("empty_order", ([2, 3, 4], []))])
+def _transpose(shape, order):
+    return model(o.transpose(P(shape), C(order)))
+
+
+@cases("split", [("static", ([6, 4], 0, 3)), ("neg_axis", ([6, 4], -1, 2)), ("dyn", ([-1, 8], 1, 4)),
+                 ("interval", ([(4, 8), 8], 0, 2))])
+def _split(shape, axis, n):
+    return model(o.split(P(shape), C(axis), n))
+
+
+@cases("variadic_split", [("static", ([10, 4], 0, [2, 3, 5])), ("minus1", ([10, 4], 0, [2, -1, 3])),
+                          ("dyn", ([-1, 4], 0, [2, -1])), ("neg_axis", ([3, 9], -1, [1, 8]))])
+def _vsplit(shape, axis, lens):
+    return model(o.variadic_split(P(shape), C(axis), C(lens)))
+
+
+# Elementwise binary with broadcasting
+@cases("eltwise", [
+    ("add_static", ("add", [2, 1, 4], [3, 1], "NUMPY")),
+    ("add_interval", ("add", [(2, 8)], [(4, 16)], "NUMPY")),
+    ("add_interval_1", ("add", [(1, 8)], [(4, 16)], "NUMPY")),
+    ("mul_dyn", ("multiply", [-1, 3], [4, 1, -1], "NUMPY")),
+    ("sub_dyn_1", ("subtract", [-1], [1], "NUMPY")),
+    ("div_none", ("divide", [2, 3], [2, 3], "NONE")),
+    ("greater_bool", ("greater", [2, 3], [3], "NUMPY")),
+    ("equal_interval", ("equal", [(1, 4), 3], [5, 1, 1], "NUMPY")),
+    ("logical_and", ("logical_and", [2, 3], [1, 3], "NUMPY")),
+    ("pow_dynrank", ("power", None, [3], "NUMPY")),
+    ("max_scalar", ("maximum", [], [2, 3], "NUMPY")),
+    ("add_pdpd", ("add", [2, 3, 4, 5], [4, 1], "PDPD")),
+])
+def _eltwise(fn, a, b, bc):
+    t = "boolean" if fn.startswith("logical") else "f32"
+    f = getattr(o, fn)
+    return model(f(P(a, t, "a"), P(b, t, "b"), auto_broadcast=bc) if bc != "PDPD"
+                 else f(P(a, t, "a"), P(b, t, "b"), auto_broadcast="PDPD"))
+
+
+# Convolution family
+@cases("conv", [
+    ("basic", ([1, 3, 32, 32], [8, 3, 3, 3], [1, 1], [0, 0], [0, 0], [1, 1], "explicit")),
+    ("stride_pad", ([1, 3, 33, 32], [8, 3, 3, 3], [2, 2], [1, 1], [1, 1], [1, 1], "explicit")),
+    ("dilate", ([2, 3, 32, 30], [8, 3, 3, 5], [1, 2], [0, 1], [2, 0], [2, 3], "explicit")),
+    ("same_upper", ([1, 3, 15, 16], [4, 3, 4, 3], [2, 3], [0, 0], [0, 0], [1, 1], "same_upper")),
+    ("same_lower", ([1, 3, 15, 16], [4, 3, 4, 3], [2, 3], [0, 0], [0, 0], [1, 1], "same_lower")),
+    ("valid", ([1, 3, 15, 16], [4, 3, 4, 3], [2, 3], [5, 5], [5, 5], [1, 1], "valid")),
+    ("interval", ([1, 3, (1, 64), -1], [8, 3, 3, 3], [2, 2], [1, 1], [1, 1], [1, 1], "explicit")),
+    ("interval_same", ([-1, 3, (1, 64), (10, 20)], [8, 3, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "same_upper")),
+    ("conv1d", ([1, 4, 17], [2, 4, 5], [3], [2], [1], [1], "explicit")),
+    ("conv3d", ([1, 2, 8, 9, 10], [4, 2, 3, 3, 3], [1, 2, 3], [1, 1, 1], [0, 0, 0], [1, 1, 1], "explicit")),
+])
+def _conv(x, w, s, pb, pe, d, ap):
+    return model(o.convolution(P(x), C(np.zeros(w), "f32"), s, pb, pe, d, ap))
+
+
+@cases("group_conv", [
+    ("basic", ([1, 8, 16, 16], [4, 2, 2, 3, 3], [1, 1], [1, 1], [1, 1], [1, 1], "explicit")),
+    ("dw_stride", ([1, 6, (8, 32), -1], [6, 1, 1, 3, 3], [2, 2], [1, 1], [1, 1], [1, 1], "explicit")),
+    ("same", ([2, 4, 9, 9], [2, 3, 2, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "same_lower")),
+])
+def _gconv(x, w, s, pb, pe, d, ap):
+    return model(o.group_convolution(P(x), C(np.zeros(w), "f32"), s, pb, pe, d, ap))
+
+
+@cases("maxpool8", [
+    ("basic", ([1, 3, 32, 32], [2, 2], [1, 1], [0, 0], [0, 0], [2, 2], "floor", "explicit", "i64", 0)),
+    ("ceil", ([1, 3, 31, 31], [2, 2], [1, 1], [0, 0], [0, 0], [3, 3], "ceil", "explicit", "i32", 0)),
+    ("dilate_pad", ([1, 3, 20, 21], [1, 2], [2, 2], [1, 0], [1, 1], [3, 3], "floor", "explicit", "i64", 0)),
+    ("same_upper", ([1, 3, 15, 16], [2, 2], [1, 1], [0, 0], [0, 0], [3, 3], "floor", "same_upper", "i64", 0)),
+    ("dyn", ([-1, 3, (16, 64), -1], [2, 2], [1, 1], [1, 1], [1, 1], [3, 3], "floor", "explicit", "i64", 0)),
+])
+def _maxpool(x, s, d, pb, pe, k, rt, ap, it, axis):
+    return model(op8.max_pool(P(x), s, d, pb, pe, k, rt, ap, it, axis))
+
+
+@cases("avgpool", [
+    ("basic", ([1, 3, 32, 32], [2, 2], [0, 0], [0, 0], [2, 2], True, "floor", "explicit")),
+    ("ceil_pad", ([1, 3, 31, 30], [2, 3], [1, 1], [1, 0], [3, 3], False, "ceil", "explicit")),
+    ("same_lower", ([1, 3, 15, 16], [2, 2], [0, 0], [0, 0], [3, 3], True, "floor", "same_lower")),
+    ("valid_dyn", ([-1, 3, (7, 70), 16], [2, 2], [0, 0], [0, 0], [3, 3], True, "floor", "valid")),
+])
+def _avgpool(x, s, pb, pe, k, ex, rt, ap):
+    return model(op1.avg_pool(P(x), s, pb, pe, k, ex, rt, ap))
+
+
+@cases("maxpool14", [("ceil_torch", ([1, 3, 31, 31], [2, 2], [1, 1], [1, 1], [1, 1], [3, 3], "ceil_torch")),
+                     ("ceil_torch_dyn", ([1, 3, (10, 40), 31], [3, 3], [1, 1], [1, 1], [1, 1], [2, 2], "ceil_torch"))])
+def _maxpool14(x, s, d, pb, pe, k, rt):
+    return model(op14.max_pool(P(x), s, d, pb, pe, k, rt, "explicit", "i32", 0))
+
+
+@cases("avgpool14", [("ceil_torch", ([1, 3, 31, 31], [2, 2], [1, 1], [1, 1], [3, 3], False, "ceil_torch"))])
+def _avgpool14(x, s, pb, pe, k, ex, rt):
+    return model(op14.avg_pool(P(x), s, pb, pe, k, ex, rt, "explicit"))
+
+
+@cases("matmul", [
+    ("basic", ([2, 3], [3, 4], False, False)), ("ta", ([3, 2], [3, 4], True, False)),
+    ("tb", ([2, 3], [4, 3], False, True)), ("tab", ([3, 2], [4, 3], True, True)),
+    ("1d_a", ([3], [2, 3, 4], False, False)), ("1d_b", ([5, 2, 3], [3], False, False)),
+    ("1d_both", ([3], [3], False, False)), ("batch_bc", ([2, 1, 4, 3], [5, 3, 6], False, False)),
+    ("dyn", ([-1, (1, 8), 3], [(2, 4), 3, -1], False, False)), ("1d_tb", ([3], [3], True, True)),
+])
+def _matmul(a, b, ta, tb):
+    return model(o.matmul(P(a, "f32", "a"), P(b, "f32", "b"), ta, tb))
+
+
+@cases("interpolate11", [
+    ("sizes", ([1, 3, 10, 20], [15, 7], "sizes", [2, 3], "nearest")),
+    ("scales", ([1, 3, 10, 20], [1.5, 0.33], "scales", [2, 3], "linear")),
+    ("scales_noaxes", ([1, 3, 10, 20], [1.0, 1.0, 2.5, 0.5], "scales", None, "cubic")),
+    ("sizes_dyn", ([-1, 3, -1, (10, 20)], [30], "sizes", [3], "bilinear_pillow")),
+    ("scales_interval", ([1, 3, (4, 8), 5], [2.0], "scales", [2], "nearest")),
+])
+def _interp(x, v, mode_calc, axes, mode):
+    sv = C(v, "f32" if mode_calc == "scales" else "i64")
+    return model(op11.interpolate(P(x), sv, mode, mode_calc, axes=C(axes) if axes else None))
+
+
+@cases("pad12", [
+    ("pos", ([2, 3], [1, 2], [0, 3], "constant")), ("neg", ([5, 6], [-1, 2], [-2, -3], "constant")),
+    ("reflect", ([4, 5], [2, 1], [1, 3], "reflect")), ("dyn", ([-1, (2, 5)], [1, -1], [2, 1], "edge")),
+])
+def _pad(x, pb, pe, mode):
+    return model(op12.pad(P(x), C(pb), C(pe), mode))
+
+
+@cases("reduce", [
+    ("mean_keep", ("reduce_mean", [2, 3, 4], [1], True)), ("mean_nokeep", ("reduce_mean", [2, 3, 4], [0, -1], False)),
+    ("sum_keep", ("reduce_sum", [2, -1, 4], [1, 2], True)), ("sum_scalar_axis", ("reduce_sum", [2, 3], 1, False)),
+    ("sum_all", ("reduce_sum", [(2, 5), 3], [0, 1], False)), ("max_keep", ("reduce_max", [2, 3, 4], [-2], True)),
+])
+def _reduce(fn, x, axes, keep):
+    return model(getattr(o, fn)(P(x), C(axes), keep))
+
+
+@cases("softmax8", [("neg", ([2, 3, 4], -1)), ("dyn", ([-1, (2, 4)], 0))])
+def _softmax(x, axis):
+    return model(op8.softmax(P(x), axis))
+
+
+@cases("topk11", [
+    ("static", ([5, 10], 3, 1, "i32")), ("neg_axis", ([5, 10], 4, -2, "i64")),
+    ("dyn", ([-1, (2, 20)], 7, 1, "i32")), ("k_gt_dim", ([5, (2, 6)], 8, 1, "i64")),
+])
+def _topk(x, k, axis, it):
+    return model(op11.topk(P(x), C(k), axis, "max", "value", it))
+
+
+@case("topk11_param_k")
+def _():
+    return model(op11.topk(P([5, 10]), P([], "i64", "k"), 1, "min", "index", "i32"))
+
+
+@cases("nonzero", [("i64", ([3, 4], "i64")), ("i32_dyn", ([-1, 4, 2], "i32")), ("scalar", ([], "i64"))])
+def _nonzero(x, t):
+    return model(op3.non_zero(P(x), t))
+
+
+@cases("onehot", [("last", ([3, 4], 5, -1)), ("first", ([3], 6, 0)), ("mid_i32", ([2, -1], 4, 1))])
+def _onehot(x, depth, axis):
+    return model(o.one_hot(P(x, "i32"), C(depth), C(1.0, "f32"), C(0.0, "f32"), axis))
+
+
+@cases("select", [("numpy", ([2, 1], [1, 3], [2, 3])), ("dyn", ([-1], [(1, 4), 1], [5])), ("none", ([2, 3], [2, 3], [2, 3]))])
+def _select(c, t, e):
+    bc = "NONE" if c == t == e else "NUMPY"
+    return model(o.select(P(c, "boolean", "c"), P(t, "f32", "t"), P(e, "f32", "e"), bc))
+
+
+@cases("gathernd8", [
+    ("basic", ([5, 6, 7], [2, 2], 0)), ("full", ([5, 6, 7], [4, 3], 0)), ("batch1", ([3, 5, 6], [3, 2, 1], 1)),
+    ("batch2", ([2, 3, 5, 6], [2, 3, 4, 2], 2)), ("dyn", ([-1, 5, 6], [-1, 2, 1], 1)),
+])
+def _gathernd(d, i, bd):
+    return model(op8.gather_nd(P(d, "f32", "d"), P(i, "i32", "i"), bd))
+
+
+@cases("gather_elements", [("axis0", ([3, 4], [5, 4], 0)), ("neg_axis", ([3, 4], [3, 2], -1)), ("dyn", ([-1, 4], [3, -1], 1))])
+def _gel(d, i, axis):
+    return model(op6.gather_elements(P(d, "f32", "d"), P(i, "i64", "i"), axis))
+
+
+@cases("einsum", [
+    ("matmul", (["ij,jk->ik"], [[2, 3], [3, 4]])), ("batch", (["bij,bjk->bik"], [[5, 2, 3], [5, 3, 4]])),
+    ("transpose", (["ij->ji"], [[2, 3]])), ("trace_red", (["ii->i"], [[4, 4]])),
+    ("ellipsis", (["...ij,...jk->...ik"], [[7, 2, 3], [1, 3, 4]])), ("outer", (["i,j->ij"], [[3], [5]])),
+    ("sum", (["abc->b"], [[2, 3, 4]])), ("dyn", (["ij,jk->ik"], [[-1, 3], [3, (2, 5)]])),
+])
+def _einsum(eq, shapes):
+    return model(op7.einsum([P(s, "f32", "p%d" % k) for k, s in enumerate(shapes)], eq[0]))
+
+
+@cases("depth_to_space", [("blocks_first", ([1, 8, 3, 4], "blocks_first", 2)), ("dyn", ([-1, 18, (2, 5), 4], "depth_first", 3)),
+                          ("5d", ([1, 16, 2, 3, 4], "blocks_first", 2))])
+def _d2s(x, mode, bs):
+    return model(o.depth_to_space(P(x), mode, bs))
+
+
+@cases("space_to_depth", [("basic", ([1, 2, 6, 4], "blocks_first", 2)), ("dyn", ([2, -1, (3, 9), 6], "depth_first", 3))])
+def _s2d(x, mode, bs):
+    return model(o.space_to_depth(P(x), mode, bs))
+
+
+@cases("shuffle_channels", [("basic", ([1, 6, 4, 4], 1, 3)), ("neg_axis", ([2, 3, 8], -1, 4))])
+def _shuf(x, axis, g):
+    return model(o.shuffle_channels(P(x), axis, g))
+
+
+@cases("lstm_seq5", [("fwd", ([2, 7, 5], 1, "forward", 4)), ("bidir", ([2, 7, 5], 2, "bidirectional", 3)),
+                     ("dyn", ([-1, -1, 5], 1, "reverse", 4))])
+def _lstm(x, nd, direction, hs):
+    X = P(x, "f32", "X")
+    H = P([x[0], nd, hs], "f32", "H")
+    Cc = P([x[0], nd, hs], "f32", "Cc")
+    L = P([x[0]], "i32", "L")
+    W = C(np.zeros([nd, 4 * hs, x[2]]), "f32")
+    R = C(np.zeros([nd, 4 * hs, hs]), "f32")
+    B = C(np.zeros([nd, 4 * hs]), "f32")
+    return model(op5.lstm_sequence(X, H, Cc, L, W, R, B, hs, direction))
+
+
+@cases("sdpa13", [
+    ("basic", ([2, 4, 8, 16], [2, 4, 10, 16], [2, 4, 10, 32], None, False)),
+    ("mask_causal", ([1, 2, 5, 8], [1, 2, 5, 8], [1, 2, 5, 8], [5, 5], True)),
+    ("dyn", ([-1, 4, -1, 16], [-1, 4, -1, 16], [-1, 4, -1, (8, 64)], [1, 1, -1, -1], False)),
+    ("bc", ([1, 4, 8, 16], [3, 1, 10, 16], [1, 1, 10, 7], None, False)),
+])
+def _sdpa(q, k, v, m, causal):
+    args = [P(q, "f32", "q"), P(k, "f32", "k"), P(v, "f32", "v")]
+    if m is not None:
+        args.append(P(m, "f32", "m"))
+    return model(op13.scaled_dot_product_attention(*args, causal=causal))
+
+
+@case("scatter_update3")
+def _():
+    return model(op3.scatter_update(P([5, -1], "f32", "d"), P([2], "i64", "i"), P([2, 3], "f32", "u"), C(0)))
+
+
+@case("scatter_nd_update")
+def _():
+    return model(op4.scatter_nd_update(P([(2, 6), 4], "f32", "d"), P([3, 1], "i32", "i"), P([3, 4], "f32", "u")))
+
+
+@case("scatter_elements_update12")
+def _():
+    return model(op12.scatter_elements_update(P([4, -1], "f16", "d"), P([2, 3], "i64", "i"),
+                                              P([2, 3], "f16", "u"), C(-1), "sum"))
+
+
+@cases("cumsum", [("basic", ([3, 4], 1)), ("dyn", ([-1, (2, 5)], -1))])
+def _cumsum(x, axis):
+    return model(o.cumsum(P(x), C(axis), False, True))
+
+
+@cases("roll", [("basic", ([3, 4], [1, -2], [0, 1])), ("dyn", ([-1, (2, 5), 3], [7], [-1]))])
+def _roll(x, shift, axes):
+    return model(o.roll(P(x), C(shift), C(axes)))
+
+
+# ---------------------------------------------------------------------------
+# Runner
+# ---------------------------------------------------------------------------
+def model_cases():
+    meta = json.loads((SHARED_MODELS / "models.json").read_text()) if (SHARED_MODELS / "models.json").exists() else {}
+    out = []
+    for xml in sorted(SHARED_MODELS.glob("*.xml")):
+        stem = xml.stem
+        out.append(("model_%s" % stem, xml, []))
+        inputs = meta.get(stem, {}).get("inputs", [])
+        if inputs:
+            out.append(("model_%s_reshaped" % stem, xml, inputs))
+    return out
+
+
+_OVR_RE = re.compile(r"^(.*)\[(.*)\]$")
+
+
+def parse_override(s):
+    m = _OVR_RE.match(s)
+    name, dims = m.group(1), m.group(2)
+    ds = []
+    for d in dims.split(","):
+        d = d.strip()
+        if d in ("?", "-1"):
+            ds.append(ov.Dimension())
+        elif ".." in d:
+            lo, hi = d.split("..")
+            ds.append(ov.Dimension(int(lo or 0), int(hi) if hi else -1))
+        else:
+            ds.append(ov.Dimension(int(d)))
+    return name, ov.PartialShape(ds)
+
+
+def report(name, bad, verbose):
+    if not bad:
+        print("PASS %s" % name, flush=True)
+        return True
+    if isinstance(bad, str):
+        print("FAIL %s: %s" % (name, bad), flush=True)
+        return False
+    shown = bad if verbose else bad[:3]
+    extra = "" if len(shown) == len(bad) else " (+%d more)" % (len(bad) - len(shown))
+    print("FAIL %s: %s%s" % (name, "; ".join(shown), extra), flush=True)
+    return False
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-k", default=None, help="only cases whose name contains this")
+    ap.add_argument("-v", action="store_true", help="show every mismatch, not the first 3")
+    ap.add_argument("--keep", default=None, help="keep work dirs under DIR")
+    ap.add_argument("--no-models", action="store_true")
+    args = ap.parse_args()
+
+    base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="irc_shapes_"))
+    base.mkdir(parents=True, exist_ok=True)
+    jobs = []  # (name, workdir, orig_xml, inputs, ov_model or error)
+
+    if not args.no_models:
+        for name, xml, inputs in model_cases():
+            if args.k and args.k not in name:
+                continue
+            try:
+                m = CORE.read_model(str(xml))
+                if inputs:
+                    m.reshape(dict(parse_override(s) for s in inputs))
+                jobs.append((name, base / name, xml, inputs, m))
+            except Exception as e:
+                jobs.append((name, base / name, xml, inputs, "OpenVINO reference failed: %s" % e))
+
+    for name, fn in CASES:
+        if args.k and args.k not in name:
+            continue
+        wd = base / name
+        wd.mkdir(parents=True, exist_ok=True)
+        try:
+            m = fn()
+            orig = wd / "orig.xml"
+            ov.serialize(m, str(orig), str(wd / "orig.bin"))
+            ref = CORE.read_model(str(orig))
+            jobs.append((name, wd, orig, [], ref))
+        except Exception as e:
+            jobs.append((name, wd, None, [], "case construction failed: %s" % str(e).strip().splitlines()[0]))
+
+    def run(job):
+        name, wd, xml, inputs, ref = job
+        if isinstance(ref, str):
+            return ref
+        wd.mkdir(parents=True, exist_ok=True)
+        out_xml, err = run_irc(xml, wd, inputs)
+        if err:
+            return err
+        try:
+            return compare(ref, out_xml, xml)
+        except Exception as e:
+            return "comparison failed: %s" % e
+
+    passed = failed = 0
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as ex:
+        for job, res in zip(jobs, ex.map(run, jobs)):
+            if report(job[0], res, args.v):
+                passed += 1
+            else:
+                failed += 1
+    if not args.keep:
+        shutil.rmtree(base, ignore_errors=True)
+    print("%d passed, %d failed" % (passed, failed))
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
