@@ -30,6 +30,23 @@ enum Cmd {
     },
     /// Print a stable, compact text form of the graph (for snapshot review and diffs).
     Dump { input: PathBuf },
+    /// Fold every subgraph whose value is known before run time into constants, remove dead
+    /// layers, share identical constants. f16 weights and their decompression Converts stay.
+    Fold {
+        input: PathBuf,
+        /// Output .xml path (OUT.bin beside it).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Override an input's shape, ovc syntax: NAME[1,3,?,224]. Repeatable.
+        #[arg(long = "input", value_name = "NAME[DIMS]")]
+        inputs: Vec<String>,
+        /// Skip a fold that would grow the weights by more than this many bytes.
+        #[arg(long, default_value_t = 16 << 20, value_name = "BYTES")]
+        max_fold_bytes: u64,
+        /// List what folded and what could not fold, and why.
+        #[arg(short, long)]
+        verbose: bool,
+    },
     /// Recompute every port's element type and shape.
     ///
     /// Without -o/--check: print the model's inputs and outputs with inferred types and shapes.
@@ -105,6 +122,50 @@ fn run(cli: Cli) -> Result<i32, Fail> {
         Cmd::Dump { input } => {
             let parsed = xml::read_file(&input)?;
             print!("{}", crate::dump::dump(&parsed.model));
+            Ok(0)
+        }
+        Cmd::Fold {
+            input,
+            output,
+            inputs,
+            max_fold_bytes,
+            verbose,
+        } => {
+            let overrides = parse_inputs(&inputs)?;
+            let mut parsed = xml::read_file(&input)?;
+            {
+                let inf = infer::Infer::new(&parsed.model, Some(&parsed.source_map), &overrides);
+                inf.check_overrides().map_err(Fail::Usage)?;
+            }
+            let bin_before = parsed.model.weights.as_ref().map_or(0, |w| w.len());
+            let opts = crate::passes::fold::FoldOptions { max_fold_bytes };
+            let report = crate::passes::fold::fold(
+                &mut parsed.model,
+                Some(&parsed.source_map),
+                &overrides,
+                &opts,
+            )
+            .map_err(|d| Fail::Model(parsed.into_error(d)))?;
+            let bin_after = xml::write_files(&parsed.model, &output)?;
+            if verbose {
+                for f in &report.folded {
+                    eprintln!("folded: {f}");
+                }
+                for (what, why) in &report.skipped {
+                    eprintln!("not folded: {what}: {why}");
+                }
+            }
+            eprintln!(
+                "irc fold: {} -> {} layers ({} folded, {} dead removed, {} constants shared, {} skipped); .bin {} -> {} bytes",
+                report.layers_before,
+                report.layers_after,
+                report.folded.len(),
+                report.removed_dead,
+                report.deduplicated,
+                report.skipped.len(),
+                bin_before,
+                bin_after
+            );
             Ok(0)
         }
         Cmd::InferShapes {

@@ -3,7 +3,31 @@
 //! their bounds propagated by interval arithmetic.
 
 use super::*;
+use super::{convert, math};
 use crate::ir::{tensor::Tensor, Dims, ElementType as E, PartialShape};
+
+#[derive(Clone, Copy)]
+enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CmpOp {
+    fn apply<T: PartialOrd>(self, a: T, b: T) -> bool {
+        match self {
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+        }
+    }
+}
 
 #[derive(Clone, Copy)]
 enum Bin {
@@ -17,7 +41,7 @@ enum Bin {
     SqDiff,
     Mod,
     FloorMod,
-    Cmp(fn(i64, i64) -> bool),
+    Cmp(CmpOp),
     Logic(fn(bool, bool) -> bool),
 }
 
@@ -33,12 +57,12 @@ fn bin_kind(ty: &str) -> Bin {
         "SquaredDifference" => Bin::SqDiff,
         "Mod" => Bin::Mod,
         "FloorMod" => Bin::FloorMod,
-        "Equal" => Bin::Cmp(|a, b| a == b),
-        "NotEqual" => Bin::Cmp(|a, b| a != b),
-        "Less" => Bin::Cmp(|a, b| a < b),
-        "LessEqual" => Bin::Cmp(|a, b| a <= b),
-        "Greater" => Bin::Cmp(|a, b| a > b),
-        "GreaterEqual" => Bin::Cmp(|a, b| a >= b),
+        "Equal" => Bin::Cmp(CmpOp::Eq),
+        "NotEqual" => Bin::Cmp(CmpOp::Ne),
+        "Less" => Bin::Cmp(CmpOp::Lt),
+        "LessEqual" => Bin::Cmp(CmpOp::Le),
+        "Greater" => Bin::Cmp(CmpOp::Gt),
+        "GreaterEqual" => Bin::Cmp(CmpOp::Ge),
         "LogicalAnd" => Bin::Logic(|a, b| a && b),
         "LogicalOr" => Bin::Logic(|a, b| a || b),
         "LogicalXor" | "Xor" => Bin::Logic(|a, b| a ^ b),
@@ -137,7 +161,7 @@ fn bcast_maps(a: &[u64], b: &[u64]) -> Option<(Vec<u64>, Vec<usize>, Vec<usize>)
         });
     }
     let total: u64 = out.iter().product();
-    if total as usize > MAX_VALUE_ELEMS * 16 {
+    if total as usize > MAX_EVAL_ELEMS {
         return None;
     }
     let strides = |s: &[u64]| -> Vec<u64> {
@@ -228,8 +252,11 @@ fn binary_eval(cx: &Ctx) -> R<Vec<Fact>> {
         cx.input(0)?.value.as_ref().ok_or("no value")?,
         cx.input(1)?.value.as_ref().ok_or("no value")?,
     );
+    if a.et.is_float() {
+        return binary_float(kind, a, b);
+    }
     if !(a.et.is_integral() || a.et == E::Boolean) || a.et.byte_size().is_none() {
-        return Err("integer evaluation only".into());
+        return Err("no kernel for this element type".into());
     }
     let (out_shape, ia, ib) = bcast_maps(&a.shape, &b.shape).ok_or("cannot broadcast")?;
     let (va, vb) = (a.to_i64s().ok_or("bad")?, b.to_i64s().ok_or("bad")?);
@@ -280,7 +307,7 @@ fn binary_eval(cx: &Ctx) -> R<Vec<Fact>> {
                 }
                 x.wrapping_pow(y.min(u32::MAX as i64) as u32)
             }
-            Bin::Cmp(f) => f(x, y) as i64,
+            Bin::Cmp(c) => c.apply(x, y) as i64,
             Bin::Logic(f) => f(x != 0, y != 0) as i64,
         });
     }
@@ -291,6 +318,78 @@ fn binary_eval(cx: &Ctx) -> R<Vec<Fact>> {
     Ok(vec![Fact::with_value(
         Tensor::from_i64s(et, out_shape, &out).ok_or("encode")?,
     )])
+}
+
+macro_rules! float_binary {
+    ($t:ty, $kind:expr, $va:expr, $vb:expr, $ia:expr, $ib:expr) => {{
+        let mut out: Vec<$t> = Vec::with_capacity($ia.len());
+        for (&i, &j) in $ia.iter().zip($ib.iter()) {
+            let (x, y): ($t, $t) = ($va[i], $vb[j]);
+            match $kind {
+                Bin::Add => out.push(x + y),
+                Bin::Sub => out.push(x - y),
+                Bin::Mul => out.push(x * y),
+                Bin::Div => out.push(x / y),
+                // std::max / std::min
+                Bin::Max => out.push(std_max(x, y)),
+                Bin::Min => out.push(std_min(x, y)),
+                Bin::Pow => out.push(x.powf(y)),
+                Bin::SqDiff => out.push((x - y) * (x - y)),
+                Bin::Mod => out.push(x % y),
+                Bin::FloorMod => {
+                    let m = x % y;
+                    out.push(if m != 0.0 && ((m < 0.0) != (y < 0.0)) {
+                        m + y
+                    } else {
+                        m
+                    });
+                }
+                Bin::Cmp(_) | Bin::Logic(_) => return Err("not a float arithmetic op".into()),
+            }
+        }
+        out
+    }};
+}
+
+/// Float evaluation: f32 in f32 (libm), f64 in f64; f16/bf16 (outside fold's f32 mode) in f32
+/// then rounded.
+fn binary_float(kind: Bin, a: &Tensor, b: &Tensor) -> R<Vec<Fact>> {
+    let (out_shape, ia, ib) = bcast_maps(&a.shape, &b.shape).ok_or("cannot broadcast")?;
+    if let Bin::Cmp(op) = kind {
+        // Compare in f64: exact for every float type.
+        let (va, vb) = (a.to_f64s().ok_or("bad")?, b.to_f64s().ok_or("bad")?);
+        let v: Vec<i64> = ia
+            .iter()
+            .zip(&ib)
+            .map(|(&i, &j)| op.apply(va[i], vb[j]) as i64)
+            .collect();
+        return Ok(vec![Fact::with_value(
+            Tensor::from_i64s(E::Boolean, out_shape, &v).ok_or("encode")?,
+        )]);
+    }
+    let t = match a.et {
+        E::F64 => {
+            let (va, vb) = (math::f64s(a).ok_or("bad")?, math::f64s(b).ok_or("bad")?);
+            math::from_f64s(out_shape, &float_binary!(f64, kind, va, vb, ia, ib))
+        }
+        et => {
+            let conv = |t: &Tensor| -> Option<Vec<f32>> {
+                if t.et == E::F32 {
+                    math::f32s(t)
+                } else {
+                    math::f32s(&convert::convert(t, E::F32)?)
+                }
+            };
+            let (va, vb) = (conv(a).ok_or("bad")?, conv(b).ok_or("bad")?);
+            let r = math::from_f32s(out_shape, &float_binary!(f32, kind, va, vb, ia, ib));
+            if et == E::F32 {
+                r
+            } else {
+                convert::convert(&r, et).ok_or("no kernel for this element type")?
+            }
+        }
+    };
+    Ok(vec![Fact::with_value(t)])
 }
 
 /// Unary ops that keep the type and shape of input 0.
@@ -397,7 +496,7 @@ fn convert_like_infer(cx: &Ctx) -> R<Vec<Fact>> {
     Ok(vec![Fact::new(cx.input(1)?.et, cx.input(0)?.shape.clone())])
 }
 
-/// Integer → integer conversion of known values (wrapping); float sources truncate.
+/// Convert values with OpenVINO's reference semantics for every type pair it has a kernel for.
 fn convert_eval(cx: &Ctx) -> R<Vec<Fact>> {
     let et = if cx.layer.is("ConvertLike") {
         cx.input(1)?.et
@@ -405,11 +504,181 @@ fn convert_eval(cx: &Ctx) -> R<Vec<Fact>> {
         cx.attr_et("destination_type")?
     };
     let v = cx.input(0)?.value.as_ref().ok_or("no value")?;
-    if !(v.et.is_integral() || v.et == E::Boolean) {
-        return Err("integer evaluation only".into());
+    let t = convert::convert(v, et)
+        .ok_or_else(|| format!("no conversion kernel from {} to {et}", v.et))?;
+    Ok(vec![Fact::with_value(t)])
+}
+
+/// C++ `std::max`: `a < b ? b : a` (NaN in `a` wins, unlike `f32::max`).
+fn std_max<T: PartialOrd>(a: T, b: T) -> T {
+    if a < b {
+        b
+    } else {
+        a
     }
-    let vals = v.to_i64s().ok_or("bad")?;
-    let t = Tensor::from_i64s(et, v.shape.clone(), &vals).ok_or("unsupported target")?;
+}
+
+/// C++ `std::min`: `b < a ? b : a`.
+fn std_min<T: PartialOrd>(a: T, b: T) -> T {
+    if b < a {
+        b
+    } else {
+        a
+    }
+}
+
+/// A unary float function in both precisions.
+struct Unary {
+    f32: fn(f32, &[f64]) -> f32,
+    f64: fn(f64, &[f64]) -> f64,
+}
+
+fn unary_fn(ty: &str) -> Option<Unary> {
+    macro_rules! u {
+        (|$x:ident, $p:ident| $e:expr) => {
+            Unary {
+                f32: |$x: f32, $p: &[f64]| {
+                    let _ = $p;
+                    $e
+                },
+                f64: |$x: f64, $p: &[f64]| {
+                    let _ = $p;
+                    $e
+                },
+            }
+        };
+    }
+    Some(match ty {
+        "Abs" => u!(|x, p| x.abs()),
+        "Negative" => u!(|x, p| -x),
+        "Sqrt" => u!(|x, p| x.sqrt()),
+        "Exp" => u!(|x, p| x.exp()),
+        "Log" => u!(|x, p| x.ln()),
+        "Sin" => u!(|x, p| x.sin()),
+        "Cos" => u!(|x, p| x.cos()),
+        "Tan" => u!(|x, p| x.tan()),
+        "Asin" => u!(|x, p| x.asin()),
+        "Acos" => u!(|x, p| x.acos()),
+        "Atan" => u!(|x, p| x.atan()),
+        "Sinh" => u!(|x, p| x.sinh()),
+        "Cosh" => u!(|x, p| x.cosh()),
+        "Tanh" => u!(|x, p| x.tanh()),
+        "Asinh" => u!(|x, p| x.asinh()),
+        "Acosh" => u!(|x, p| x.acosh()),
+        "Atanh" => u!(|x, p| x.atanh()),
+        "Floor" => u!(|x, p| x.floor()),
+        "Ceiling" => u!(|x, p| x.ceil()),
+        // std::max(x, 0): NaN stays NaN.
+        "Relu" => u!(|x, p| if x < 0.0 { 0.0 } else { x }),
+        "Sigmoid" => u!(|x, p| 1.0 / (1.0 + (-x).exp())),
+        "Sign" => u!(|x, p| if x.is_nan() {
+            x
+        } else if x > 0.0 {
+            1.0
+        } else if x < 0.0 {
+            -1.0
+        } else {
+            0.0
+        }),
+        "Identity" => u!(|x, p| x),
+        "Erf" => Unary {
+            f32: |x, _| math::erf_f32(x),
+            f64: |x, _| math::erf_f64(x),
+        },
+        "Clamp" => Unary {
+            f32: |x, p| {
+                let (lo, hi) = (p[0] as f32, p[1] as f32);
+                if x < lo {
+                    lo
+                } else if x > hi {
+                    hi
+                } else {
+                    x
+                }
+            },
+            f64: |x, p| {
+                let (lo, hi) = (p[0], p[1]);
+                if x < lo {
+                    lo
+                } else if x > hi {
+                    hi
+                } else {
+                    x
+                }
+            },
+        },
+        "HSwish" => u!(|x, p| x * std_min(std_max(x + 3.0, 0.0), 6.0) / 6.0),
+        "HSigmoid" => u!(|x, p| std_min(std_max(x + 3.0, 0.0), 6.0) / 6.0),
+        _ => return None,
+    })
+}
+
+fn unary_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    let ty = super::resolve(&cx.layer.ty, &cx.layer.version).map_or("", |x| x.0);
+    let v = cx.input(0)?.value.as_ref().ok_or("no value")?;
+    let params: Vec<f64> = if ty == "Clamp" {
+        vec![cx.attr_f64("min", f64::MIN)?, cx.attr_f64("max", f64::MAX)?]
+    } else {
+        Vec::new()
+    };
+    if v.et.is_integral() || v.et == E::Boolean {
+        let x = v.to_i64s().ok_or("bad")?;
+        let out: Vec<i64> = match ty {
+            "Abs" => x.iter().map(|a| a.wrapping_abs()).collect(),
+            "Negative" => x.iter().map(|a| a.wrapping_neg()).collect(),
+            "Relu" => x.iter().map(|&a| a.max(0)).collect(),
+            "Sign" => x.iter().map(|a| a.signum()).collect(),
+            "Identity" | "Floor" | "Ceiling" => x,
+            "LogicalNot" => x.iter().map(|&a| (a == 0) as i64).collect(),
+            "Clamp" => {
+                // Integer bounds: min rounds up, max rounds down.
+                let (lo, hi) = (params[0].ceil(), params[1].floor());
+                x.iter()
+                    .map(|&a| {
+                        let f = a as f64;
+                        if f < lo {
+                            lo as i64
+                        } else if f > hi {
+                            hi as i64
+                        } else {
+                            a
+                        }
+                    })
+                    .collect()
+            }
+            _ => return Err("no integer kernel".into()),
+        };
+        return Ok(vec![Fact::with_value(
+            Tensor::from_i64s(v.et, v.shape.clone(), &out).ok_or("encode")?,
+        )]);
+    }
+    let f = unary_fn(ty).ok_or("no kernel")?;
+    let t = match v.et {
+        E::F64 => {
+            let x = math::f64s(v).ok_or("bad")?;
+            math::from_f64s(
+                v.shape.clone(),
+                &x.iter().map(|&a| (f.f64)(a, &params)).collect::<Vec<_>>(),
+            )
+        }
+        et => {
+            let x = if et == E::F32 {
+                math::f32s(v)
+            } else {
+                math::f32s(&convert::convert(v, E::F32).ok_or("bad")?)
+            }
+            .ok_or("bad")?;
+            let r = math::from_f32s(
+                v.shape.clone(),
+                &x.iter().map(|&a| (f.f32)(a, &params)).collect::<Vec<_>>(),
+            );
+            if et == E::F32 {
+                r
+            } else {
+                convert::convert(&r, et).ok_or("no kernel for this element type")?
+            }
+        }
+    };
     Ok(vec![Fact::with_value(t)])
 }
 
@@ -432,7 +701,7 @@ pub(super) fn register(r: &mut Reg) {
             &all,
             OpDef {
                 infer: unary_infer,
-                eval: None,
+                eval: Some(unary_eval),
                 bounds: BoundsRule::None,
             },
         );

@@ -127,11 +127,8 @@ fn topk_infer(cx: &Ctx) -> R<Vec<Fact>> {
             if k < 0 {
                 return Err(format!("k must be non-negative, is {k}"));
             }
-            let k = k as u64;
-            match d[ax].max {
-                Some(m) if m < k => d[ax],
-                _ => Dim::known(k),
-            }
+            // OpenVINO 2026.4 uses k even when the dimension is smaller.
+            Dim::known(k as u64)
         }
         None => Dim::interval(0, d[ax].max),
     };
@@ -146,7 +143,8 @@ fn nonzero_infer(cx: &Ctx) -> R<Vec<Fact>> {
         None => E::I64,
     };
     let x = cx.input(0)?;
-    let Some(d) = x.shape.dims() else {
+    // Dynamic rank, and (as OpenVINO has it) a scalar input: [?, ?].
+    let Some(d) = x.shape.dims().filter(|d| !d.is_empty()) else {
         return Ok(vec![fact(
             et,
             [Dim::any(), Dim::any()].into_iter().collect(),

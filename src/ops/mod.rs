@@ -6,7 +6,9 @@ pub mod opset_table;
 pub mod util;
 
 mod conv;
+pub mod convert;
 mod elementwise;
+pub mod math;
 mod misc;
 mod pool;
 mod reduce;
@@ -46,6 +48,10 @@ pub struct Fact {
     pub value: Option<Arc<Tensor>>,
     /// Integer bounds of the value (shape subgraphs), when known.
     pub bounds: Option<Arc<Bounds>>,
+    /// For f16/bf16 values computed by folding: the unrounded f32 result. OpenVINO folds such
+    /// ops in f32 and feeds the f32 constant to folded consumers, rounding only where an unfolded
+    /// consumer reads it; this carries that f32 value.
+    pub wide: Option<Arc<Tensor>>,
 }
 
 impl Fact {
@@ -55,6 +61,7 @@ impl Fact {
             shape,
             value: None,
             bounds: None,
+            wide: None,
         }
     }
     pub fn with_value(t: Tensor) -> Self {
@@ -64,6 +71,7 @@ impl Fact {
             shape,
             value: Some(Arc::new(t)),
             bounds: None,
+            wide: None,
         }
     }
     pub fn with_bounds(mut self, b: Bounds) -> Self {
@@ -90,9 +98,12 @@ impl Fact {
     }
 }
 
-/// Largest tensor (in elements) whose value inference keeps; bigger values are folded by the
-/// fold pass, which streams them.
+/// Largest tensor (in elements) whose value `infer-shapes` computes and keeps (shape values are
+/// small); folding raises the limit to its byte budget.
 pub const MAX_VALUE_ELEMS: usize = 1 << 16;
+
+/// Hard cap (in elements) on any tensor a value rule materializes.
+pub const MAX_EVAL_ELEMS: usize = 1 << 28;
 
 /// Everything a rule may look at: the layer (attributes) and the facts of its inputs.
 pub struct Ctx<'a> {
@@ -100,6 +111,9 @@ pub struct Ctx<'a> {
     pub inputs: &'a [Fact],
     /// The op version the layer resolved to.
     pub version: u32,
+    /// Folding evaluates f16/bf16 ops in f32 (Range-4 then produces f32 even when its
+    /// output_type is f16).
+    pub f32_mode: bool,
 }
 
 pub type InferFn = fn(&Ctx) -> Result<Vec<Fact>, String>;

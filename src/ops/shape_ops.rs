@@ -21,7 +21,7 @@ fn count(shape: &[u64]) -> R<usize> {
         .iter()
         .try_fold(1u64, |a, &d| a.checked_mul(d))
         .ok_or("element count overflows")?;
-    if n as usize > MAX_VALUE_ELEMS * 16 {
+    if n as usize > MAX_EVAL_ELEMS {
         return Err("too large to evaluate during inference".into());
     }
     Ok(n as usize)
@@ -157,14 +157,24 @@ fn reshape_shape(cx: &Ctx) -> R<PartialShape> {
         }
     }
     if let Some(m) = minus_one {
-        // The -1 dim: input element count divided by the product of the other dims.
-        let input_count = data
-            .dims()
-            .map(|d| d.iter().fold(Dim::known(1), |a, &x| dim_mul(a, x)));
+        // The -1 dim: input element count divided by the product of the other dims. A dim that
+        // special_zero copies from the input cancels out of both products, so it does not
+        // have to be static (`[?,3,4]` with `[0,3,-1]` → `[?,3,4]`).
+        let copied: Vec<bool> = (0..out.len())
+            .map(|i| special_zero && b.lo[i] == 0 && b.hi[i] == 0)
+            .collect();
+        let input_count = data.dims().map(|d| {
+            d.iter()
+                .enumerate()
+                .filter(|(i, _)| !copied.get(*i).copied().unwrap_or(false))
+                .fold(Dim::known(1), |a, (_, &x)| dim_mul(a, x))
+        });
         let others = out
             .iter()
-            .flatten()
-            .fold(Dim::known(1), |a, &x| dim_mul(a, x));
+            .enumerate()
+            .filter(|(i, _)| !copied[*i])
+            .filter_map(|(_, d)| *d)
+            .fold(Dim::known(1), dim_mul);
         let dim = match input_count {
             Some(ic) => {
                 if let (Some(a), Some(o)) = (ic.get(), others.get()) {

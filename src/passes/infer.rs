@@ -37,6 +37,44 @@ pub struct Infer<'a> {
     pub map: Option<&'a SourceMap>,
     pub overrides: &'a [InputOverride],
     pub diags: Vec<Diag>,
+    /// Largest value (in elements) computed and kept per output.
+    pub value_limit: usize,
+    /// Folding: evaluate f16/bf16 ops in f32 as OpenVINO's ConstantFolding does, and read
+    /// Const values up to `value_limit` (except weights that only feed decompression Converts).
+    pub fold_mode: bool,
+}
+
+/// Ops whose outputs are never computed ahead of run time (OpenVINO never folds them).
+pub fn never_folds(l: &Layer) -> bool {
+    [
+        "Parameter",
+        "Result",
+        "ReadValue",
+        "Assign",
+        "RandomUniform",
+        "FakeQuantize",
+        "Multinomial",
+    ]
+    .iter()
+    .any(|t| l.is(t))
+        || l.is_decompression()
+        || has_rt_attr(l.rt_info.as_ref(), "DisableConstantFolding")
+}
+
+/// Ops OpenVINO evaluates in their own precision even for f16/bf16 (`is_node_whitelisted`).
+fn native_precision(l: &Layer) -> bool {
+    [
+        "ConvertLike",
+        "ConvertPromoteTypes",
+        "FakeConvert",
+        "Ceiling",
+    ]
+    .iter()
+    .any(|t| l.is(t))
+}
+
+fn is_half(et: ElementType) -> bool {
+    matches!(et, ElementType::F16 | ElementType::Bf16)
 }
 
 /// Parse an ovc-style input spec: `name[1,3,?,224]`, `name[1..10,-1]`, or `name` alone is an
@@ -72,6 +110,8 @@ impl<'a> Infer<'a> {
             map,
             overrides,
             diags: Vec::new(),
+            value_limit: MAX_VALUE_ELEMS,
+            fold_mode: false,
         }
     }
 
@@ -135,7 +175,11 @@ impl<'a> Infer<'a> {
                         .unwrap_or_else(|| Fact::new(ElementType::Dynamic, PartialShape::Dynamic))
                 })
                 .collect();
-            let outs = self.layer(l, &inputs, top);
+            let outs = if l.is("Const") {
+                vec![self.constant(g, n)]
+            } else {
+                self.layer(l, &inputs, top)
+            };
             for (i, f) in outs.into_iter().enumerate() {
                 facts.outputs.insert((n, i), f);
             }
@@ -165,9 +209,6 @@ impl<'a> Infer<'a> {
             }
             return vec![Fact::new(et, shape)];
         }
-        if l.is("Const") {
-            return vec![self.constant(l)];
-        }
         if l.is("Result") {
             return Vec::new();
         }
@@ -178,6 +219,7 @@ impl<'a> Infer<'a> {
             layer: l,
             inputs,
             version,
+            f32_mode: false,
         };
         let mut outs = match (def.infer)(&cx) {
             Ok(o) => o,
@@ -198,24 +240,27 @@ impl<'a> Infer<'a> {
             );
             return declared(l);
         }
+        if never_folds(l) {
+            return outs;
+        }
         // Values: exact when every input is known, else bounds for movement ops.
         let all_known = inputs
             .iter()
             .all(|f| f.value.is_some() || f.ints().is_some());
-        if let Some(eval) = def.eval.filter(|_| all_known) {
-            let known: Vec<Fact> = inputs.iter().map(materialize).collect();
-            let cx = Ctx {
-                layer: l,
-                inputs: &known,
-                version,
-            };
-            if let Ok(vals) = eval(&cx) {
-                if vals.len() == outs.len() {
-                    for (o, v) in outs.iter_mut().zip(vals) {
-                        if let Some(t) = v.value.filter(|t| t.len() <= MAX_VALUE_ELEMS) {
-                            o.shape = PartialShape::from_static(&t.shape);
-                            o.value = Some(t);
-                        }
+        let small = outs.iter().all(|o| {
+            o.shape
+                .to_static()
+                .and_then(|d| PartialShape::element_count(&d))
+                .is_some_and(|n| n as usize <= self.value_limit)
+        });
+        if let Some(eval) = def.eval.filter(|_| all_known && small) {
+            if let Some(vals) = self.evaluate(l, version, inputs, &outs, eval) {
+                for (o, v) in outs.iter_mut().zip(vals) {
+                    if let Some(t) = v.value.filter(|t| t.len() <= self.value_limit) {
+                        o.shape = PartialShape::from_static(&t.shape);
+                        o.value = Some(t);
+                        o.wide = v.wide;
+                        o.bounds = None;
                     }
                 }
             }
@@ -227,13 +272,76 @@ impl<'a> Infer<'a> {
                     }
                 }
             }
-        } else if let BoundsRule::None = def.bounds {
-            // Arithmetic-style ops may still compute bounds inside `infer`.
         }
         outs
     }
 
-    fn constant(&self, l: &Layer) -> Fact {
+    /// Run a value rule. In fold mode, ops touching f16/bf16 run in f32 on the unrounded
+    /// ("wide") inputs, and their f16/bf16 outputs keep the f32 result beside the rounded value.
+    fn evaluate(
+        &self,
+        l: &Layer,
+        version: u32,
+        inputs: &[Fact],
+        outs: &[Fact],
+        eval: ops::InferFn,
+    ) -> Option<Vec<Fact>> {
+        let f32_mode = self.fold_mode
+            && !native_precision(l)
+            && (inputs.iter().any(|f| is_half(f.et)) || outs.iter().any(|f| is_half(f.et)));
+        let known: Vec<Fact> = inputs
+            .iter()
+            .map(|f| {
+                let mut g = materialize(f);
+                if f32_mode && is_half(f.et) {
+                    let w = f.wide.clone().or_else(|| {
+                        g.value
+                            .as_ref()
+                            .and_then(|v| ops::convert::convert(v, ElementType::F32))
+                            .map(Arc::new)
+                    });
+                    g.et = ElementType::F32;
+                    g.value = w;
+                    g.wide = None;
+                }
+                g
+            })
+            .collect();
+        if known.iter().any(|f| f.value.is_none()) {
+            return None;
+        }
+        let cx = Ctx {
+            layer: l,
+            inputs: &known,
+            version,
+            f32_mode,
+        };
+        let vals = eval(&cx).ok()?;
+        if vals.len() != outs.len() {
+            return None;
+        }
+        let mut res = Vec::with_capacity(vals.len());
+        for (v, o) in vals.into_iter().zip(outs) {
+            let t = v.value?;
+            if f32_mode && is_half(o.et) && t.et == ElementType::F32 {
+                let rounded = ops::convert::convert(&t, o.et)?;
+                let mut f = Fact::with_value(rounded);
+                f.wide = Some(t);
+                res.push(f);
+            } else if t.et != o.et && o.et != ElementType::Dynamic {
+                return None; // a rule produced another type than inference: do not trust it
+            } else {
+                res.push(Fact {
+                    value: Some(t),
+                    ..Fact::new(o.et, o.shape.clone())
+                });
+            }
+        }
+        Some(res)
+    }
+
+    fn constant(&self, g: &Graph, n: LayerId) -> Fact {
+        let l = &g.g[n];
         let et = l
             .attr("element_type")
             .and_then(ElementType::parse_attr)
@@ -243,10 +351,15 @@ impl<'a> Infer<'a> {
             .and_then(|s| PartialShape::parse_static(s).ok())
             .unwrap_or_default();
         let mut f = Fact::new(et, PartialShape::from_static(&dims));
-        let n = PartialShape::element_count(&dims).unwrap_or(u64::MAX);
-        if n as usize <= MAX_VALUE_ELEMS && et != ElementType::String {
+        let count = PartialShape::element_count(&dims).unwrap_or(u64::MAX);
+        // Weights that only feed decompression Converts are never folded: do not read them.
+        let only_decompression = (0..1).all(|o| {
+            let c = g.consumers(n, o);
+            !c.is_empty() && c.iter().all(|&(t, _)| g.g[t].is_decompression())
+        });
+        if count as usize <= self.value_limit && et != ElementType::String && !only_decompression {
             if let Some(bytes) = l.konst.as_ref().and_then(|k| self.model.const_bytes(k)) {
-                let need = et.storage_bytes(n).unwrap_or(0) as usize;
+                let need = et.storage_bytes(count).unwrap_or(0) as usize;
                 let bytes = &bytes[..need.min(bytes.len())];
                 f.value = Some(Arc::new(Tensor::new(et, dims, bytes.to_vec())));
             }
@@ -313,6 +426,7 @@ fn movement_bounds(cx: &Ctx, mask: u32, eval: ops::InferFn) -> Option<Vec<Option
             layer: cx.layer,
             inputs: ins,
             version: cx.version,
+            f32_mode: false,
         })
         .ok()
     };

@@ -1,3 +1,4 @@
 //! Passes over a model: shape/type inference (`infer`), constant folding and dead-layer removal.
 
+pub mod fold;
 pub mod infer;

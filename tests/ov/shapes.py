@@ -207,9 +207,9 @@ def model(*outs):
     stack = [x.get_node() for x in outs]
     while stack:
         n = stack.pop()
-        if id(n) in seen:
+        if n.get_name() in seen:
             continue
-        seen.add(id(n))
+        seen.add(n.get_name())
         if n.get_type_name() == "Parameter":
             params.append(n)
         stack.extend(i.get_source_output().get_node() for i in n.inputs())
@@ -246,7 +246,8 @@ def cases(prefix, variants):
     ("i64_empty_neg", (1, 5, -1, "i64", "i64")), ("f32_frac", (0.0, 1.0, 0.3, "f32", "f32")),
     ("f32_neg_frac", (1.0, -1.0, -0.25, "f32", "f32")), ("f32_to_i32", (0.5, 5.2, 1.1, "f32", "i32")),
     ("i32_to_f32", (-3, 3, 2, "i32", "f32")), ("f32_empty", (3.0, 3.0, 1.0, "f32", "f32")),
-    ("i64_to_f16", (2, 50, 7, "i64", "f16")), ("f32_to_i64_frac", (-2.5, 2.5, 0.5, "f32", "i64")),
+    ("i64_to_f16", (2, 50, 7, "i64", "f16")), ("f16", (0.0, 3.0, 0.7, "f16", "f16")),
+    ("i32_neg_uneven", (7, -8, -4, "i32", "i32")), ("f64_tiny", (0.0, 1.0, 0.1, "f64", "f64")), ("f32_to_i64_frac", (-2.5, 2.5, 0.5, "f32", "i64")),
 ])
 def _range4(start, stop, step, in_t, out_t):
     return model(op4.range(C(start, in_t), C(stop, in_t), C(step, in_t), out_t))
@@ -375,6 +376,62 @@ def _():
     return model(op1.shape_of(P(None)))
 
 
+@case("range4_shapeof_stop")
+def _():
+    x = P([(2, 10), 7])
+    stop = op8.gather(op3.shape_of(x), C(0), C(0))
+    return model(op4.range(C(0), stop, C(1), "i32"))
+
+
+@case("range4_shapeof_stop_static")
+def _():
+    s = op3.shape_of(P([6, 7]), "i32")
+    return model(op4.range(C(1, "i32"), op8.gather(s, C(-1), C(0)), C(2, "i32"), "i64"))
+
+
+@case("shape_strided_slice_reshape")
+def _():
+    x = P([-1, 3, (2, 10), 5])
+    s = op1.strided_slice(op3.shape_of(x), C([1]), C([3]), C([1]), [0], [0])
+    return model(o.reshape(x, o.concat([C([-1]), s], 0), False))
+
+
+@case("shape_neg_gather_broadcast")
+def _():
+    x = P([4, (2, 10)], "f32", "x")
+    d = op8.gather(op3.shape_of(x), C([-1, 0]), C(0))
+    return model(op3.broadcast(P([1], "f32", "y"), d))
+
+
+@case("shape_float_scale_interp")
+def _():
+    x = P([1, 3, 10, 12])
+    s = op8.gather(op3.shape_of(x), C([2, 3]), C(0))
+    sz = o.convert(o.multiply(o.convert(s, "f32"), C([2.0, 0.5], "f32")), "i64")
+    return model(op11.interpolate(x, sz, "nearest", "sizes", axes=C([2, 3])))
+
+
+@case("shape_slice_tile")
+def _():
+    x = P([2, 3, 4])
+    rep = op8.slice(op3.shape_of(x), C([-1]), C([I64_MIN]), C([-1]), C([0]))
+    return model(o.tile(P([1, 1, 1], "f32", "y"), rep))
+
+
+@case("shape_topk_k")
+def _():
+    x = P([(3, 9), 20])
+    k = op8.gather(op3.shape_of(x), C(0), C(0))
+    return model(op11.topk(P([4, 20], "f32", "y"), k, 1, "max", "value", "i32"))
+
+
+@case("shape_reduce_prod_reshape")
+def _():
+    x = P([2, 3, 4])
+    n = o.reduce_prod(op3.shape_of(x), C([0]), True)
+    return model(o.reshape(x, n, False))
+
+
 # Reshape
 @cases("reshape", [
     ("special_zero", ([2, 3, 4], [0, -1], True)), ("minus1", ([2, 3, 4], [4, -1], False)),
@@ -462,13 +519,13 @@ def _vsplit(shape, axis, lens):
     ("logical_and", ("logical_and", [2, 3], [1, 3], "NUMPY")),
     ("pow_dynrank", ("power", None, [3], "NUMPY")),
     ("max_scalar", ("maximum", [], [2, 3], "NUMPY")),
-    ("add_pdpd", ("add", [2, 3, 4, 5], [4, 1], "PDPD")),
+    ("add_dynrank_both", ("add", None, None, "NUMPY")),
+    ("add_1_vs_interval", ("add", [1, 3], [(0, 5), 1], "NUMPY")),
 ])
 def _eltwise(fn, a, b, bc):
     t = "boolean" if fn.startswith("logical") else "f32"
     f = getattr(o, fn)
-    return model(f(P(a, t, "a"), P(b, t, "b"), auto_broadcast=bc) if bc != "PDPD"
-                 else f(P(a, t, "a"), P(b, t, "b"), auto_broadcast="PDPD"))
+    return model(f(P(a, t, "a"), P(b, t, "b"), auto_broadcast=bc))
 
 
 # Convolution family

@@ -1,0 +1,380 @@
+//! Element conversion with OpenVINO 2026.4.1's reference semantics (shared/reference/
+//! openvino-notes.md §5.5): float → integer truncates toward zero then wraps (via a 64-bit
+//! x86 conversion, so NaN/inf/out-of-range give INT64_MIN before wrapping; i32 converts
+//! directly, giving INT32_MIN); to boolean is `x != 0`; f16/bf16/f8 round to nearest even;
+//! f4e2m1 saturates; packed integer targets keep the low bits.
+
+use crate::ir::tensor::{self, Scalar, Tensor};
+use crate::ir::ElementType as E;
+use half::{bf16, f16};
+
+/// x86 `cvttsd2si` (64-bit): truncation, and INT64_MIN for NaN and out-of-range values.
+fn f_to_i64(x: f64) -> i64 {
+    const LIM: f64 = 9_223_372_036_854_775_808.0; // 2^63
+    if !(-LIM..LIM).contains(&x) {
+        i64::MIN
+    } else {
+        x.trunc() as i64
+    }
+}
+
+/// x86 `cvttsd2si` (32-bit): INT32_MIN for NaN and out-of-range values.
+fn f_to_i32(x: f64) -> i32 {
+    if !(-2_147_483_648.0..2_147_483_648.0).contains(&x) {
+        i32::MIN
+    } else {
+        x.trunc() as i32
+    }
+}
+
+/// Round-to-nearest-even encode of an f32 into a small float format with `e` exponent bits and
+/// `m` mantissa bits (bias 2^(e-1)-1), returning (sign, exponent, mantissa) with overflow
+/// signalled as `None`.
+fn encode_small(x: f32, ebits: u32, mbits: u32, max_exp_field: u32) -> (u8, Option<(u32, u32)>) {
+    let sign = (x.is_sign_negative() as u8) << 7;
+    let a = x.abs();
+    if a == 0.0 {
+        return (sign, Some((0, 0)));
+    }
+    let bias = (1i32 << (ebits - 1)) - 1;
+    let bits = a.to_bits();
+    let fexp = ((bits >> 23) & 0xff) as i32;
+    let fman = bits & 0x7f_ffff;
+    // Unbiased exponent and full significand (with the implicit 1) of the f32.
+    let (mut e, sig) = if fexp == 0 {
+        (-126, fman)
+    } else {
+        (fexp - 127, fman | 0x80_0000)
+    };
+    // Target exponent field; denormals when below the minimum normal exponent.
+    let min_e = 1 - bias;
+    let shift_extra = if e < min_e { (min_e - e) as u32 } else { 0 };
+    if e < min_e {
+        e = min_e;
+    }
+    // Keep `mbits` fraction bits: shift the 24-bit significand right by 23 - mbits (+ extra).
+    let shift = 23 - mbits + shift_extra;
+    let (mut q, rem, half) = if shift >= 32 {
+        (0u32, sig as u64, 1u64 << 31)
+    } else {
+        (
+            sig >> shift,
+            (sig & ((1u32 << shift) - 1)) as u64,
+            1u64 << (shift - 1),
+        )
+    };
+    let rem = if shift >= 32 {
+        if sig > 0 {
+            1
+        } else {
+            0
+        }
+    } else {
+        rem
+    };
+    let half = if shift >= 32 { u64::MAX } else { half };
+    if rem > half || (rem == half && q & 1 == 1) {
+        q += 1;
+    }
+    // q holds the implicit bit at position mbits for normals.
+    let (mut ef, mut mf);
+    if q >> mbits == 0 {
+        ef = 0; // denormal
+        mf = q;
+    } else {
+        ef = (e + bias) as u32;
+        mf = q & ((1 << mbits) - 1);
+        if q >> (mbits + 1) != 0 {
+            ef += 1;
+            mf = 0;
+        }
+    }
+    if ef > max_exp_field {
+        return (sign, None);
+    }
+    if ef == 0 && mf >> mbits != 0 {
+        ef = 1;
+        mf &= (1 << mbits) - 1;
+    }
+    (sign, Some((ef, mf)))
+}
+
+pub fn f32_to_f8e4m3(x: f32) -> u8 {
+    if x.is_nan() || x.is_infinite() {
+        return 0x7f | ((x.is_sign_negative() as u8) << 7);
+    }
+    let (s, r) = encode_small(x, 4, 3, 15);
+    match r {
+        Some((15, 7)) | None => s | 0x7f, // beyond 448: NaN (no saturation)
+        Some((e, m)) => s | ((e as u8) << 3) | m as u8,
+    }
+}
+
+pub fn f32_to_f8e5m2(x: f32) -> u8 {
+    if x.is_nan() {
+        return 0x7e | ((x.is_sign_negative() as u8) << 7);
+    }
+    if x.is_infinite() {
+        return 0x7c | ((x.is_sign_negative() as u8) << 7);
+    }
+    let (s, r) = encode_small(x, 5, 2, 30);
+    match r {
+        None => s | 0x7c,
+        Some((e, m)) => s | ((e as u8) << 2) | m as u8,
+    }
+}
+
+pub fn f32_to_f8e8m0(x: f32) -> u8 {
+    if x.is_nan() {
+        return 0xff;
+    }
+    if x <= 0.0 {
+        return 0x00;
+    }
+    if x.is_infinite() {
+        return 0xfe;
+    }
+    let bits = x.to_bits();
+    let code = (bits >> 23) & 0xff;
+    let man = bits & 0x7f_ffff;
+    let half = 0x40_0000;
+    let code = if man > half || (man == half && code & 1 == 1) {
+        code + 1
+    } else {
+        code
+    };
+    code.min(0xfe) as u8
+}
+
+pub fn f32_to_f4e2m1(x: f32) -> u8 {
+    const V: [f32; 8] = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0];
+    let sign = if x.is_sign_negative() && !x.is_nan() {
+        8
+    } else {
+        0
+    };
+    let a = if x.is_nan() { 6.0 } else { x.abs().min(6.0) };
+    // Nearest code, ties to even code.
+    let mut best = 0usize;
+    for (i, v) in V.iter().enumerate().skip(1) {
+        let (d_best, d_i) = ((a - V[best]).abs(), (a - v).abs());
+        if d_i < d_best || (d_i == d_best && i % 2 == 0) {
+            best = i;
+        }
+    }
+    sign | best as u8
+}
+
+/// Read every element of `t` as a scalar (all types but string).
+pub fn scalars(t: &Tensor) -> Option<Vec<Scalar>> {
+    (0..t.len())
+        .map(|i| tensor::get(t.et, &t.data, i))
+        .collect()
+}
+
+/// Pack `n` small unsigned codes of a sub-byte type into OpenVINO's layout.
+pub fn pack(et: E, codes: &[u8]) -> Vec<u8> {
+    let n = codes.len();
+    let bytes = et.storage_bytes(n as u64).unwrap_or(0) as usize;
+    let mut b = vec![0u8; bytes];
+    for (i, &c) in codes.iter().enumerate() {
+        match et {
+            E::U1 => b[i / 8] |= (c & 1) << (7 - i % 8),
+            E::U2 => b[i / 4] |= (c & 3) << (2 * (i % 4)),
+            E::U4 | E::I4 | E::Nf4 | E::F4E2M1 => b[i / 2] |= (c & 0xf) << (4 * (i % 2)),
+            E::U3 => {
+                let g = (i / 8) * 3;
+                let k = i % 8;
+                b[g + k / 4] |= (c & 3) << (6 - 2 * (k % 4));
+                b[g + 2] |= ((c >> 2) & 1) << (7 - k);
+            }
+            E::U6 => {
+                let g = (i / 4) * 3;
+                let k = i % 4;
+                b[g + k / 2] |= (c & 0xf) << (if k % 2 == 0 { 4 } else { 0 });
+                b[g + 2] |= ((c >> 4) & 3) << (6 - 2 * k);
+            }
+            _ => {}
+        }
+    }
+    b
+}
+
+/// Convert a tensor to `to` with OpenVINO's reference semantics. `None` where OpenVINO has no
+/// kernel (e.g. to nf4, to/from string).
+pub fn convert(t: &Tensor, to: E) -> Option<Tensor> {
+    if t.et == E::String || to == E::String || to == E::Nf4 || to == E::Dynamic {
+        return None;
+    }
+    let src = scalars(t)?;
+    let shape = t.shape.clone();
+    // Integer view of each element: floats truncate (per-target rules below).
+    let as_i64 = |s: Scalar| -> i64 {
+        match s {
+            Scalar::I(v) => v,
+            Scalar::U(v) => v as i64,
+            Scalar::F(f) => f_to_i64(f),
+        }
+    };
+    let as_f64 = |s: Scalar| s.as_f64();
+    let mut out = Vec::with_capacity(src.len() * to.byte_size().unwrap_or(1));
+    match to {
+        E::Boolean => out.extend(src.iter().map(|&s| match s {
+            Scalar::F(f) => (f != 0.0) as u8,
+            _ => (as_i64(s) != 0) as u8,
+        })),
+        E::I32 => {
+            for &s in &src {
+                let v = match s {
+                    Scalar::F(f) => f_to_i32(f),
+                    _ => as_i64(s) as i32,
+                };
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        E::U8 | E::I8 | E::U16 | E::I16 | E::U32 | E::I64 | E::U64 => {
+            return Tensor::from_i64s(
+                to,
+                shape,
+                &src.iter().map(|&s| as_i64(s)).collect::<Vec<_>>(),
+            );
+        }
+        E::F32 => {
+            for &s in &src {
+                out.extend_from_slice(&(as_f64(s) as f32).to_le_bytes());
+            }
+        }
+        E::F64 => {
+            for &s in &src {
+                out.extend_from_slice(&as_f64(s).to_le_bytes());
+            }
+        }
+        E::F16 => {
+            for &s in &src {
+                let v = match s {
+                    Scalar::F(f) => f16::from_f32(f as f32),
+                    _ => f16::from_f64(as_f64(s)),
+                };
+                out.extend_from_slice(&v.to_bits().to_le_bytes());
+            }
+        }
+        E::Bf16 => {
+            for &s in &src {
+                let v = match s {
+                    Scalar::F(f) => bf16::from_f32(f as f32),
+                    _ => bf16::from_f64(as_f64(s)),
+                };
+                out.extend_from_slice(&v.to_bits().to_le_bytes());
+            }
+        }
+        E::F8E4M3 => out.extend(src.iter().map(|&s| f32_to_f8e4m3(as_f64(s) as f32))),
+        E::F8E5M2 => out.extend(src.iter().map(|&s| f32_to_f8e5m2(as_f64(s) as f32))),
+        E::F8E8M0 => out.extend(src.iter().map(|&s| f32_to_f8e8m0(as_f64(s) as f32))),
+        E::F4E2M1 => {
+            let codes: Vec<u8> = src
+                .iter()
+                .map(|&s| f32_to_f4e2m1(as_f64(s) as f32))
+                .collect();
+            return Some(Tensor::new(to, shape, pack(to, &codes)));
+        }
+        E::U1 | E::U2 | E::U3 | E::U4 | E::U6 | E::I4 => {
+            let mask = (1u64 << to.bits()) - 1;
+            let codes: Vec<u8> = src
+                .iter()
+                .map(|&s| (as_i64(s) as u64 & mask) as u8)
+                .collect();
+            return Some(Tensor::new(to, shape, pack(to, &codes)));
+        }
+        E::Nf4 | E::String | E::Dynamic => return None,
+    }
+    Some(Tensor::new(to, shape, out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32t(v: &[f32]) -> Tensor {
+        Tensor::new(
+            E::F32,
+            vec![v.len() as u64],
+            v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        )
+    }
+
+    #[test]
+    fn float_to_int_truncates_then_wraps() {
+        // shared/reference/openvino-notes.md §5.5
+        let t = f32t(&[
+            300.7,
+            -1.5,
+            -0.5,
+            2.5,
+            3.99,
+            255.5,
+            256.0,
+            -129.9,
+            f32::NAN,
+            f32::INFINITY,
+            1e10,
+        ]);
+        let u8s = convert(&t, E::U8).unwrap();
+        assert_eq!(&u8s.data[..], &[44, 255, 0, 2, 3, 255, 0, 127, 0, 0, 0]);
+        let i8s = convert(&f32t(&[300.7, 255.5]), E::I8).unwrap();
+        assert_eq!(&i8s.data[..], &[44, 255]);
+        let i32s = convert(&f32t(&[f32::NAN, f32::INFINITY, -1e10]), E::I32).unwrap();
+        assert_eq!(i32s.to_i64s().unwrap(), vec![i32::MIN as i64; 3]);
+        let u16s = convert(&f32t(&[70000.0]), E::U16).unwrap();
+        assert_eq!(u16s.to_i64s().unwrap(), vec![4464]);
+        let i16s = convert(&f32t(&[40000.0]), E::I16).unwrap();
+        assert_eq!(i16s.to_i64s().unwrap(), vec![-25536]);
+    }
+
+    #[test]
+    fn small_floats_round_like_openvino() {
+        assert_eq!(f32_to_f8e4m3(448.0), 0x7e);
+        assert_eq!(f32_to_f8e4m3(464.0), 0x7e);
+        assert_eq!(f32_to_f8e4m3(465.0), 0x7f);
+        assert_eq!(f32_to_f8e4m3(1.0), 0x38);
+        assert_eq!(f32_to_f8e4m3(2f32.powi(-9)), 0x01);
+        assert_eq!(f32_to_f8e5m2(57344.0), 0x7b);
+        assert_eq!(f32_to_f8e5m2(61440.0), 0x7c);
+        assert_eq!(f32_to_f8e5m2(1.0), 0x3c);
+        assert_eq!(f32_to_f8e5m2(f32::NAN), 0x7e);
+        for (x, c) in [
+            (1.5, 128u8),
+            (0.75, 126),
+            (3.0, 128),
+            (0.3, 125),
+            (0.0, 0),
+            (f32::INFINITY, 0xfe),
+        ] {
+            assert_eq!(f32_to_f8e8m0(x), c, "{x}");
+        }
+        assert_eq!(f32_to_f4e2m1(5.0), 6);
+        assert_eq!(f32_to_f4e2m1(7.0), 7);
+        assert_eq!(f32_to_f4e2m1(100.0), 7);
+        assert_eq!(f32_to_f4e2m1(f32::NAN), 7);
+        assert_eq!(f32_to_f4e2m1(-3.0), 0xd);
+        // Every f8 code decodes and re-encodes to itself (NaN aside).
+        for b in 0..=255u8 {
+            let x = tensor::f8e4m3_to_f32(b);
+            if !x.is_nan() {
+                assert_eq!(f32_to_f8e4m3(x), b, "e4m3 {b:#x}");
+            }
+            let y = tensor::f8e5m2_to_f32(b);
+            if !y.is_nan() {
+                assert_eq!(f32_to_f8e5m2(y), b, "e5m2 {b:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn packed_targets() {
+        let t = Tensor::from_i64s(E::I32, vec![4], &[-9, 8, 20, -1]).unwrap();
+        let i4 = convert(&t, E::I4).unwrap();
+        assert_eq!(&i4.data[..], &[0x87, 0xf4]);
+        let u1 = convert(&f32t(&[1.5, 2.5, -1.5]), E::U1).unwrap();
+        assert_eq!(&u1.data[..], &[0b1010_0000]);
+    }
+}

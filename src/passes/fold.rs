@@ -1,0 +1,328 @@
+//! Constant folding: every output whose value inference knows (constants, ShapeOf of static
+//! shapes, shape values pinned by equal bounds, and everything computed from those) becomes a
+//! `Const`; then dead layers are removed. Never folded: Parameters, Results, ReadValue/Assign,
+//! RandomUniform, FakeQuantize, and `decompression` Converts (so f16 weights stay compact).
+
+use super::infer::{self, Facts, Infer, InputOverride};
+use crate::error::Diag;
+use crate::ir::tensor::Tensor;
+use crate::ir::*;
+use crate::ops::Fact;
+use crate::xml::SourceMap;
+use petgraph::visit::EdgeRef;
+use petgraph::Direction;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+#[derive(Debug, Clone)]
+pub struct FoldOptions {
+    /// A fold may grow the weights by at most this many bytes (per folded output).
+    pub max_fold_bytes: u64,
+}
+
+impl Default for FoldOptions {
+    fn default() -> Self {
+        FoldOptions {
+            max_fold_bytes: 16 << 20,
+        }
+    }
+}
+
+/// What folding did.
+#[derive(Debug, Default, Clone)]
+pub struct FoldReport {
+    pub layers_before: usize,
+    pub layers_after: usize,
+    /// Layers whose outputs became constants (including intermediate ones).
+    pub folded: Vec<String>,
+    /// Outputs that could have folded but were skipped, with the reason.
+    pub skipped: Vec<(String, String)>,
+    pub removed_dead: usize,
+    pub deduplicated: usize,
+}
+
+/// Fold the model in place.
+pub fn fold(
+    model: &mut Model,
+    map: Option<&SourceMap>,
+    overrides: &[InputOverride],
+    opts: &FoldOptions,
+) -> Result<FoldReport, Vec<Diag>> {
+    let mut report = FoldReport {
+        layers_before: model.graph.g.node_count(),
+        ..Default::default()
+    };
+    let facts = {
+        let mut inf = Infer::new(model, map, overrides);
+        inf.fold_mode = true;
+        inf.value_limit =
+            (opts.max_fold_bytes.max(1 << 20) as usize).min(crate::ops::MAX_EVAL_ELEMS);
+        let f = inf.run();
+        if !inf.diags.is_empty() {
+            return Err(inf.diags);
+        }
+        f
+    };
+    let weights = model.weights.clone();
+    let g = &mut model.graph;
+    fold_graph(g, &facts, weights.as_deref(), opts, &mut report);
+    // Shapes and types of every remaining port, as inferred (with --input overrides applied).
+    infer::apply(g, &facts, overrides, true);
+    report.removed_dead = dce(g);
+    report.deduplicated = dedup(g, model.weights.as_deref());
+    report.layers_after = model.graph.g.node_count();
+    Ok(report)
+}
+
+/// The value of a fact as a tensor (exact bounds count as a value).
+fn fact_value(f: &Fact) -> Option<Arc<Tensor>> {
+    if let Some(v) = &f.value {
+        return Some(v.clone());
+    }
+    let dims = f.shape.to_static()?;
+    let v = f.ints()?;
+    let et = if f.et.is_integral() {
+        f.et
+    } else {
+        return None;
+    };
+    Tensor::from_i64s(et, dims, &v).map(Arc::new)
+}
+
+fn byte_len(t: &Tensor) -> u64 {
+    t.data.len() as u64
+}
+
+fn fold_graph(
+    g: &mut Graph,
+    facts: &Facts,
+    weights: Option<&Weights>,
+    opts: &FoldOptions,
+    report: &mut FoldReport,
+) {
+    let _ = weights;
+    let Some(order) = g.ordered() else { return };
+    // A layer is folded when every output has a known value.
+    let mut folded: HashSet<LayerId> = HashSet::new();
+    for &n in &order {
+        let l = &g.g[n];
+        if l.is("Const") || infer::never_folds(l) || l.outputs.is_empty() || !l.bodies.is_empty() {
+            continue;
+        }
+        let all = (0..l.outputs.len()).all(|o| facts.get(n, o).and_then(fact_value).is_some());
+        if all {
+            folded.insert(n);
+        }
+    }
+    // Materialize outputs that an unfolded layer reads.
+    struct NewConst {
+        name: String,
+        value: Arc<Tensor>,
+        names: Vec<String>,
+        rt_info: Option<XmlElement>,
+        consumers: Vec<(LayerId, u32)>,
+        producer: LayerId,
+        output: usize,
+    }
+    let mut new_consts = Vec::new();
+    for &n in &order {
+        if !folded.contains(&n) {
+            continue;
+        }
+        let l = &g.g[n];
+        let multi = l.outputs.len() > 1;
+        for o in 0..l.outputs.len() {
+            let consumers: Vec<(LayerId, usize)> = g
+                .consumers(n, o)
+                .into_iter()
+                .filter(|(c, _)| !folded.contains(c))
+                .collect();
+            if consumers.is_empty() {
+                continue;
+            }
+            let Some(fact) = facts.get(n, o) else {
+                continue;
+            };
+            let Some(value) = fact_value(fact) else {
+                continue;
+            };
+            // Growth of the weights: the new bytes minus the constants this layer alone reads.
+            let freed: u64 = g
+                .producers(n)
+                .iter()
+                .flatten()
+                .filter(|(p, _)| g.g[*p].is("Const") && g.consumers(*p, 0).len() == 1)
+                .filter_map(|(p, _)| {
+                    facts
+                        .get(*p, 0)
+                        .and_then(|f| f.value.as_ref())
+                        .map(|v| byte_len(v))
+                })
+                .sum();
+            let grow = byte_len(&value).saturating_sub(freed);
+            if grow > opts.max_fold_bytes {
+                report.skipped.push((
+                    format!("{}:{o}", l.label()),
+                    format!(
+                        "folding would add {} bytes of weights (over --max-fold-bytes {})",
+                        grow, opts.max_fold_bytes
+                    ),
+                ));
+                continue;
+            }
+            let name = if multi {
+                format!("{}.{o}", l.name)
+            } else {
+                l.name.clone()
+            };
+            new_consts.push(NewConst {
+                name,
+                value,
+                names: l.outputs[o].names.clone(),
+                rt_info: l.rt_info.clone(),
+                consumers: consumers
+                    .iter()
+                    .map(|&(c, i)| (c, g.g[c].inputs[i].id))
+                    .collect(),
+                producer: n,
+                output: o,
+            });
+        }
+    }
+    for n in &order {
+        if folded.contains(n) {
+            report.folded.push(g.g[*n].label());
+        }
+    }
+    for c in new_consts {
+        let mut layer = Layer::new("Const", "opset1", &c.name);
+        let t = &c.value;
+        layer.data = Some(vec![
+            ("element_type".into(), t.et.name().to_string()),
+            (
+                "shape".into(),
+                t.shape
+                    .iter()
+                    .map(|d| d.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ),
+            ("offset".into(), "0".into()),
+            ("size".into(), t.data.len().to_string()),
+        ]);
+        layer.rt_info = c.rt_info;
+        let mut port = Port::new(0, t.et, PartialShape::from_static(&t.shape));
+        port.names = c.names;
+        layer.outputs.push(port);
+        layer.konst = Some(ConstData::Owned(t.data.clone()));
+        // The new Const sorts where its producer stood.
+        layer.id = g.g[c.producer].id;
+        layer.origin = g.g[c.producer].origin;
+        let _ = c.output;
+        let k = g.g.add_node(layer);
+        for (consumer, port_id) in c.consumers {
+            let old: Vec<_> =
+                g.g.edges_directed(consumer, Direction::Incoming)
+                    .filter(|e| e.weight().to_port == port_id)
+                    .map(|e| e.id())
+                    .collect();
+            for e in old {
+                g.g.remove_edge(e);
+            }
+            g.g.add_edge(
+                k,
+                consumer,
+                Edge {
+                    from_port: 0,
+                    to_port: port_id,
+                },
+            );
+        }
+        // The producer's output loses its names to the Const that replaces it.
+        g.g[c.producer].outputs[c.output].names.clear();
+    }
+}
+
+/// Remove layers that no Result or sink depends on (Parameters always stay: they are the
+/// model's inputs). Returns how many were removed.
+pub fn dce(g: &mut Graph) -> usize {
+    let mut live: HashSet<LayerId> = HashSet::new();
+    let mut stack: Vec<LayerId> =
+        g.g.node_indices()
+            .filter(|&n| {
+                let l = &g.g[n];
+                l.is("Result") || l.is("Assign") || l.is("Parameter")
+            })
+            .collect();
+    while let Some(n) = stack.pop() {
+        if !live.insert(n) {
+            continue;
+        }
+        for e in g.g.edges_directed(n, Direction::Incoming) {
+            stack.push(e.source());
+        }
+    }
+    let dead: Vec<LayerId> = g.g.node_indices().filter(|n| !live.contains(n)).collect();
+    for &n in &dead {
+        g.g.remove_node(n);
+    }
+    dead.len()
+}
+
+/// Share identical unnamed constants (same type, shape and bytes, no tensor names).
+fn dedup(g: &mut Graph, weights: Option<&Weights>) -> usize {
+    let bytes_of = |l: &Layer| -> Option<Vec<u8>> {
+        match l.konst.as_ref()? {
+            ConstData::Owned(b) => Some(b.to_vec()),
+            ConstData::Bin { offset, size } => {
+                let w = weights?;
+                w.bytes()
+                    .get(*offset as usize..(*offset + *size) as usize)
+                    .map(|b| b.to_vec())
+            }
+        }
+    };
+    let Some(order) = g.ordered() else { return 0 };
+    let mut seen: HashMap<(String, String, Vec<u8>), LayerId> = HashMap::new();
+    let mut merged = 0;
+    for n in order {
+        let l = &g.g[n];
+        if !l.is("Const") || l.outputs.len() != 1 || !l.outputs[0].names.is_empty() {
+            continue;
+        }
+        // Small constants only: comparing big ones costs more than it saves.
+        if l.konst.as_ref().is_none_or(|k| match k {
+            ConstData::Owned(b) => b.len() > 1 << 16,
+            ConstData::Bin { size, .. } => *size > 1 << 16,
+        }) {
+            continue;
+        }
+        let Some(b) = bytes_of(l) else { continue };
+        let key = (
+            l.attr("element_type").unwrap_or("").to_string(),
+            l.attr("shape").unwrap_or("").replace(' ', ""),
+            b,
+        );
+        match seen.get(&key) {
+            None => {
+                seen.insert(key, n);
+            }
+            Some(&keep) => {
+                if g.g[keep].rt_info != g.g[n].rt_info {
+                    continue;
+                }
+                let outs: Vec<_> =
+                    g.g.edges_directed(n, Direction::Outgoing)
+                        .map(|e| (e.id(), e.target(), *e.weight()))
+                        .collect();
+                for (e, t, w) in outs {
+                    g.g.remove_edge(e);
+                    g.g.add_edge(keep, t, w);
+                }
+                g.g.remove_node(n);
+                merged += 1;
+            }
+        }
+    }
+    merged
+}
