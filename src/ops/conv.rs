@@ -266,6 +266,90 @@ fn matmul_infer(cx: &Ctx) -> R<Vec<Fact>> {
     Ok(vec![Fact::new(et, PartialShape::Ranked(out))])
 }
 
+/// MatMul values: transposes materialized, batch dims broadcast, then per batch
+/// `for i, for k, for j: out[i][j] += a[i][k] * b[k][j]` accumulated in the element type.
+fn matmul_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    use super::math;
+    let (a, b) = (
+        cx.input(0)?.value.clone().ok_or("value")?,
+        cx.input(1)?.value.clone().ok_or("value")?,
+    );
+    let out = matmul_infer(cx)?;
+    let os = out[0].shape.to_static().ok_or("dynamic")?;
+    let ta = cx.attr_bool("transpose_a", false)?;
+    let tb = cx.attr_bool("transpose_b", false)?;
+    // Logical 2-D+ shapes of a and b after 1-D promotion.
+    let mut sa = a.shape.clone();
+    let mut sb = b.shape.clone();
+    let (ta, tb) = (ta && sa.len() > 1, tb && sb.len() > 1);
+    if sa.len() == 1 {
+        sa.insert(0, 1);
+    }
+    if sb.len() == 1 {
+        sb.push(1);
+    }
+    let (ra, rb) = (sa.len(), sb.len());
+    let (m, k) = if ta {
+        (sa[ra - 1], sa[ra - 2])
+    } else {
+        (sa[ra - 2], sa[ra - 1])
+    };
+    let n = if tb { sb[rb - 2] } else { sb[rb - 1] };
+    let (batch, maps) = math::bcast_index_maps(&[&sa[..ra - 2], &sb[..rb - 2]])
+        .ok_or("batch dims do not broadcast")?;
+    let nb: usize = batch.iter().product::<u64>() as usize;
+    let (m, k, n) = (m as usize, k as usize, n as usize);
+    let (ma, mb) = (m * k, k * n);
+    let at = |bi: usize, i: usize, kk: usize| -> usize {
+        maps[0][bi] * ma + if ta { kk * m + i } else { i * k + kk }
+    };
+    let bt = |bi: usize, kk: usize, j: usize| -> usize {
+        maps[1][bi] * mb + if tb { j * k + kk } else { kk * n + j }
+    };
+    macro_rules! run {
+        ($t:ty, $x:expr, $y:expr, $zero:expr) => {{
+            let (x, y) = ($x, $y);
+            let mut o = vec![$zero; nb.max(1) * m * n];
+            for bi in 0..nb.max(1) {
+                for i in 0..m {
+                    for kk in 0..k {
+                        let av: $t = x[at(bi, i, kk)];
+                        for j in 0..n {
+                            let p = av * y[bt(bi, kk, j)];
+                            o[(bi * m + i) * n + j] += p;
+                        }
+                    }
+                }
+            }
+            o
+        }};
+    }
+    let t = match a.et {
+        crate::ir::ElementType::F32 => {
+            let (x, y) = (math::f32s(&a).ok_or("bad")?, math::f32s(&b).ok_or("bad")?);
+            math::from_f32s(os, &run!(f32, x, y, 0f32))
+        }
+        et if et.is_integral() && et.byte_size().is_some() => {
+            let (x, y) = (a.to_i64s().ok_or("bad")?, b.to_i64s().ok_or("bad")?);
+            let mut o = vec![0i64; nb.max(1) * m * n];
+            for bi in 0..nb.max(1) {
+                for i in 0..m {
+                    for kk in 0..k {
+                        let av = x[at(bi, i, kk)];
+                        for j in 0..n {
+                            let idx = (bi * m + i) * n + j;
+                            o[idx] = o[idx].wrapping_add(av.wrapping_mul(y[bt(bi, kk, j)]));
+                        }
+                    }
+                }
+            }
+            crate::ir::tensor::Tensor::from_i64s(et, os, &o).ok_or("encode")?
+        }
+        _ => return Err("no kernel".into()),
+    };
+    Ok(vec![Fact::with_value(t)])
+}
+
 pub(super) fn register(r: &mut Reg) {
     let all: Vec<u32> = (0..=17).collect();
     let d = |infer| OpDef {
@@ -277,5 +361,13 @@ pub(super) fn register(r: &mut Reg) {
     r.add("GroupConvolution", &all, d(group_conv_infer));
     r.add("ConvolutionBackpropData", &all, d(conv_bp_infer));
     r.add("GroupConvolutionBackpropData", &all, d(group_conv_bp_infer));
-    r.add("MatMul", &all, d(matmul_infer));
+    r.add(
+        "MatMul",
+        &all,
+        OpDef {
+            infer: matmul_infer,
+            eval: Some(matmul_eval),
+            bounds: BoundsRule::None,
+        },
+    );
 }

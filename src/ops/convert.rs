@@ -9,7 +9,7 @@ use crate::ir::ElementType as E;
 use half::{bf16, f16};
 
 /// x86 `cvttsd2si` (64-bit): truncation, and INT64_MIN for NaN and out-of-range values.
-fn f_to_i64(x: f64) -> i64 {
+pub fn f_to_i64(x: f64) -> i64 {
     const LIM: f64 = 9_223_372_036_854_775_808.0; // 2^63
     if !(-LIM..LIM).contains(&x) {
         i64::MIN

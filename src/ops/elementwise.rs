@@ -294,19 +294,16 @@ fn binary_eval(cx: &Ctx) -> R<Vec<Fact>> {
                 if y == 0 {
                     return Err("mod by zero".into());
                 }
-                let r = x % y;
-                if r != 0 && ((r < 0) != (y < 0)) {
-                    r + y
+                if signed {
+                    // x - y * floor(x / (double)y) in double, then cast (as OpenVINO).
+                    let (xd, yd) = (x as f64, y as f64);
+                    convert::f_to_i64(xd - yd * (xd / yd).floor())
                 } else {
-                    r
+                    (x as u64 % y as u64) as i64
                 }
             }
-            Bin::Pow => {
-                if y < 0 {
-                    return Err("negative integer power".into());
-                }
-                x.wrapping_pow(y.min(u32::MAX as i64) as u32)
-            }
+            // static_cast<T>(std::pow(double, double)).
+            Bin::Pow => convert::f_to_i64((x as f64).powf(y as f64)),
             Bin::Cmp(c) => c.apply(x, y) as i64,
             Bin::Logic(f) => f(x != 0, y != 0) as i64,
         });
@@ -527,6 +524,17 @@ fn std_min<T: PartialOrd>(a: T, b: T) -> T {
     }
 }
 
+/// Gelu in double, as OpenVINO's reference computes it.
+fn gelu(x: f64, tanh: bool) -> f64 {
+    if tanh {
+        let pi = 1.0f64.atan() * 4.0;
+        let sqpi = (2.0 / pi).sqrt();
+        0.5 * x * (1.0 + (sqpi * (x + 0.044715 * x.powf(3.0))).tanh())
+    } else {
+        0.5 * x * (1.0 + math::erf_f64(x / 2.0f64.sqrt()))
+    }
+}
+
 /// A unary float function in both precisions.
 struct Unary {
     f32: fn(f32, &[f64]) -> f32,
@@ -608,6 +616,49 @@ fn unary_fn(ty: &str) -> Option<Unary> {
             },
         },
         "HSwish" => u!(|x, p| x * std_min(std_max(x + 3.0, 0.0), 6.0) / 6.0),
+        "Mish" => u!(|x, p| x * (x.exp() + 1.0).ln().tanh()),
+        "SoftPlus" => Unary {
+            f32: |x, _| {
+                if x < f32::MAX.ln() {
+                    (x.exp() + 1.0).ln()
+                } else {
+                    x
+                }
+            },
+            f64: |x, _| {
+                if x < f64::MAX.ln() {
+                    (x.exp() + 1.0).ln()
+                } else {
+                    x
+                }
+            },
+        },
+        // v / (1.0 + exp(-v * beta)): exp in T, the division in double.
+        "Swish" => Unary {
+            f32: |x, p| (x as f64 / (1.0 + ((-x * p[0] as f32).exp()) as f64)) as f32,
+            f64: |x, p| x / (1.0 + (-x * p[0]).exp()),
+        },
+        // Computed in double, cast at the end.
+        "Gelu" => Unary {
+            f32: |x, p| gelu(x as f64, p[0] != 0.0) as f32,
+            f64: |x, p| gelu(x, p[0] != 0.0),
+        },
+        "Round" => Unary {
+            f32: |x, p| {
+                if p[0] != 0.0 {
+                    x.round()
+                } else {
+                    x.round_ties_even()
+                }
+            },
+            f64: |x, p| {
+                if p[0] != 0.0 {
+                    x.round()
+                } else {
+                    x.round_ties_even()
+                }
+            },
+        },
         "HSigmoid" => u!(|x, p| std_min(std_max(x + 3.0, 0.0), 6.0) / 6.0),
         _ => return None,
     })
@@ -616,11 +667,33 @@ fn unary_fn(ty: &str) -> Option<Unary> {
 fn unary_eval(cx: &Ctx) -> R<Vec<Fact>> {
     let ty = super::resolve(&cx.layer.ty, &cx.layer.version).map_or("", |x| x.0);
     let v = cx.input(0)?.value.as_ref().ok_or("no value")?;
-    let params: Vec<f64> = if ty == "Clamp" {
-        vec![cx.attr_f64("min", f64::MIN)?, cx.attr_f64("max", f64::MAX)?]
-    } else {
-        Vec::new()
+    let params: Vec<f64> = match ty {
+        "Clamp" => vec![cx.attr_f64("min", f64::MIN)?, cx.attr_f64("max", f64::MAX)?],
+        "Swish" => {
+            let beta = match cx.inputs.get(1) {
+                Some(b) => b
+                    .value
+                    .as_ref()
+                    .and_then(|v| v.get(0))
+                    .ok_or("beta unknown")?
+                    .as_f64(),
+                None => 1.0,
+            };
+            vec![beta]
+        }
+        "Gelu" => vec![
+            (cx.attr("approximation_mode")
+                .unwrap_or("ERF")
+                .eq_ignore_ascii_case("tanh")) as u8 as f64,
+        ],
+        "Round" => {
+            vec![(cx.attr("mode").unwrap_or("half_to_even") == "half_away_from_zero") as u8 as f64]
+        }
+        _ => Vec::new(),
     };
+    if !matches!(ty, "Swish") && cx.inputs.len() > 1 && !matches!(ty, "Clamp") {
+        return Err("not a one-input op".into());
+    }
     if v.et.is_integral() || v.et == E::Boolean {
         let x = v.to_i64s().ok_or("bad")?;
         let out: Vec<i64> = match ty {
@@ -628,7 +701,28 @@ fn unary_eval(cx: &Ctx) -> R<Vec<Fact>> {
             "Negative" => x.iter().map(|a| a.wrapping_neg()).collect(),
             "Relu" => x.iter().map(|&a| a.max(0)).collect(),
             "Sign" => x.iter().map(|a| a.signum()).collect(),
-            "Identity" | "Floor" | "Ceiling" => x,
+            "Identity" | "Floor" | "Ceiling" | "Round" => x,
+            // Integer math goes through double: sqrt/erf/tanh round, exp/log truncate.
+            "Sqrt" => x
+                .iter()
+                .map(|&a| (a as f64).sqrt().round() as i64)
+                .collect(),
+            "Erf" => x
+                .iter()
+                .map(|&a| math::erf_f64(a as f64).round() as i64)
+                .collect(),
+            "Tanh" => x
+                .iter()
+                .map(|&a| (a as f64).tanh().round() as i64)
+                .collect(),
+            "Exp" => x
+                .iter()
+                .map(|&a| convert::f_to_i64((a as f64).exp()))
+                .collect(),
+            "Log" => x
+                .iter()
+                .map(|&a| convert::f_to_i64((a as f64).ln()))
+                .collect(),
             "LogicalNot" => x.iter().map(|&a| (a == 0) as i64).collect(),
             "Clamp" => {
                 // Integer bounds: min rounds up, max rounds down.
@@ -682,6 +776,94 @@ fn unary_eval(cx: &Ctx) -> R<Vec<Fact>> {
     Ok(vec![Fact::with_value(t)])
 }
 
+/// Softmax: x - max (NaN-ignoring max), exp, Kahan sum, divide — OpenVINO's reference steps.
+fn softmax_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    let v = cx.input(0)?.value.as_ref().ok_or("no value")?;
+    let r = v.shape.len();
+    let ax = norm_axis(cx.attr_i64("axis", 1)?, r)?;
+    let work = match v.et {
+        E::F32 => (**v).clone(),
+        E::F16 | E::Bf16 => convert::convert(v, E::F32).ok_or("bad")?,
+        _ => return Err("no kernel".into()),
+    };
+    let x = math::f32s(&work).ok_or("bad")?;
+    let mut red_shape = v.shape.clone();
+    red_shape[ax] = 1;
+    let maxes = math::f32s(&super::reduce::reduce_values(
+        "ReduceMax",
+        &work,
+        &[ax],
+        red_shape.clone(),
+    )?)
+    .ok_or("bad")?;
+    let (_, maps) = math::bcast_index_maps(&[&v.shape, &red_shape]).ok_or("bcast")?;
+    let e: Vec<f32> = x
+        .iter()
+        .zip(&maps[1])
+        .map(|(&a, &m)| (a - maxes[m]).exp())
+        .collect();
+    let et = math::from_f32s(v.shape.clone(), &e);
+    let sums = math::f32s(&super::reduce::reduce_values(
+        "ReduceSum",
+        &et,
+        &[ax],
+        red_shape,
+    )?)
+    .ok_or("bad")?;
+    let out: Vec<f32> = e.iter().zip(&maps[1]).map(|(&a, &m)| a / sums[m]).collect();
+    let t = math::from_f32s(v.shape.clone(), &out);
+    let t = if v.et == E::F32 {
+        t
+    } else {
+        convert::convert(&t, v.et).ok_or("bad")?
+    };
+    Ok(vec![Fact::with_value(t)])
+}
+
+/// CumSum (OpenVINO folds f32 only): sequential sums along the axis.
+fn cumsum_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    let v = cx.input(0)?.value.as_ref().ok_or("no value")?;
+    if v.et != E::F32 {
+        return Err("no kernel".into());
+    }
+    let r = v.shape.len();
+    let ax = match cx.inputs.get(1) {
+        Some(a) => norm_axis(*a.ints().ok_or("axis")?.first().ok_or("axis")?, r)?,
+        None => 0,
+    };
+    let exclusive = cx.attr_bool("exclusive", false)?;
+    let reverse = cx.attr_bool("reverse", false)?;
+    let x = math::f32s(v).ok_or("bad")?;
+    let mut out = vec![0f32; x.len()];
+    let d = v.shape[ax] as usize;
+    let inner: usize = v.shape[ax + 1..].iter().product::<u64>() as usize;
+    let outer: usize = v.shape[..ax].iter().product::<u64>() as usize;
+    for o in 0..outer {
+        for i in 0..inner {
+            let at = |k: usize| (o * d + k) * inner + i;
+            let order: Vec<usize> = if reverse {
+                (0..d).rev().collect()
+            } else {
+                (0..d).collect()
+            };
+            let mut prev: Option<usize> = None;
+            for &k in &order {
+                out[at(k)] = match (prev, exclusive) {
+                    (None, false) => x[at(k)],
+                    (None, true) => 0.0,
+                    (Some(p), false) => out[at(p)] + x[at(k)],
+                    (Some(p), true) => out[at(p)] + x[at(p)],
+                };
+                prev = Some(k);
+            }
+        }
+    }
+    Ok(vec![Fact::with_value(math::from_f32s(
+        v.shape.clone(),
+        &out,
+    ))])
+}
+
 pub(super) fn register(r: &mut Reg) {
     let all: Vec<u32> = (0..=17).collect();
     for ty in BINARY {
@@ -702,6 +884,20 @@ pub(super) fn register(r: &mut Reg) {
             OpDef {
                 infer: unary_infer,
                 eval: Some(unary_eval),
+                bounds: BoundsRule::None,
+            },
+        );
+    }
+    for (ty, eval) in [
+        ("Softmax", softmax_eval as InferFn),
+        ("CumSum", cumsum_eval),
+    ] {
+        r.add(
+            ty,
+            &all,
+            OpDef {
+                infer: unary_infer,
+                eval: Some(eval),
                 bounds: BoundsRule::None,
             },
         );

@@ -67,3 +67,84 @@ pub fn strides(shape: &[u64]) -> Vec<u64> {
     }
     s
 }
+
+/// Numpy broadcasting of several static shapes: the output shape and, per input, the flat
+/// input index of every output element.
+pub fn bcast_index_maps(shapes: &[&[u64]]) -> Option<(Vec<u64>, Vec<Vec<usize>>)> {
+    let n = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+    let padded: Vec<Vec<u64>> = shapes
+        .iter()
+        .map(|s| {
+            let mut v = vec![1; n - s.len()];
+            v.extend_from_slice(s);
+            v
+        })
+        .collect();
+    let mut out = vec![1u64; n];
+    for i in 0..n {
+        for p in &padded {
+            match (out[i], p[i]) {
+                (a, b) if a == b => {}
+                (1, b) => out[i] = b,
+                (_, 1) => {}
+                _ => return None,
+            }
+        }
+    }
+    let total = out.iter().try_fold(1u64, |a, &d| a.checked_mul(d))? as usize;
+    if total > super::MAX_EVAL_ELEMS {
+        return None;
+    }
+    let st: Vec<Vec<u64>> = padded
+        .iter()
+        .map(|p| {
+            let s = strides(p);
+            s.iter()
+                .zip(p)
+                .map(|(&s, &d)| if d == 1 { 0 } else { s })
+                .collect()
+        })
+        .collect();
+    let mut maps = vec![Vec::with_capacity(total); shapes.len()];
+    let mut idx = vec![0u64; n];
+    for _ in 0..total {
+        for (k, m) in maps.iter_mut().enumerate() {
+            m.push(idx.iter().zip(&st[k]).map(|(i, s)| i * s).sum::<u64>() as usize);
+        }
+        for d in (0..n).rev() {
+            idx[d] += 1;
+            if idx[d] < out[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    Some((out, maps))
+}
+
+/// Build a tensor from `src` by an index map; `None` entries take `fill` (one element's bytes).
+pub fn remap_fill(
+    src: &Tensor,
+    shape: Vec<u64>,
+    map: &[Option<usize>],
+    fill: &[u8],
+) -> Option<Tensor> {
+    let es = src.et.byte_size()?;
+    if fill.len() != es {
+        return None;
+    }
+    let mut out = Vec::with_capacity(map.len() * es);
+    for m in map {
+        match m {
+            Some(i) => out.extend_from_slice(src.data.get(i * es..i * es + es)?),
+            None => out.extend_from_slice(fill),
+        }
+    }
+    Some(Tensor::new(src.et, shape, out))
+}
+
+/// Bytes of element `i` of a byte-aligned tensor.
+pub fn elem(t: &Tensor, i: usize) -> Option<&[u8]> {
+    let es = t.et.byte_size()?;
+    t.data.get(i * es..i * es + es)
+}

@@ -2,8 +2,9 @@
 //! OneHot, scatters, GatherND/GatherElements, Einsum, Pad, Select, DepthToSpace/SpaceToDepth,
 //! ShuffleChannels.
 
+use super::math;
 use super::*;
-use crate::ir::{Dim, Dims, ElementType as E, PartialShape};
+use crate::ir::{tensor::Tensor, Dim, Dims, ElementType as E, PartialShape};
 
 fn any_rank(r: usize) -> PartialShape {
     PartialShape::Ranked((0..r).map(|_| Dim::any()).collect())
@@ -446,6 +447,259 @@ fn shuffle_infer(cx: &Ctx) -> R<Vec<Fact>> {
     same_as_input0(cx)
 }
 
+// ------------------------------------------------------------------ value rules
+
+fn val(cx: &Ctx, i: usize) -> R<Arc<Tensor>> {
+    cx.input(i)?
+        .value
+        .clone()
+        .ok_or_else(|| "value unknown".into())
+}
+
+/// Select: `cond ? then : else` with numpy broadcasting of all three.
+fn select_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    let (c, t, e) = (val(cx, 0)?, val(cx, 1)?, val(cx, 2)?);
+    let (shape, maps) =
+        math::bcast_index_maps(&[&c.shape, &t.shape, &e.shape]).ok_or("cannot broadcast")?;
+    let es = t.et.byte_size().ok_or("sub-byte")?;
+    let mut out = Vec::with_capacity(maps[0].len() * es);
+    for ((&ci, &ti), &ei) in maps[0].iter().zip(&maps[1]).zip(&maps[2]) {
+        let (pick, i) = if c.data[ci] != 0 { (&t, ti) } else { (&e, ei) };
+        out.extend_from_slice(math::elem(pick, i).ok_or("short")?);
+    }
+    Ok(vec![Fact::with_value(Tensor::new(t.et, shape, out))])
+}
+
+/// Pad-1/12: constant, edge, reflect, symmetric; negative pads (v12) crop.
+fn pad_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    let x = val(cx, 0)?;
+    let (pb, pe) = (cx.ints(1).ok_or("pads")?, cx.ints(2).ok_or("pads")?);
+    let mode = cx
+        .attr("pad_mode")
+        .unwrap_or("constant")
+        .to_ascii_lowercase();
+    let es = x.et.byte_size().ok_or("sub-byte")?;
+    let fill = if cx.inputs.len() == 4 && mode == "constant" {
+        math::elem(&*val(cx, 3)?, 0).ok_or("pad_value")?.to_vec()
+    } else {
+        vec![0u8; es]
+    };
+    let r = x.shape.len();
+    let os: Vec<u64> = (0..r)
+        .map(|i| (x.shape[i] as i64 + pb[i] + pe[i]).max(0) as u64)
+        .collect();
+    let ist = math::strides(&x.shape);
+    let n: usize = os.iter().product::<u64>() as usize;
+    let mut map = Vec::with_capacity(n);
+    let mut idx = vec![0i64; r];
+    for _ in 0..n {
+        let mut off = Some(0u64);
+        for a in 0..r {
+            let d = x.shape[a] as i64;
+            let mut c = idx[a] - pb[a];
+            if c < 0 || c >= d {
+                c = match mode.as_str() {
+                    "edge" => c.clamp(0, d - 1),
+                    "reflect" => {
+                        let p = 2 * (d - 1);
+                        let m = if p == 0 { 0 } else { c.rem_euclid(p) };
+                        if m >= d {
+                            p - m
+                        } else {
+                            m
+                        }
+                    }
+                    "symmetric" => {
+                        let p = 2 * d;
+                        let m = c.rem_euclid(p);
+                        if m >= d {
+                            p - 1 - m
+                        } else {
+                            m
+                        }
+                    }
+                    _ => -1,
+                };
+            }
+            match (off, c >= 0 && c < d) {
+                (Some(o), true) => off = Some(o + c as u64 * ist[a]),
+                _ => off = None,
+            }
+        }
+        map.push(off.map(|o| o as usize));
+        for a in (0..r).rev() {
+            idx[a] += 1;
+            if idx[a] < os[a] as i64 {
+                break;
+            }
+            idx[a] = 0;
+        }
+    }
+    Ok(vec![Fact::with_value(
+        math::remap_fill(&x, os, &map, &fill).ok_or("pad")?,
+    )])
+}
+
+/// OneHot: off everywhere, on where index == k (negative or out-of-range indices stay off;
+/// OneHot-16 with negative_indices_mode="normalize" wraps negatives).
+fn onehot_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    let idx = val(cx, 0)?.to_i64s().ok_or("indices")?;
+    let depth = *cx.ints(1).ok_or("depth")?.first().ok_or("depth")?;
+    let (on, off) = (val(cx, 2)?, val(cx, 3)?);
+    let out = onehot_infer(cx)?;
+    let os = out[0].shape.to_static().ok_or("dynamic")?;
+    let ishape = val(cx, 0)?.shape.clone();
+    let ax = norm_axis(cx.attr_i64("axis", -1)?, ishape.len() + 1)?;
+    let inner: usize = ishape[ax..].iter().product::<u64>() as usize;
+    let normalize = cx
+        .attr("negative_indices_mode")
+        .is_some_and(|m| m == "normalize");
+    let (onb, offb) = (
+        math::elem(&on, 0).ok_or("on")?.to_vec(),
+        math::elem(&off, 0).ok_or("off")?.to_vec(),
+    );
+    let es = onb.len();
+    let n: usize = os.iter().product::<u64>() as usize;
+    let mut data = Vec::with_capacity(n * es);
+    for _ in 0..n {
+        data.extend_from_slice(&offb);
+    }
+    for (p, &v) in idx.iter().enumerate() {
+        let v = if v < 0 && normalize { v + depth } else { v };
+        if v < 0 || v >= depth {
+            continue;
+        }
+        let (outer_i, inner_i) = (p / inner.max(1), p % inner.max(1));
+        let o = outer_i * depth as usize * inner + inner_i + v as usize * inner;
+        data[o * es..o * es + es].copy_from_slice(&onb);
+    }
+    Ok(vec![Fact::with_value(Tensor::new(on.et, os, data))])
+}
+
+/// NonZero: [rank, count] coordinates of non-zero elements in row-major order.
+fn nonzero_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    let x = val(cx, 0)?;
+    let et = nonzero_infer(cx)?[0].et;
+    let n = x.len();
+    let nz: Vec<usize> = (0..n)
+        .filter(|&i| match x.get(i) {
+            Some(crate::ir::tensor::Scalar::F(f)) => f != 0.0,
+            Some(s) => s.as_i64() != 0,
+            None => false,
+        })
+        .collect();
+    let r = x.shape.len();
+    let st = math::strides(&x.shape);
+    let mut out = vec![0i64; r.max(1) * nz.len()];
+    for (c, &i) in nz.iter().enumerate() {
+        for j in 0..r {
+            out[j * nz.len() + c] = ((i as u64 / st[j]) % x.shape[j]) as i64;
+        }
+    }
+    let shape = vec![r.max(1) as u64, nz.len() as u64];
+    Ok(vec![Fact::with_value(
+        Tensor::from_i64s(et, shape, &out).ok_or("encode")?,
+    )])
+}
+
+/// ScatterUpdate-3: out = data; out[..., indices[i], ...] = updates[..., i, ...] along axis.
+fn scatter_update_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    let (d, idx_t, u) = (val(cx, 0)?, val(cx, 1)?, val(cx, 2)?);
+    let idx = idx_t.to_i64s().ok_or("indices")?;
+    let ax = norm_axis(
+        *cx.ints(3).ok_or("axis")?.first().ok_or("axis")?,
+        d.shape.len(),
+    )?;
+    let es = d.et.byte_size().ok_or("sub-byte")?;
+    let outer: usize = d.shape[..ax].iter().product::<u64>() as usize;
+    let inner: usize = d.shape[ax + 1..].iter().product::<u64>() as usize;
+    let dax = d.shape[ax] as i64;
+    let mut out = d.data.to_vec();
+    for o in 0..outer {
+        for (k, &j) in idx.iter().enumerate() {
+            let j = if j < 0 { j + dax } else { j };
+            if j < 0 || j >= dax {
+                return Err(format!("index {j} out of range"));
+            }
+            for i in 0..inner {
+                let src = ((o * idx.len() + k) * inner + i) * es;
+                let dst = ((o * dax as usize + j as usize) * inner + i) * es;
+                out[dst..dst + es].copy_from_slice(u.data.get(src..src + es).ok_or("updates")?);
+            }
+        }
+    }
+    Ok(vec![Fact::with_value(Tensor::new(
+        d.et,
+        d.shape.clone(),
+        out,
+    ))])
+}
+
+/// GatherND-5/8 (OpenVINO has no kernel; these values follow the spec).
+fn gather_nd_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    let (d, it) = (val(cx, 0)?, val(cx, 1)?);
+    let idx = it.to_i64s().ok_or("indices")?;
+    let b = cx.attr_i64("batch_dims", 0)?.max(0) as usize;
+    let os = gather_nd_infer(cx)?[0].shape.to_static().ok_or("dynamic")?;
+    let last = *it.shape.last().ok_or("indices rank 0")? as usize;
+    let batch: usize = it.shape[..b].iter().product::<u64>() as usize;
+    let per_batch_idx: usize = it.shape[b..it.shape.len() - 1].iter().product::<u64>() as usize;
+    let slice: usize = d.shape[b + last..].iter().product::<u64>() as usize;
+    let dst = math::strides(&d.shape);
+    let dbatch: usize = d.shape[b..].iter().product::<u64>() as usize;
+    let mut map = Vec::with_capacity(batch * per_batch_idx * slice);
+    for bi in 0..batch {
+        for p in 0..per_batch_idx {
+            let mut off = bi * dbatch;
+            for q in 0..last {
+                let mut v = idx[(bi * per_batch_idx + p) * last + q];
+                let dim = d.shape[b + q] as i64;
+                if v < 0 {
+                    v += dim;
+                }
+                if v < 0 || v >= dim {
+                    return Err("index out of range".into());
+                }
+                off += v as usize * dst[b + q] as usize;
+            }
+            for s in 0..slice {
+                map.push(Some(off + s));
+            }
+        }
+    }
+    let fill = vec![0u8; d.et.byte_size().ok_or("sub-byte")?];
+    Ok(vec![Fact::with_value(
+        math::remap_fill(&d, os, &map, &fill).ok_or("gather")?,
+    )])
+}
+
+/// GatherElements-6 (OpenVINO has no kernel; values follow the spec).
+fn gather_elements_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    let (d, it) = (val(cx, 0)?, val(cx, 1)?);
+    let idx = it.to_i64s().ok_or("indices")?;
+    let r = d.shape.len();
+    let ax = norm_axis(cx.attr_i64("axis", 0)?, r)?;
+    let (dst, ist) = (math::strides(&d.shape), math::strides(&it.shape));
+    let mut map = Vec::with_capacity(idx.len());
+    for (p, &v) in idx.iter().enumerate() {
+        let dim = d.shape[ax] as i64;
+        let v = if v < 0 { v + dim } else { v };
+        if v < 0 || v >= dim {
+            return Err("index out of range".into());
+        }
+        let mut off = 0u64;
+        for a in 0..r {
+            let c = (p as u64 / ist[a]) % it.shape[a];
+            off += if a == ax { v as u64 } else { c } * dst[a];
+        }
+        map.push(Some(off as usize));
+    }
+    let fill = vec![0u8; d.et.byte_size().ok_or("sub-byte")?];
+    Ok(vec![Fact::with_value(
+        math::remap_fill(&d, it.shape.clone(), &map, &fill).ok_or("gather")?,
+    )])
+}
+
 pub(super) fn register(r: &mut Reg) {
     let all: Vec<u32> = (0..=17).collect();
     let d = |infer| OpDef {
@@ -461,16 +715,73 @@ pub(super) fn register(r: &mut Reg) {
     }
     r.add("ScaledDotProductAttention", &all, d(sdpa_infer));
     r.add("TopK", &all, d(topk_infer));
-    r.add("NonZero", &all, d(nonzero_infer));
-    r.add("OneHot", &all, d(onehot_infer));
-    for ty in ["ScatterUpdate", "ScatterNDUpdate", "ScatterElementsUpdate"] {
+    r.add(
+        "NonZero",
+        &all,
+        OpDef {
+            infer: nonzero_infer,
+            eval: Some(nonzero_eval),
+            bounds: BoundsRule::None,
+        },
+    );
+    r.add(
+        "OneHot",
+        &all,
+        OpDef {
+            infer: onehot_infer,
+            eval: Some(onehot_eval),
+            bounds: BoundsRule::None,
+        },
+    );
+    r.add(
+        "ScatterUpdate",
+        &all,
+        OpDef {
+            infer: same_as_input0,
+            eval: Some(scatter_update_eval),
+            bounds: BoundsRule::None,
+        },
+    );
+    for ty in ["ScatterNDUpdate", "ScatterElementsUpdate"] {
         r.add(ty, &all, d(same_as_input0));
     }
-    r.add("GatherND", &all, d(gather_nd_infer));
-    r.add("GatherElements", &all, d(gather_elements_infer));
+    r.add(
+        "GatherND",
+        &all,
+        OpDef {
+            infer: gather_nd_infer,
+            eval: Some(gather_nd_eval),
+            bounds: BoundsRule::None,
+        },
+    );
+    r.add(
+        "GatherElements",
+        &all,
+        OpDef {
+            infer: gather_elements_infer,
+            eval: Some(gather_elements_eval),
+            bounds: BoundsRule::None,
+        },
+    );
     r.add("Einsum", &all, d(einsum_infer));
-    r.add("Pad", &all, d(pad_infer));
-    r.add("Select", &all, d(select_infer));
+    r.add(
+        "Pad",
+        &all,
+        OpDef {
+            infer: pad_infer,
+            eval: Some(pad_eval),
+            bounds: BoundsRule::None,
+        },
+    );
+    r.add(
+        "Select",
+        &all,
+        OpDef {
+            infer: select_infer,
+            eval: Some(select_eval),
+            bounds: BoundsRule::None,
+        },
+    );
     r.add("DepthToSpace", &all, d(d2s));
     r.add("SpaceToDepth", &all, d(s2d));
     r.add("ShuffleChannels", &all, d(shuffle_infer));

@@ -1,6 +1,7 @@
 //! Reductions: ReduceSum/Mean/Max/Min/Prod/L1/L2/LogicalAnd/LogicalOr with an axes input.
 
 use super::*;
+use super::{convert, math};
 use crate::ir::{tensor::Tensor, Dim, Dims, ElementType as E, PartialShape};
 
 fn reduce_infer(cx: &Ctx) -> R<Vec<Fact>> {
@@ -40,9 +41,161 @@ fn reduce_infer(cx: &Ctx) -> R<Vec<Fact>> {
     Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
 }
 
-/// Integer ReduceProd/Sum/Max/Min of known values (shape arithmetic, e.g. element counts).
+/// Output flat index of every input element (row-major), for reducing `axes`.
+fn reduce_index(shape: &[u64], axes: &[usize]) -> Vec<usize> {
+    let r = shape.len();
+    let n: u64 = shape.iter().product();
+    let mut out = Vec::with_capacity(n as usize);
+    let mut idx = vec![0u64; r];
+    for _ in 0..n {
+        let mut o = 0u64;
+        for (a, (&i, &d)) in idx.iter().zip(shape).enumerate() {
+            if !axes.contains(&a) {
+                o = o * d + i;
+            }
+        }
+        out.push(o as usize);
+        for a in (0..r).rev() {
+            idx[a] += 1;
+            if idx[a] < shape[a] {
+                break;
+            }
+            idx[a] = 0;
+        }
+    }
+    out
+}
+
+/// Kahan-compensated accumulation, exactly as OpenVINO's reference reduce_sum does it.
+macro_rules! kahan {
+    ($t:ty, $x:expr, $idx:expr, $n_out:expr) => {{
+        let mut out = vec![0 as $t; $n_out];
+        let mut cs = vec![0 as $t; $n_out];
+        for (&v, &o) in $x.iter().zip($idx.iter()) {
+            let prev = out[o];
+            if v.is_finite() && prev.is_finite() {
+                let y = v - cs[o];
+                let t = prev + y;
+                cs[o] = (t - prev) - y;
+                out[o] = t;
+            } else {
+                out[o] = v + prev;
+            }
+        }
+        out
+    }};
+}
+
+macro_rules! float_reduce {
+    ($t:ty, $ty:expr, $x:expr, $idx:expr, $n_out:expr, $count:expr) => {{
+        let (x, idx, n_out): (&[$t], &[usize], usize) = ($x, $idx, $n_out);
+        match $ty {
+            "ReduceSum" => kahan!($t, x, idx, n_out),
+            "ReduceMean" => {
+                let mut s = kahan!($t, x, idx, n_out);
+                if !x.is_empty() {
+                    let c = $count as $t;
+                    for v in &mut s {
+                        *v /= c;
+                    }
+                }
+                s
+            }
+            // std::max / std::min accumulation: NaN inputs are ignored.
+            "ReduceMax" => {
+                let mut o = vec![<$t>::MIN; n_out];
+                for (&v, &i) in x.iter().zip(idx) {
+                    if o[i] < v {
+                        o[i] = v;
+                    }
+                }
+                o
+            }
+            "ReduceMin" => {
+                let mut o = vec![<$t>::INFINITY; n_out];
+                for (&v, &i) in x.iter().zip(idx) {
+                    if v < o[i] {
+                        o[i] = v;
+                    }
+                }
+                o
+            }
+            "ReduceProd" => {
+                let mut o = vec![1 as $t; n_out];
+                for (&v, &i) in x.iter().zip(idx) {
+                    o[i] *= v;
+                }
+                o
+            }
+            "ReduceL1" => {
+                let mut o = vec![0 as $t; n_out];
+                for (&v, &i) in x.iter().zip(idx) {
+                    o[i] += v.abs();
+                }
+                o
+            }
+            "ReduceL2" => {
+                let mut o = vec![0 as $t; n_out];
+                for (&v, &i) in x.iter().zip(idx) {
+                    o[i] += v * v;
+                }
+                o.iter().map(|v| v.sqrt()).collect()
+            }
+            _ => return Err("no kernel".into()),
+        }
+    }};
+}
+
+/// Reduce along `axes` of a known tensor. Float sums use OpenVINO's Kahan summation.
+pub(super) fn reduce_values(
+    ty: &str,
+    v: &Tensor,
+    axes: &[usize],
+    out_shape: Vec<u64>,
+) -> R<Tensor> {
+    let idx = reduce_index(&v.shape, axes);
+    let n_out: usize = out_shape.iter().product::<u64>() as usize;
+    let count = idx.len().checked_div(n_out).unwrap_or(0);
+    match v.et {
+        E::F32 => {
+            let x = math::f32s(v).ok_or("bad")?;
+            Ok(math::from_f32s(
+                out_shape,
+                &float_reduce!(f32, ty, &x, &idx, n_out, count),
+            ))
+        }
+        E::F64 => {
+            let x = math::f64s(v).ok_or("bad")?;
+            Ok(math::from_f64s(
+                out_shape,
+                &float_reduce!(f64, ty, &x, &idx, n_out, count),
+            ))
+        }
+        E::F16 | E::Bf16 => {
+            let w = convert::convert(v, E::F32).ok_or("bad")?;
+            let r = reduce_values(ty, &w, axes, out_shape)?;
+            convert::convert(&r, v.et).ok_or_else(|| "bad".into())
+        }
+        _ => Err("no kernel".into()),
+    }
+}
+
+/// ReduceSum/Mean/Max/Min/Prod/L1/L2 of known values.
 fn reduce_eval(cx: &Ctx) -> R<Vec<Fact>> {
     let v = cx.input(0)?.value.clone().ok_or("value")?;
+    if v.et.is_float() {
+        let ty = super::resolve(&cx.layer.ty, &cx.layer.version).map_or("", |t| t.0);
+        let out = reduce_infer(cx)?;
+        let os = out[0].shape.to_static().ok_or("dynamic")?;
+        let r = v.shape.len();
+        let axes: Vec<usize> = cx
+            .ints(1)
+            .ok_or("axes")?
+            .iter()
+            .map(|&a| norm_axis(a, r))
+            .collect::<R<_>>()?;
+        return Ok(vec![Fact::with_value(reduce_values(ty, &v, &axes, os)?)]);
+    }
     if !v.et.is_integral() {
         return Err("integer evaluation only".into());
     }

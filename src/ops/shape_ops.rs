@@ -1341,9 +1341,38 @@ fn range_infer(cx: &Ctx) -> R<Vec<Fact>> {
 
 fn range_eval(cx: &Ctx) -> R<Vec<Fact>> {
     let out = range_infer(cx)?;
-    let et = out[0].et;
-    if !et.is_integral() {
-        return Err("float Range values are computed by folding".into());
+    let mut et = out[0].et;
+    // Folding computes f16/bf16 Range-4 in f32 (OpenVINO switches its output type).
+    if cx.f32_mode && matches!(et, E::F16 | E::Bf16) {
+        et = E::F32;
+    }
+    if et.is_float() {
+        let n = out[0].shape.to_static().ok_or("dynamic")?[0] as usize;
+        let g = |i: usize| value(cx, i).ok().and_then(|v| v.get(0)).map(|s| s.as_f64());
+        let (s, st) = (g(0).ok_or("start")?, g(2).ok_or("step")?);
+        // out[i] = start + T(i) * step, in the output type.
+        let t = match et {
+            E::F64 => super::math::from_f64s(
+                vec![n as u64],
+                &(0..n).map(|i| s + i as f64 * st).collect::<Vec<_>>(),
+            ),
+            E::F32 => {
+                let (s, st) = (s as f32, st as f32);
+                super::math::from_f32s(
+                    vec![n as u64],
+                    &(0..n).map(|i| s + i as f32 * st).collect::<Vec<_>>(),
+                )
+            }
+            other => {
+                let (s, st) = (s as f32, st as f32);
+                let f = super::math::from_f32s(
+                    vec![n as u64],
+                    &(0..n).map(|i| s + i as f32 * st).collect::<Vec<_>>(),
+                );
+                super::convert::convert(&f, other).ok_or("no kernel")?
+            }
+        };
+        return Ok(vec![Fact::with_value(t)]);
     }
     let n = out[0].shape.to_static().ok_or("dynamic")?[0];
     if n as usize > MAX_VALUE_ELEMS {

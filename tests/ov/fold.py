@@ -1,0 +1,1159 @@
+#!/usr/bin/env python3
+"""Differential test for `irc fold`, with OpenVINO as the oracle.
+
+Part 1, real models (/work/shared/models/*.xml, `--input` overrides from
+models.json): `irc fold IN.xml -o OUT.xml [--input ...]`, then check
+  (a) exit 0 and OpenVINO reads OUT.xml;
+  (b) CPU outputs on seeded random inputs are identical (np.array_equal,
+      equal_nan) to the original (reshaped) model's;
+  (c) compute layers (ops other than Parameter/Result/Constant and Converts
+      of a Constant) in OUT.xml <= those left by OpenVINO's own
+      ConstantFolding pass on the original (reshaped) model;
+  (d) OUT.bin <= 1.05 x IN.bin.
+
+Part 2, generated graphs `Constant(s) -> op(s) -> Result`: the expected value
+of every Result is the Constant OpenVINO's ConstantFolding leaves in front of
+it; irc's Const feeding the same Result (matched by Result name) must have the
+same element type, shape and bytes (two NaNs of a float type count as equal;
+sub-byte types are compared element by element from the packed bytes, padding
+bits ignored). If OpenVINO does not fold a Result's producer, the inputs of
+that producer that OpenVINO folded must be equal Consts in irc's output too,
+and irc's output must compute the same on CPU as the original. In every case
+irc must leave no more compute layers than OpenVINO.
+
+Usage:  /work/venv/bin/python tests/ov/fold.py [-k SUBSTRING] [-v] [--keep DIR] [--no-models]
+Env:    IRC_BIN (default /work/main/target/release/irc)
+Output: one `PASS name` / `FAIL name: reason` line per case,
+        then `N passed, M failed`; exit 0 iff nothing failed.
+"""
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+import xml.etree.ElementTree as ET
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+import openvino.opset1 as op1
+import openvino.opset3 as op3
+import openvino.opset4 as op4
+import openvino.opset5 as op5
+import openvino.opset7 as op7
+import openvino.opset8 as op8
+import openvino.opset12 as op12
+import openvino.opset16 as o
+from openvino.passes import ConstantFolding, Manager
+
+IRC_BIN = os.environ.get("IRC_BIN", "/work/main/target/release/irc")
+SHARED_MODELS = Path(os.environ.get("IRC_SHARED_MODELS", "/work/shared/models"))
+CORE = ov.Core()
+I64_MIN = np.iinfo(np.int64).min
+I64_MAX = np.iinfo(np.int64).max
+I32_MIN = np.iinfo(np.int32).min
+I32_MAX = np.iinfo(np.int32).max
+NAN = float("nan")
+INF = float("inf")
+SEED = 20240601
+VERBOSE = False
+
+
+# ---------------------------------------------------------------------------
+# Element types: byte widths, NaN predicates, display
+# ---------------------------------------------------------------------------
+_PREC_SPECIAL = {"BOOL": "boolean", "BIN": "u1", "UNSPECIFIED": "dynamic", "DYNAMIC": "dynamic",
+                 "UNDEFINED": "dynamic", "STRING": "string"}
+
+
+def canon_type(s):
+    """XML precision (FP32, I64, BOOL, BIN, ...) or OV type name -> OV type name."""
+    u = s.strip().upper()
+    if u in _PREC_SPECIAL:
+        return _PREC_SPECIAL[u]
+    if u.startswith("FP"):
+        return "f" + u[2:].lower()
+    return s.strip().lower()
+
+
+BITS = {"u1": 1, "u2": 2, "u3": 3, "u6": 6, "u4": 4, "i4": 4, "f4e2m1": 4, "nf4": 4}
+WIDTH = {"f64": 8, "i64": 8, "u64": 8, "f32": 4, "i32": 4, "u32": 4, "f16": 2, "bf16": 2,
+         "i16": 2, "u16": 2, "i8": 1, "u8": 1, "boolean": 1, "f8e4m3": 1, "f8e5m2": 1, "f8e8m0": 1}
+_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+_NPVIEW = {"f64": np.float64, "f32": np.float32, "f16": np.float16, "i64": np.int64, "u64": np.uint64,
+           "i32": np.int32, "u32": np.uint32, "i16": np.int16, "u16": np.uint16, "i8": np.int8,
+           "u8": np.uint8, "boolean": np.uint8}
+
+
+def is_nan_code(t, c):
+    c = int(c)
+    if t == "f32":
+        return (c & 0x7F800000) == 0x7F800000 and (c & 0x7FFFFF) != 0
+    if t == "f64":
+        return (c & 0x7FF0000000000000) == 0x7FF0000000000000 and (c & 0xFFFFFFFFFFFFF) != 0
+    if t == "f16":
+        return (c & 0x7C00) == 0x7C00 and (c & 0x3FF) != 0
+    if t == "bf16":
+        return (c & 0x7F80) == 0x7F80 and (c & 0x7F) != 0
+    if t == "f8e4m3":
+        return (c & 0x7F) == 0x7F
+    if t == "f8e5m2":
+        return (c & 0x7C) == 0x7C and (c & 3) != 0
+    if t == "f8e8m0":
+        return c == 0xFF
+    return False
+
+
+def codes(t, raw, n):
+    """Raw bytes -> array of n per-element integer codes (unpacking sub-byte types)."""
+    b = np.frombuffer(raw, dtype=np.uint8)
+    if t in BITS:
+        bits = BITS[t]
+        if bits == 1:
+            return np.unpackbits(b)[:n]  # MSB first
+        if bits == 4:
+            out = np.empty(b.size * 2, dtype=np.uint8)
+            out[0::2] = b & 0x0F
+            out[1::2] = b >> 4
+            return out[:n]
+        raise ValueError("cannot unpack %s" % t)
+    w = WIDTH[t]
+    return np.frombuffer(raw[: n * w], dtype=_UINT[w])
+
+
+def show_code(t, c):
+    c = int(c)
+    w = WIDTH.get(t)
+    s = "0x%0*x" % (max(1, 2 * w) if w else 1, c)
+    try:
+        if t in _NPVIEW and t != "boolean":
+            v = np.array([c], dtype=_UINT[w]).view(_NPVIEW[t])[0]
+            return "%s (%s)" % (s, repr(v.item()))
+        if t == "bf16":
+            return "%s (%r)" % (s, float(np.array([c << 16], dtype=np.uint32).view(np.float32)[0]))
+    except Exception:
+        pass
+    return s
+
+
+def nelem(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def compare_const(exp, got, src=None):
+    """exp/got: (type, shape, raw bytes). Returns None or a compact reason."""
+    et, es, eb = exp
+    gt, gs, gb = got
+    if et != gt:
+        return "element type: ov %s irc %s" % (et, gt)
+    if list(es) != list(gs):
+        return "shape: ov %s irc %s" % (list(es), list(gs))
+    n = nelem(es)
+    if et not in BITS and et not in WIDTH:
+        return None if eb == gb else "bytes differ (type %s)" % et
+    need = (n * BITS[et] + 7) // 8 if et in BITS else n * WIDTH[et]
+    if len(gb) < need:
+        return "irc const has %d bytes, expected %d" % (len(gb), need)
+    ec, gc = codes(et, eb, n), codes(gt, gb, n)
+    diff = np.nonzero(ec != gc)[0]
+    bad = [int(i) for i in diff if not (is_nan_code(et, ec[i]) and is_nan_code(et, gc[i]))]
+    if not bad:
+        return None
+    i = bad[0]
+    where = "elem %d" % i
+    if src is not None:
+        flat = np.asarray(src).reshape(-1)
+        if flat.size:
+            where += " (src %r)" % flat[i % flat.size].item()
+    more = " (+%d more)" % (len(bad) - 1) if len(bad) > 1 else ""
+    return "bytes differ at %s: ov %s irc %s%s" % (where, show_code(et, ec[i]), show_code(et, gc[i]), more)
+
+
+# ---------------------------------------------------------------------------
+# OpenVINO side
+# ---------------------------------------------------------------------------
+def ov_fold(model):
+    m = Manager()
+    m.register_pass(ConstantFolding())
+    m.run_passes(model)
+    return model
+
+
+def ov_const(node):
+    t = node.get_element_type().get_type_name()
+    shape = list(node.get_output_shape(0))
+    raw = node.get_tensor_view().data.tobytes()
+    return t, shape, raw
+
+
+def is_const_convert(node):
+    return node.get_type_name() == "Convert" and node.input_value(0).get_node().get_type_name() == "Constant"
+
+
+def compute_ops(model):
+    """Ops other than Parameter/Result/Constant and Converts fed by a Constant."""
+    return [n for n in model.get_ordered_ops()
+            if n.get_type_name() not in ("Parameter", "Result", "Constant") and not is_const_convert(n)]
+
+
+def random_inputs(model, seed=SEED):
+    rng = np.random.default_rng(seed)
+    feed = {}
+    for i, inp in enumerate(model.inputs):
+        shape = [d.get_length() if d.is_static else 2 for d in inp.get_partial_shape()]
+        t = inp.get_element_type().get_type_name()
+        if t in ("f32", "f16", "f64", "bf16"):
+            a = rng.standard_normal(shape).astype(np.float32)
+        elif t == "boolean":
+            a = rng.integers(0, 2, shape).astype(np.bool_)
+        else:
+            a = rng.integers(0, 256, shape).astype(_NPVIEW.get(t, np.int32))
+        feed[i] = a
+    return feed
+
+
+def cpu_run(model, feed):
+    cm = CORE.compile_model(model, "CPU")
+    req = cm.create_infer_request()
+    res = req.infer(feed)
+    outs = []
+    for out in cm.outputs:
+        outs.append((set(out.get_names()), np.array(res[out])))
+    return outs
+
+
+def compare_outputs(ref, got, tol_idx=()):
+    """ref/got: cpu_run results. Match by tensor name, else by index.
+
+    Outputs whose index is in tol_idx were folded by irc but not by OpenVINO:
+    there is no exact oracle (the CPU plugin's kernel may be less exact than a
+    folded reference, e.g. Mod f32), so they must only be close
+    (rtol 1e-6, atol 1e-6 * max|ref|) with NaNs in the same places."""
+    bad = []
+    for i, (names, a) in enumerate(ref):
+        b = None
+        for gn, ga in got:
+            if names & gn:
+                b = ga
+                break
+        if b is None:
+            if i >= len(got):
+                bad.append("output %d missing" % i)
+                continue
+            b = got[i][1]
+        if a.shape != b.shape:
+            bad.append("output %d shape %s vs irc %s" % (i, list(a.shape), list(b.shape)))
+            continue
+        if a.dtype.kind == "f" and i in tol_idx:
+            a64, b64 = a.astype(np.float64), b.astype(np.float64)
+            fin = np.isfinite(a64) if a.size else a64
+            scale = np.max(np.abs(a64[fin])) if a.size and fin.any() else 0.0
+            same = np.array_equal(np.isnan(a64), np.isnan(b64)) and np.allclose(
+                a64, b64, rtol=1e-6, atol=1e-6 * scale, equal_nan=True)
+        elif a.dtype.kind == "f":
+            same = np.array_equal(a, b, equal_nan=True)
+        else:
+            same = np.array_equal(a, b)
+        if not same:
+            if a.dtype.kind in "fiu":
+                d = np.nanmax(np.abs(a.astype(np.float64) - b.astype(np.float64))) if a.size else 0
+                bad.append("output %d differs, max abs diff %g" % (i, d))
+            else:
+                bad.append("output %d differs" % i)
+    return bad
+
+
+# ---------------------------------------------------------------------------
+# irc side
+# ---------------------------------------------------------------------------
+def run_irc(in_xml, out_xml, inputs=()):
+    cmd = [IRC_BIN, "fold", str(in_xml), "-o", str(out_xml)]
+    for i in inputs:
+        cmd += ["--input", i]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        return "irc timed out", ""
+    if p.returncode != 0:
+        first = (p.stderr.strip().splitlines() or ["(no stderr)"])[-1]
+        return "irc exit %d: %s" % (p.returncode, first), p.stderr
+    if not Path(out_xml).exists():
+        return "irc wrote no output", p.stderr
+    return None, p.stderr
+
+
+class IrcIR:
+    def __init__(self, xml_path):
+        self.xml = Path(xml_path)
+        root = ET.parse(xml_path).getroot()
+        self.layers = {l.get("id"): l for l in root.find("layers").findall("layer")}
+        self.src = {}
+        edges = root.find("edges")
+        for e in (edges.findall("edge") if edges is not None else []):
+            self.src[(e.get("to-layer"), e.get("to-port"))] = (e.get("from-layer"), e.get("from-port"))
+        self._bin = None
+
+    def bin(self):
+        if self._bin is None:
+            p = self.xml.with_suffix(".bin")
+            self._bin = p.read_bytes() if p.exists() else b""
+        return self._bin
+
+    def input_ports(self, lid):
+        inp = self.layers[lid].find("input")
+        return [p.get("id") for p in inp.findall("port")] if inp is not None else []
+
+    def producer(self, lid, k):
+        """Layer id feeding the k-th input port of layer lid."""
+        ports = self.input_ports(lid)
+        if k >= len(ports):
+            return None
+        s = self.src.get((lid, ports[k]))
+        return s[0] if s else None
+
+    def results(self):
+        return {l.get("name"): lid for lid, l in self.layers.items() if l.get("type") == "Result"}
+
+    def const(self, lid):
+        l = self.layers[lid]
+        d = l.find("data")
+        t = canon_type(d.get("element_type"))
+        sh = d.get("shape", "").strip()
+        shape = [int(x) for x in sh.split(",") if x.strip()] if sh else []
+        off, size = int(d.get("offset", 0)), int(d.get("size", 0))
+        return t, shape, self.bin()[off: off + size]
+
+    def rt_attrs(self, lid):
+        rt = self.layers[lid].find("rt_info")
+        return [a.get("name") for a in rt.findall("attribute")] if rt is not None else []
+
+    def describe(self, lid):
+        l = self.layers[lid]
+        return "%s %s" % (l.get("type"), l.get("name"))
+
+
+# ---------------------------------------------------------------------------
+# Case helpers
+# ---------------------------------------------------------------------------
+_NP = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "i64": np.int64, "i32": np.int32,
+       "i16": np.int16, "i8": np.int8, "u8": np.uint8, "u16": np.uint16, "u64": np.uint64,
+       "u32": np.uint32, "boolean": np.bool_}
+
+
+def C(v, t="i64"):
+    """Constant of type t from a (nested) list / array; bf16 and sub-byte via ov.op.Constant."""
+    if t in _NP:
+        return o.constant(np.array(v, dtype=_NP[t]))
+    a = np.array(v, dtype=np.float64)
+    return ov.op.Constant(getattr(ov.Type, t), ov.Shape(list(a.shape)), a.reshape(-1).tolist())
+
+
+def R(shape, t="f32", lo=-10, hi=10, seed=0):
+    """Seeded random constant."""
+    rng = np.random.default_rng(seed + 7 * len(shape) + sum(shape))
+    if t in ("f32", "f16", "f64", "bf16"):
+        a = rng.uniform(lo, hi, shape)
+        a = a.astype(np.float32)
+    elif t == "boolean":
+        a = rng.integers(0, 2, shape).astype(bool)
+    else:
+        a = rng.integers(lo, hi + 1, shape)
+    return C(a, t)
+
+
+def P(shape, t="f32", name="x"):
+    p = o.parameter(shape, getattr(ov.Type, t))
+    p.set_friendly_name(name)
+    return p
+
+
+CASES = []  # (name, fn, kind)
+
+
+def case(name, kind="const"):
+    def deco(fn):
+        CASES.append((name, fn, kind))
+        return fn
+    return deco
+
+
+def add(name, fn, kind="const"):
+    CASES.append((name, fn, kind))
+
+
+def build_model(outs):
+    """outs: list of Outputs/Nodes. Results are named out0, out1, ..."""
+    results = []
+    params = []
+    for i, x in enumerate(outs):
+        r = o.result(x)
+        r.set_friendly_name("out%d" % i)
+        results.append(r)
+    # pick up Parameters reachable from the results
+    seen = set()
+    stack = [r for r in results]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if n.get_type_name() == "Parameter":
+            params.append(n)
+        stack.extend(v.get_node() for v in n.input_values())
+    params.sort(key=lambda p: p.get_friendly_name())
+    return ov.Model(results, params, "case")
+
+
+# ---------------------------------------------------------------------------
+# Cases: Convert / ConvertLike
+# ---------------------------------------------------------------------------
+CVT_VALS = [300.7, -1.5, -0.5, 2.5, 3.99, 255.5, 256, -129.9, NAN, INF, -INF, 1e10, -1e10,
+            65519, 65520, 70000, 1e-8, 464, 465, 448, 500, 57344, 61440, 1.5, 0.75, 3, 0.3,
+            0.0, -0.0, 5, 7, 100, -3, 40000, -40000, 0.5, 2 ** -9, 1.00390625, 1.01171875,
+            3.4e38, -2.5, 6.5, 127.5, 128, -128.5, 2 ** 31, 4294967296.0, 1e-45]
+
+for _dst in ["u8", "i8", "i16", "u16", "i32", "u32", "i64", "boolean", "f16", "bf16", "f64",
+             "f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1", "u4", "i4", "u1"]:
+    def _f(dst=_dst):
+        return [o.convert(C(CVT_VALS, "f32"), dst)], CVT_VALS
+    add("convert_f32_%s" % _dst, _f)
+
+for _dst in ["u4", "i4", "u1", "f4e2m1"]:  # odd element counts: padding bits must be ignored
+    def _f(dst=_dst):
+        v = [7.9, -1.5, 2.5, -9.0, 17.0, 0.25, 1.0, -3.0, 6.5, 100.0, 1.5][: 5 if dst != "u1" else 11]
+        return [o.convert(C(v, "f32"), dst)], v
+    add("convert_f32_%s_odd" % _dst, _f)
+
+_INT_VALS = [-9, 8, 20, -1, 0, 300, -300, 255, 256, 127, -128, 2 ** 31 - 1, -2 ** 31, 65535, 65536, 7]
+for _src, _dst in [("i32", "u8"), ("i32", "i8"), ("i32", "i4"), ("i32", "u4"), ("i32", "u1"),
+                   ("i32", "boolean"), ("i32", "f16"), ("i32", "f32"), ("i64", "i32"), ("i32", "i64"),
+                   ("i32", "u16"), ("i64", "u8")]:
+    def _f(s=_src, d=_dst):
+        v = _INT_VALS + ([2 ** 31, -2 ** 40, 2 ** 53 + 1] if s == "i64" else [])
+        return [o.convert(C(v, s), d)], v
+    add("convert_%s_%s" % (_src, _dst), _f)
+
+_F16_VALS = [65504, -65504, 200, -200, 300.5, -1.5, 255.9, 256, NAN, INF, -INF, 0.1, 2049, 1e-7]
+for _dst in ["u8", "i8", "i32", "f32", "bf16", "f8e4m3", "boolean"]:
+    def _f(dst=_dst):
+        return [o.convert(C(_F16_VALS, "f16"), dst)], _F16_VALS
+    add("convert_f16_%s" % _dst, _f)
+
+_U8_VALS = [0, 1, 127, 128, 200, 255]
+for _dst in ["i8", "f32", "f16", "i4", "boolean"]:
+    def _f(dst=_dst):
+        return [o.convert(C(_U8_VALS, "u8"), dst)], _U8_VALS
+    add("convert_u8_%s" % _dst, _f)
+
+
+@case("convert_bf16_f32")
+def _():
+    v = [1.0, -2.5, 3.0e38, NAN, INF, 1.00390625, 1e-40]
+    return [o.convert(C(v, "bf16"), "f32")], v
+
+
+@case("convert_bf16_f16")
+def _():
+    v = [1.0, -2.5, 3.0e38, 70000, 65504, 1e-8, 0.1]
+    return [o.convert(C(v, "bf16"), "f16")], v
+
+
+@case("convert_i4_f32")
+def _():
+    v = [-8, 7, -1, 3, 0]
+    return [o.convert(C(v, "i4"), "f32")], v
+
+
+@case("convert_u4_i32")
+def _():
+    v = [0, 15, 8, 1, 7]
+    return [o.convert(C(v, "u4"), "i32")], v
+
+
+@case("convert_u1_f32")
+def _():
+    v = [1, 0, 1, 1, 0, 0, 1, 0, 1, 1, 1]
+    return [o.convert(C(v, "u1"), "f32")], v
+
+
+@case("convert_f8e4m3_f32")
+def _():
+    v = [1.0, 448, -2, 0.001953125, 0.3]
+    return [o.convert(C(v, "f8e4m3"), "f32")], v
+
+
+@case("convert_f8e5m2_f16")
+def _():
+    v = [1.0, 57344, -2, 0.3, 1e-5]
+    return [o.convert(C(v, "f8e5m2"), "f16")], v
+
+
+@case("convert_f32_f16_2d")
+def _():
+    return [o.convert(R([3, 4], "f32", -1e5, 1e5), "f16")]
+
+
+@case("convertlike_f32_i8")
+def _():
+    v = [300.7, -1.5, NAN, 2.5, -129.9]
+    return [op1.convert_like(C(v, "f32"), C([0], "i8"))], v
+
+
+@case("convertlike_f32_u8_param_like")
+def _():
+    v = [300.7, -1.5, NAN, 2.5, -129.9]
+    return [op1.convert_like(C(v, "f32"), P([2], "u8", "like"))], v
+
+
+@case("convertlike_f32_f16")
+def _():
+    v = [70000, 65519, 1e-8, 0.1, NAN]
+    return [op1.convert_like(C(v, "f32"), C([0], "f16"))], v
+
+
+@case("convertlike_i32_f32")
+def _():
+    v = [2 ** 31 - 1, -7, 16777217]
+    return [op1.convert_like(C(v, "i32"), C([0], "f32"))], v
+
+
+# ---------------------------------------------------------------------------
+# Range
+# ---------------------------------------------------------------------------
+def range1(a, b, s, t):
+    return op1.range(C(a, t), C(b, t), C(s, t))
+
+
+def range4(a, b, s, ti, to, ts=None):
+    return o.range(C(a, ti), C(b, ti), C(s, ts or ti), to)
+
+
+add("range1_i64", lambda: [range1(0, 10, 3, "i64")])
+add("range1_i32_neg_step", lambda: [range1(5, 0, -2, "i32")])
+add("range1_i64_empty", lambda: [range1(0, 5, -1, "i64")])
+add("range1_i64_empty_eq", lambda: [range1(4, 4, 1, "i64")])
+add("range1_f32_frac", lambda: [range1(0, 0.3, 0.1, "f32")])
+add("range1_f32_0_1", lambda: [range1(0, 1, 0.1, "f32")])
+add("range1_f32_neg", lambda: [range1(1.0, -1.0, -0.25, "f32")])
+add("range1_f16", lambda: [range1(0, 1, 0.1, "f16")])
+add("range1_f64_frac", lambda: [range1(0, 0.3, 0.1, "f64")])
+add("range4_i64_i64", lambda: [range4(0, 10, 3, "i64", "i64")])
+add("range4_i32_i32_neg", lambda: [range4(5, 0, -2, "i32", "i32")])
+add("range4_i64_empty", lambda: [range4(0, 5, -1, "i64", "i64")])
+add("range4_f32_frac", lambda: [range4(0, 0.3, 0.1, "f32", "f32")])
+add("range4_f32_to_f16", lambda: [range4(0, 1, 0.1, "f32", "f16")])
+add("range4_f16_to_f16", lambda: [range4(0, 1, 0.1, "f16", "f16")])
+add("range4_f32_to_i32_trunc", lambda: [range4(0.5, 5.7, 1.5, "f32", "i32")])
+add("range4_i64_to_u8_wrap", lambda: [range4(250, 260, 1, "i64", "u8")])
+add("range4_i32_to_f32", lambda: [range4(-3, 3, 2, "i32", "f32")])
+add("range4_mixed_to_f32", lambda: [o.range(C(0, "i32"), C(2.5, "f32"), C(0.5, "f32"), "f32")])
+add("range4_f32_neg_frac", lambda: [range4(1, 0, -0.3, "f32", "f32")])
+add("range4_to_bf16", lambda: [range4(0, 3, 0.3, "f32", "bf16")])
+
+# ---------------------------------------------------------------------------
+# Slicing / gathering / shape ops
+# ---------------------------------------------------------------------------
+_SLICES = [("2_max", 2, I64_MAX, 1), ("rev_min", -1, I64_MIN, -1), ("rev_max_min", I64_MAX, I64_MIN, -1),
+           ("9_m1_m1", 9, -1, -1), ("8_1_m3", 8, 1, -3), ("m3_m100_m2", -3, -100, -2),
+           ("100_200", 100, 200, 1), ("m100_3", -100, 3, 1), ("1_9_3", 1, 9, 3)]
+for _n, _a, _b, _s in _SLICES:
+    def _f(a=_a, b=_b, s=_s):
+        return [op8.slice(C(np.arange(10), "f32"), C([a]), C([b]), C([s]), C([0]))]
+    add("slice_%s" % _n, _f)
+add("slice_i32_rev", lambda: [op8.slice(C(np.arange(10), "i32"), C([-1], "i32"), C([I32_MIN], "i32"),
+                                        C([-1], "i32"))])
+add("slice_2d_axes", lambda: [op8.slice(R([4, 6], "f32"), C([1, -5]), C([3, 100]), C([1, 2]), C([0, -1]))])
+add("slice_3d_noaxes", lambda: [op8.slice(R([2, 3, 4], "i64", -100, 100), C([1, 0]), C([2, 3]), C([1, 2]))])
+add("slice_3d_axes_perm", lambda: [op8.slice(R([2, 3, 4], "f16"), C([3, 0]), C([0, 2]), C([-2, 1]), C([2, 0]))])
+
+_D234 = np.arange(24).reshape(2, 3, 4)
+_SS = [  # name, begin, end, stride, bm, em, nam, sam, elm
+    ("cols", [0, 1], [0, 3], [1, 1], [1, 0], [1, 0], [], [], []),
+    ("shrink1", [1], [2], [1], [0], [0], [0], [1], [0]),
+    ("shrink2", [1, 2], [2, 3], [1, 1], [0, 0], [0, 0], [0, 0], [1, 1], [0, 0]),
+    ("newaxis", [0], [0], [1], [0], [0], [1], [0], [0]),
+    ("ellipsis_mid", [1, 0, 0], [2, 0, 2], [1, 1, 1], [0, 0, 0], [0, 0, 0], [0, 0, 0], [1, 0, 0], [0, 1, 0]),
+    ("ellipsis_last", [0, 3], [0, 4], [1, 1], [0, 0], [0, 0], [0, 0], [0, 1], [1, 0]),
+    ("rev_last", [0, 0, 0], [0, 0, 0], [1, 1, -1], [1, 1, 1], [1, 1, 1], [], [], []),
+    ("newaxis_shrink", [0, 0], [0, 1], [1, 1], [0, 0], [0, 0], [1, 0], [0, 1], [0, 0]),
+    ("clamped", [0, -100], [100, 2], [1, 1], [0, 0], [0, 0], [], [], []),
+    ("neg_shrink", [-1, -1], [0, 0], [1, 1], [0, 0], [0, 0], [0, 0], [1, 1], [0, 0]),
+    ("stride2_neg", [-1, 2, 3], [0, 0, 0], [-1, -2, -2], [0, 0, 0], [1, 1, 1], [], [], []),
+]
+for _n, _b, _e, _s, _bm, _em, _nam, _sam, _elm in _SS:
+    def _f(b=_b, e=_e, s=_s, bm=_bm, em=_em, nam=_nam, sam=_sam, elm=_elm):
+        return [op1.strided_slice(C(_D234, "f32"), C(b), C(e), C(s), bm, em, nam, sam, elm)]
+    add("stridedslice_%s" % _n, _f)
+add("stridedslice_i32_no_stride", lambda: [op1.strided_slice(C(_D234, "i32"), C([1, 1], "i32"), C([2, 3], "i32"),
+                                                             C([1, 1], "i32"), [0, 0], [0, 0])])
+
+_G = np.arange(24).reshape(2, 3, 4)
+add("gather1_neg", lambda: [op1.gather(C(np.arange(12).reshape(3, 4), "f32"), C([-1, 0]), C(0))])
+add("gather7_oob", lambda: [op7.gather(C(np.arange(12).reshape(3, 4), "f32"), C([3, -4, 1]), C(0))])
+add("gather8_oob", lambda: [op8.gather(C(np.arange(12).reshape(3, 4), "f32"), C([3, -4, 1, -1]), C(0))])
+add("gather8_scalar_idx", lambda: [op8.gather(C(_G, "i32"), C(1), C(1))])
+add("gather8_axis_neg", lambda: [op8.gather(C(_G, "f16"), C([[3, 0], [-1, 1]], "i32"), C(-1))])
+add("gather8_batch1", lambda: [op8.gather(C(_G, "i64"), C([[0, 2], [1, -1]]), C(2), 1)])
+add("gather8_batch_neg", lambda: [op8.gather(C(_G, "i64"), C([[0, 2], [1, -1]]), C(2), -1)])
+add("gather8_batch1_axis1", lambda: [op8.gather(C(_G, "f32"), C([[0, 2], [1, 1]]), C(1), 1)])
+add("gather7_batch1", lambda: [op7.gather(C(_G, "f32"), C([[0, 2], [1, 3]]), C(2), 1)])
+add("gather1_oob", lambda: [op1.gather(C(np.arange(12).reshape(3, 4), "i32"), C([5, 1]), C(0))])
+add("gather8_u1_data", lambda: [op8.gather(C([1, 0, 1, 1, 0, 1, 0, 0, 1], "u1"), C([0, 2, 4, 8]), C(0))])
+
+add("concat_f32_axis1", lambda: [o.concat([R([2, 1, 3]), R([2, 2, 3], seed=1), R([2, 0, 3])], 1)])
+add("concat_i64_neg_axis", lambda: [o.concat([C([1, 2]), C([3]), C([-1])], -1)])
+add("concat_bool", lambda: [o.concat([C([[True]], "boolean"), C([[False, True]], "boolean")], 1)])
+add("concat_i4", lambda: [o.concat([C([1, -2, 3], "i4"), C([7, -8], "i4")], 0)])
+add("reshape_special_zero", lambda: [o.reshape(R([2, 3, 4]), C([0, -1]), True)])
+add("reshape_minus1", lambda: [o.reshape(R([2, 3, 4], "i32"), C([4, -1, 2]), False)])
+add("reshape_scalar", lambda: [o.reshape(C([5], "f32"), C([], "i64"), False)])
+add("squeeze_axes", lambda: [op1.squeeze(R([1, 3, 1, 2]), C([0, -2]))])
+add("squeeze15_noaxes", lambda: [o.squeeze(R([1, 3, 1, 2], "i64"))])
+add("squeeze15_axes", lambda: [o.squeeze(R([1, 3, 1, 2]), C([2]))])
+add("unsqueeze_neg", lambda: [o.unsqueeze(R([3, 2]), C([0, -1]))])
+add("transpose_201", lambda: [o.transpose(R([2, 3, 4]), C([2, 0, 1]))])
+add("transpose_empty_perm", lambda: [o.transpose(R([2, 3, 4], "i8", -100, 100), C([], "i64"))])
+add("transpose_f16_4d", lambda: [o.transpose(R([2, 3, 4, 5], "f16"), C([0, 3, 1, 2], "i32"))])
+add("broadcast3_numpy", lambda: [op3.broadcast(R([3, 1]), C([2, 3, 4]))])
+add("broadcast3_bidir", lambda: [op3.broadcast(R([3, 1], "i32"), C([2, 1, 4]), broadcast_spec="BIDIRECTIONAL")])
+add("broadcast3_explicit", lambda: [op3.broadcast(R([3]), C([2, 3, 4]), C([1]), "EXPLICIT")])
+add("broadcast3_scalar_bool", lambda: [op3.broadcast(C(True, "boolean"), C([2, 3]))])
+add("tile_longer_repeats", lambda: [o.tile(R([2, 3]), C([2, 1, 3]))])
+add("tile_i64", lambda: [o.tile(C([[1, 2]], "i64"), C([3, 2]))])
+add("split_3", lambda: list(o.split(R([6, 4]), C(0), 3).outputs()))
+add("split_neg_axis", lambda: list(o.split(R([2, 6], "i32"), C(-1), 2).outputs()))
+add("vsplit_minus1", lambda: list(o.variadic_split(R([2, 7]), C(1), C([2, -1, 1])).outputs()))
+add("vsplit_zero_len", lambda: list(o.variadic_split(R([5, 2], "f16"), C(0), C([0, 5])).outputs()))
+
+# ---------------------------------------------------------------------------
+# Elementwise binary
+# ---------------------------------------------------------------------------
+BIN_OPS = {"add": o.add, "subtract": o.subtract, "multiply": o.multiply, "divide": o.divide,
+           "maximum": o.maximum, "minimum": o.minimum, "power": o.power,
+           "squared_difference": o.squared_difference, "mod": o.mod, "floor_mod": o.floor_mod}
+
+
+def bin_inputs(opname, t):
+    rng = np.random.default_rng(zlib.crc32(("%s/%s" % (opname, t)).encode()))
+    if t in ("f32", "f16", "bf16"):
+        a = rng.uniform(-20, 20, (2, 3, 4)).astype(np.float32)
+        b = rng.uniform(-5, 5, (3, 1)).astype(np.float32)
+        if opname == "power":
+            a = np.abs(a)
+            a[0, 0, :] = [-2.0, -0.5, 0.0, 3.0]
+            b = np.array([[2.0], [0.5], [-1.5]], np.float32)
+        if opname in ("divide", "mod", "floor_mod"):
+            b = np.array([[3.0], [-2.5], [0.7]], np.float32)
+            a[1, 2, :] = [7.0, -7.0, 0.0, 2.5]
+        if opname == "divide":
+            b[2, 0] = 0.0  # inf / nan
+        if opname in ("add", "maximum", "minimum"):
+            a[0, 0, 0] = NAN
+            a[0, 0, 1] = INF
+    else:
+        a = rng.integers(-50, 50, (2, 3, 4))
+        b = rng.integers(-6, 7, (3, 1))
+        b[b == 0] = 3
+        if opname == "power":
+            a = rng.integers(-5, 6, (2, 3, 4))
+            b = np.array([[0], [2], [3]])
+        if opname in ("divide", "mod", "floor_mod"):
+            a[1, 0, :] = [7, -7, 0, -1]
+            b = np.array([[2], [-3], [5]])
+        if opname == "multiply" and t == "i32":
+            a[0, 0, 0] = 2 ** 30  # wraps
+    return C(a, t), C(b, t), a
+
+
+for _op in BIN_OPS:
+    for _t in ["f32", "f16", "bf16", "i32", "i64"]:
+        def _f(opname=_op, t=_t):
+            a, b, src = bin_inputs(opname, t)
+            return [BIN_OPS[opname](a, b)], src
+        add("%s_%s" % (_op, _t), _f)
+
+
+@case("divide_i32_truncdiv")
+def _():
+    d = o.divide(C([-7, 7, -1, 9], "i32"), C([2, -2, 3, -4], "i32"))
+    d.set_attribute("m_pythondiv", False)
+    return [d]
+
+
+add("add_i8_wrap", lambda: [o.add(C([100, -100, 127], "i8"), C([100, -100, 1], "i8"))])
+add("add_u8_wrap", lambda: [o.add(C([200, 255, 0], "u8"), C([100, 1, 0], "u8"))])
+add("subtract_u8_wrap", lambda: [o.subtract(C([0, 5], "u8"), C([1, 10], "u8"))])
+add("multiply_f32_scalar_bcast", lambda: [o.multiply(R([2, 3]), C(0.5, "f32"))])
+add("add_f16_chain_2050", lambda: [o.add(o.add(C([2048], "f16"), C([1], "f16")), C([1], "f16"))])
+add("add_f16_single_2048", lambda: [o.add(C([2048], "f16"), C([1], "f16"))])
+add("add_bf16_chain", lambda: [o.add(o.add(C([256], "bf16"), C([1], "bf16")), C([1], "bf16"))])
+add("multiply_f16_overflow", lambda: [o.multiply(C([300, 60000, -300], "f16"), C([300, 2, 300], "f16"))])
+add("f16_chain_mul_sub", lambda: [o.subtract(o.multiply(C([1000.5, 3.3], "f16"), C([70, 0.1], "f16")),
+                                              C([65000.0, 0.33], "f16"))])
+
+CMP_OPS = {"equal": o.equal, "not_equal": o.not_equal, "less": o.less, "less_equal": o.less_equal,
+           "greater": o.greater, "greater_equal": o.greater_equal}
+for _op in CMP_OPS:
+    def _f(opname=_op):
+        a = C([[1.0, NAN, 2.0, -INF], [0.0, -0.0, 3.0, 5.0]], "f32")
+        b = C([1.0, NAN, 3.0, -INF], "f32")
+        return [CMP_OPS[opname](a, b)]
+    add("%s_f32" % _op, _f)
+
+    def _g(opname=_op):
+        return [CMP_OPS[opname](R([2, 3, 4], "i32", -3, 3), R([3, 1], "i32", -3, 3, seed=5))]
+    add("%s_i32" % _op, _g)
+
+    def _h(opname=_op):
+        return [CMP_OPS[opname](R([4, 3], "f16", -2, 2), R([3], "f16", -2, 2, seed=2))]
+    add("%s_f16" % _op, _h)
+
+_B1 = [[True, False, True, False]]
+_B2 = [[True], [False]]
+add("logical_and", lambda: [o.logical_and(C(_B1, "boolean"), C(_B2, "boolean"))])
+add("logical_or", lambda: [o.logical_or(C(_B1, "boolean"), C(_B2, "boolean"))])
+add("logical_xor", lambda: [o.logical_xor(C(_B1, "boolean"), C(_B2, "boolean"))])
+add("logical_not", lambda: [o.logical_not(C(_B1, "boolean"))])
+add("logical_chain", lambda: [o.logical_not(o.logical_and(o.less(R([3, 4]), C(0.0, "f32")),
+                                                          C([True, False, True, True], "boolean")))])
+
+# ---------------------------------------------------------------------------
+# Elementwise unary
+# ---------------------------------------------------------------------------
+UN_VALS = [-100.0, -20.0, -3.5, -2.5, -1.5, -1.0, -0.7, -0.5, -1e-30, -0.0, 0.0, 1e-7, 0.3, 0.5, 0.9999,
+           1.0, 1.5, 2.5, 3.0, 5.5, 10.0, 11.5, 30.0, 88.8, 89.0, 100.0, 1e5, NAN, INF, -INF]
+UN_OPS = {
+    "sqrt": o.sqrt, "exp": o.exp, "log": o.log, "erf": o.erf, "sigmoid": o.sigmoid, "tanh": o.tanh,
+    "abs": o.absolute, "sign": o.sign, "floor": o.floor, "ceiling": o.ceiling, "negative": o.negative,
+    "relu": o.relu, "clamp": lambda x: o.clamp(x, -1.5, 2.7),
+    "round_even": lambda x: op5.round(x, "half_to_even"),
+    "round_away": lambda x: op5.round(x, "half_away_from_zero"),
+    "sin": o.sin, "cos": o.cos, "gelu_erf": lambda x: op7.gelu(x, "erf"),
+    "gelu_tanh": lambda x: op7.gelu(x, "tanh"), "hswish": op4.hswish, "hsigmoid": op5.hsigmoid,
+    "swish": lambda x: op4.swish(x, o.constant(np.array(0.8, dtype=_NP[x.get_output_element_type(0).get_type_name()]))), "mish": op4.mish, "softplus": op4.softplus,
+}
+for _op in UN_OPS:
+    for _t in ["f32", "f16"]:
+        def _f(opname=_op, t=_t):
+            v = UN_VALS
+            if t == "f16":
+                v = [x for x in UN_VALS if not (isinstance(x, float) and abs(x) > 70000 and x == x and abs(x) != INF)]
+            return [UN_OPS[opname](C(v, t))], v
+        add("%s_%s" % (_op, _t), _f)
+
+_IUN = [-7, -1, 0, 1, 5, 100, I32_MIN + 1, I32_MAX]
+for _op in ["abs", "negative", "sign", "relu", "clamp", "sqrt"]:
+    def _f(opname=_op):
+        v = [abs(x) for x in _IUN] if opname == "sqrt" else _IUN
+        return [UN_OPS[opname](C(v, "i32"))], v
+    add("%s_i32" % _op, _f)
+add("clamp_f32_int_bounds", lambda: [o.clamp(C([-2.5, 0.4, 3.9], "f32"), -1, 3)])
+add("exp_bf16", lambda: [o.exp(C([0.5, 1.0, 10.0, -3.0], "bf16"))])
+add("sqrt_after_add_f32", lambda: [o.sqrt(o.add(R([3, 3], "f32", 0, 10), C(1.0, "f32")))])
+
+# ---------------------------------------------------------------------------
+# Reductions, MatMul, Softmax, Select, Pad, OneHot, NonZero, ScatterUpdate
+# ---------------------------------------------------------------------------
+RED_OPS = {"sum": o.reduce_sum, "mean": o.reduce_mean, "max": o.reduce_max, "min": o.reduce_min,
+           "prod": o.reduce_prod, "l1": o.reduce_l1, "l2": o.reduce_l2}
+for _op in RED_OPS:
+    for _kd in (False, True):
+        def _f(opname=_op, kd=_kd):
+            return [RED_OPS[opname](R([2, 3, 4], "f32", -2, 2), C([0, -1]), kd)]
+        add("reduce_%s_f32_%s" % (_op, "keep" if _kd else "nokeep"), _f)
+for _op in ["sum", "max", "prod", "mean"]:
+    def _f(opname=_op):
+        return [RED_OPS[opname](R([2, 3, 4], "i32", -5, 5), C([1]), False)]
+    add("reduce_%s_i32" % _op, _f)
+add("reduce_sum_f16", lambda: [o.reduce_sum(R([4, 64], "f16", 0, 100), C([1]), False)])
+add("reduce_mean_all_axes_empty", lambda: [o.reduce_mean(R([2, 3]), C([], "i64"), True)])
+add("reduce_logical_and", lambda: [o.reduce_logical_and(R([3, 4], "boolean"), C([1]), False)])
+
+for _ta in (False, True):
+    for _tb in (False, True):
+        def _f(ta=_ta, tb=_tb):
+            a = R([2, 4, 3] if ta else [2, 3, 4], "f32", -3, 3)
+            b = R([5, 4] if tb else [4, 5], "f32", -3, 3, seed=9)
+            return [o.matmul(a, b, ta, tb)]
+        add("matmul_f32_ta%d_tb%d" % (_ta, _tb), _f)
+add("matmul_vec_vec", lambda: [o.matmul(R([4]), R([4], seed=3), False, False)])
+add("matmul_mat_vec", lambda: [o.matmul(R([3, 4]), R([4], seed=3), False, False)])
+add("matmul_i32", lambda: [o.matmul(R([2, 3], "i32"), R([3, 2], "i32", seed=4), False, False)])
+add("matmul_f16", lambda: [o.matmul(R([2, 16], "f16", -30, 30), R([16, 3], "f16", -30, 30, seed=4), False, False)])
+add("matmul_bcast_batch", lambda: [o.matmul(R([2, 1, 3, 4]), R([3, 4, 2], seed=6), False, False)])
+
+add("softmax8_last", lambda: [op8.softmax(R([2, 3, 5], "f32", -5, 5), -1)])
+add("softmax8_axis0", lambda: [op8.softmax(R([2, 3, 5], "f32", -50, 50), 0)])
+add("softmax8_f16", lambda: [op8.softmax(R([3, 7], "f16", -5, 5), 1)])
+add("softmax1", lambda: [op1.softmax(R([3, 4], "f32", -5, 5), 1)])
+
+add("select_bcast", lambda: [o.select(C([[True], [False]], "boolean"), R([2, 3]), R([3], seed=2))])
+add("select_i64", lambda: [o.select(C([True, False, True], "boolean"), C([1, 2, 3]), C(-1))])
+
+for _mode in ["constant", "edge", "reflect", "symmetric"]:
+    def _f(mode=_mode):
+        pv = C(9.5, "f32") if mode == "constant" else None
+        return [op12.pad(R([3, 4]), C([1, 2]), C([2, 1]), mode, pv)]
+    add("pad12_%s" % _mode, _f)
+add("pad12_negative", lambda: [op12.pad(R([4, 5]), C([-1, 2]), C([1, -2]), "constant", C(0.0, "f32"))])
+add("pad12_reflect_neg", lambda: [op12.pad(R([4, 5], "i32"), C([-1, 2]), C([2, -1]), "reflect")])
+add("pad1_constant", lambda: [op1.pad(R([2, 3], "i64"), C([0, 1]), C([1, 0]), "constant", C(-7))])
+
+add("onehot1", lambda: [op1.one_hot(C([0, 2, -1, 5], "i64"), C(4), C(1.0, "f32"), C(0.0, "f32"), -1)])
+add("onehot1_axis0", lambda: [op1.one_hot(C([[1, 0], [3, 2]], "i32"), C(4, "i32"), C(5, "i64"), C(-5, "i64"), 0)])
+add("onehot16_neg_normalize", lambda: [o.one_hot(C([0, -1, -4, 3, 7], "i64"), C(4), C(1.0, "f32"), C(0.0, "f32"),
+                                                 1, "normalize")])
+add("onehot16_neg_ignore", lambda: [o.one_hot(C([0, -1, 2], "i64"), C(3), C(2, "i32"), C(0, "i32"), -1,
+                                              "ignore_negative")])
+add("nonzero_i64", lambda: [op3.non_zero(C([[0, 1.5, 0], [NAN, 0, -0.0]], "f32"), "i64")])
+add("nonzero_i32", lambda: [op3.non_zero(C([[1, 0, 3], [0, 0, 7]], "i32"), "i32")])
+add("nonzero_empty", lambda: [op3.non_zero(C([0, 0, 0], "i32"), "i64")])
+add("scatter_update_axis0", lambda: [op3.scatter_update(R([4, 3]), C([2, 0]), R([2, 3], seed=8), C(0))])
+add("scatter_update_axis1", lambda: [op3.scatter_update(R([2, 4], "i32"), C([[3], [1]]), R([2, 2, 1], "i32", seed=8),
+                                                        C(1))])
+
+# ---------------------------------------------------------------------------
+# Chains
+# ---------------------------------------------------------------------------
+add("chain_range_reshape_transpose",
+    lambda: [o.transpose(o.reshape(range4(0, 24, 1, "i64", "f32"), C([2, 3, 4]), False), C([1, 2, 0]))])
+add("chain_gather_concat", lambda: [o.concat([op8.gather(C([5, 6, 7, 8]), C([3, 0]), C(0)), C([-1])], 0)])
+add("chain_convert_multiply_add", lambda: [o.add(o.multiply(o.convert(C([1, 200, 255], "u8"), "f32"),
+                                                             C(0.1, "f32")), C(-3.0, "f32"))])
+add("chain_split_add", lambda: [o.add(*o.split(R([4, 3]), C(0), 2).outputs())])
+add("chain_shared_input_two_results", lambda: (lambda c: [o.negative(c), o.absolute(c)])(R([3, 2])))
+
+
+@case("shapeof_gather_concat_reshape", kind="param")
+def _():
+    x = P([2, 3, 4, 5], "f32", "x")
+    s = o.shape_of(x, "i64")
+    g = op8.gather(s, C([0, 1]), C(0))
+    cc = o.concat([g, C([-1])], 0)
+    return [o.reshape(x, cc, False)]
+
+
+@case("shapeof_i32_strided_slice_param", kind="param")
+def _():
+    x = P([1, 8, 6], "f32", "x")
+    s = op3.shape_of(x, "i32")
+    ss = op1.strided_slice(s, C([1], "i32"), C([3], "i32"), C([1], "i32"), [0], [0])
+    pr = o.reduce_prod(ss, C([0]), True)
+    cc = o.concat([C([1], "i32"), pr], 0)
+    return [o.reshape(x, cc, False)]
+
+
+@case("shapeof_dynamic_batch_param", kind="param")
+def _():
+    # only the static part can fold: Gather idx 1,2 of [?,3,4]
+    x = P([-1, 3, 4], "f32", "x")
+    s = o.shape_of(x, "i64")
+    g = op8.gather(s, C([1, 2]), C(0))
+    cc = o.concat([C([-1]), o.reduce_prod(g, C([0]), True)], 0)
+    return [o.reshape(x, cc, False)]
+
+
+@case("param_add_const_chain", kind="param")
+def _():
+    x = P([2, 3], "f32", "x")
+    w = o.multiply(R([2, 3]), C(2.0, "f32"))
+    return [o.add(x, w)]
+
+
+# ---------------------------------------------------------------------------
+# Running generated cases
+# ---------------------------------------------------------------------------
+def unpack_case(ret):
+    if isinstance(ret, tuple):
+        return list(ret[0]), ret[1]
+    return list(ret), None
+
+
+def check_generated(name, fn, kind, wd):
+    outs, src = unpack_case(fn())
+    model = build_model(outs)
+    in_xml = wd / "in.xml"
+    ov.serialize(model, str(in_xml), str(wd / "in.bin"))
+    out_xml = wd / "out.xml"
+    err, stderr = run_irc(in_xml, out_xml)
+    if err:
+        return err
+    try:
+        irc_model = CORE.read_model(str(out_xml))
+    except Exception as e:
+        return "OpenVINO cannot read irc output: %s" % str(e).strip().splitlines()[0][:200]
+    ref = ov_fold(CORE.read_model(str(in_xml)))
+    ir = IrcIR(out_xml)
+    ir_res = ir.results()
+    bad = []
+    need_cpu = kind == "param"
+    tol_idx = set()
+    notes = []
+    for ri, r in enumerate(ref.get_results()):
+        rname = r.get_friendly_name()
+        if rname not in ir_res:
+            bad.append("%s: Result missing in irc output" % rname)
+            continue
+        rid = ir_res[rname]
+        prod = r.input_value(0).get_node()
+        pid = ir.producer(rid, 0)
+        if pid is None:
+            bad.append("%s: irc Result has no producer" % rname)
+            continue
+        if prod.get_type_name() == "Constant":
+            if ir.layers[pid].get("type") != "Const":
+                bad.append("%s: irc left op unfolded (%s)" % (rname, ir.describe(pid)))
+                continue
+            why = compare_const(ov_const(prod), ir.const(pid), src)
+            if why:
+                bad.append("%s: %s" % (rname, why) if len(ref.get_results()) > 1 else why)
+            continue
+        # OV did not fold the Result's producer: compare its folded inputs one level up
+        need_cpu = True
+        if kind != "param":
+            notes.append("%s: OV left %s unfolded" % (rname, prod.get_type_name()))
+        if ir.layers[pid].get("type") == "Const":
+            tol_idx.add(ri)
+            continue  # irc folded more; CPU comparison below decides
+        if ir.layers[pid].get("type") != prod.get_type_name():
+            bad.append("%s: producer OV %s vs irc %s" % (rname, prod.get_type_name(), ir.describe(pid)))
+            continue
+        for k, iv in enumerate(prod.input_values()):
+            inode = iv.get_node()
+            if inode.get_type_name() != "Constant":
+                continue
+            cid = ir.producer(pid, k)
+            if cid is None or ir.layers[cid].get("type") != "Const":
+                bad.append("%s: input %d of %s not folded by irc (%s)" % (
+                    rname, k, prod.get_type_name(), ir.describe(cid) if cid else "none"))
+                continue
+            why = compare_const(ov_const(inode), ir.const(cid))
+            if why:
+                bad.append("%s input %d: %s" % (prod.get_type_name(), k, why))
+    n_ov, n_irc = len(compute_ops(ref)), len(compute_ops(irc_model))
+    if n_irc > n_ov:
+        left = sorted(set(n.get_type_name() for n in compute_ops(irc_model)))
+        bad.append("irc left %d compute layers, OV %d (%s)" % (n_irc, n_ov, ",".join(left)))
+    if need_cpu and not bad:
+        orig = CORE.read_model(str(in_xml))
+        feed = random_inputs(orig)
+        try:
+            want = cpu_run(orig, feed)
+        except Exception:
+            want = None  # CPU cannot run the original (e.g. exotic types): load check only
+        if want is not None:
+            try:
+                got = cpu_run(irc_model, feed)
+            except Exception as e:
+                return "CPU cannot run irc output: %s" % str(e).strip().splitlines()[0][:200]
+            bad += compare_outputs(want, got, tol_idx)
+    if notes and VERBOSE:
+        print("note %s: %s" % (name, "; ".join(notes)), file=sys.stderr, flush=True)
+    return bad
+
+
+@case("decompression_convert_kept", kind="special")
+def _decompression():
+    x = P([1, 64], "f32", "x")
+    w = R([64, 32], "f32", -1, 1)
+    b = R([32], "f32", -1, 1, seed=3)
+    return [o.add(o.matmul(x, w, False, False), b)]
+
+
+def check_decompression(name, fn, kind, wd):
+    outs, _ = unpack_case(fn())
+    model = build_model(outs)
+    in_xml = wd / "in.xml"
+    ov.save_model(model, str(in_xml), compress_to_fp16=True)
+    text = in_xml.read_text()
+    if "decompression" not in text:
+        return "setup: save_model produced no decompression Convert"
+    out_xml = wd / "out.xml"
+    err, _ = run_irc(in_xml, out_xml)
+    if err:
+        return err
+    try:
+        irc_model = CORE.read_model(str(out_xml))
+    except Exception as e:
+        return "OpenVINO cannot read irc output: %s" % str(e).strip().splitlines()[0][:200]
+    bad = []
+    ir = IrcIR(out_xml)
+    conv = [lid for lid, l in ir.layers.items() if l.get("type") == "Convert"]
+    kept = 0
+    for lid in conv:
+        pid = ir.producer(lid, 0)
+        if pid and ir.layers[pid].get("type") == "Const" and ir.const(pid)[0] == "f16":
+            kept += 1
+            if "decompression" not in ir.rt_attrs(lid):
+                bad.append("Convert %s lost its decompression rt_info" % ir.layers[lid].get("name"))
+    if kept < 2:
+        consts = [(ir.const(l)[0], ir.const(l)[1]) for l, e in ir.layers.items() if e.get("type") == "Const"]
+        bad.append("expected 2 Const f16 -> Convert kept, irc has %d (consts %s)" % (kept, consts))
+    ib, ob = (wd / "in.bin").stat().st_size, out_xml.with_suffix(".bin").stat().st_size
+    if ob > ib:
+        bad.append(".bin grew %d -> %d" % (ib, ob))
+    orig = CORE.read_model(str(in_xml))
+    feed = random_inputs(orig)
+    bad += compare_outputs(cpu_run(orig, feed), cpu_run(irc_model, feed))
+    return bad
+
+
+# ---------------------------------------------------------------------------
+# Real models
+# ---------------------------------------------------------------------------
+_OVR_RE = re.compile(r"^(.*)\[(.*)\]$")
+
+
+def parse_override(s):
+    m = _OVR_RE.match(s)
+    name, dims = m.group(1), m.group(2)
+    ds = []
+    for d in dims.split(","):
+        d = d.strip()
+        if d in ("?", "-1"):
+            ds.append(ov.Dimension())
+        elif ".." in d:
+            lo, hi = d.split("..")
+            ds.append(ov.Dimension(int(lo or 0), int(hi) if hi else -1))
+        else:
+            ds.append(ov.Dimension(int(d)))
+    return name, ov.PartialShape(ds)
+
+
+def model_cases():
+    meta = json.loads((SHARED_MODELS / "models.json").read_text()) if (SHARED_MODELS / "models.json").exists() else {}
+    out = []
+    for xml in sorted(SHARED_MODELS.glob("*.xml")):
+        out.append(("model_%s" % xml.stem, xml, meta.get(xml.stem, {}).get("inputs", [])))
+    return out
+
+
+def check_model(name, xml, inputs, wd):
+    out_xml = wd / "out.xml"
+    err, _ = run_irc(xml, out_xml, inputs)
+    if err:
+        return err
+    try:
+        got_model = CORE.read_model(str(out_xml))
+    except Exception as e:
+        return "OpenVINO cannot read irc output: %s" % str(e).strip().splitlines()[0][:200]
+    bad = []
+    orig = CORE.read_model(str(xml))
+    if inputs:
+        orig.reshape(dict(parse_override(s) for s in inputs))
+    # (d) .bin size
+    ib, ob = xml.with_suffix(".bin").stat().st_size, out_xml.with_suffix(".bin").stat().st_size
+    if ob > 1.05 * ib:
+        bad.append(".bin grew %d -> %d (> 5%%)" % (ib, ob))
+    # (b) identical CPU outputs
+    try:
+        if any(not i.get_partial_shape().is_static for i in got_model.inputs):
+            got_model.reshape({i.get_any_name(): i.get_partial_shape() for i in orig.inputs})
+        feed = random_inputs(orig)
+        name_feed = {orig.inputs[k].get_any_name(): v for k, v in feed.items()}
+        got_feed = {}
+        for k, i in enumerate(got_model.inputs):
+            nm = next((n for n in i.get_names() if n in name_feed), None)
+            got_feed[k] = name_feed[nm] if nm else feed[k]
+        bad += compare_outputs(cpu_run(orig, feed), cpu_run(got_model, got_feed))
+    except Exception as e:
+        bad.append("CPU inference failed: %s" % str(e).strip().splitlines()[0][:200])
+    # (c) compute layers vs OV ConstantFolding
+    ref = ov_fold(orig.clone())
+    n_ov, n_irc = len(compute_ops(ref)), len(compute_ops(got_model))
+    if VERBOSE:
+        print("note %s: compute layers orig %d, OV ConstantFolding %d, irc %d; .bin %d -> %d" % (
+            name, len(compute_ops(orig)), n_ov, n_irc, ib, ob), file=sys.stderr, flush=True)
+    if n_irc > n_ov:
+        ov_types = {}
+        for n in compute_ops(ref):
+            ov_types[n.get_type_name()] = ov_types.get(n.get_type_name(), 0) + 1
+        irc_types = {}
+        for n in compute_ops(got_model):
+            irc_types[n.get_type_name()] = irc_types.get(n.get_type_name(), 0) + 1
+        extra = ["%s+%d" % (t, c - ov_types.get(t, 0)) for t, c in sorted(irc_types.items())
+                 if c > ov_types.get(t, 0)]
+        bad.append("irc left %d compute layers, OV ConstantFolding %d (extra: %s)" % (n_irc, n_ov, " ".join(extra)))
+    return bad
+
+
+# ---------------------------------------------------------------------------
+# Main
+# ---------------------------------------------------------------------------
+def report(name, bad, verbose):
+    if not bad:
+        print("PASS %s" % name, flush=True)
+        return True
+    if isinstance(bad, str):
+        print("FAIL %s: %s" % (name, bad), flush=True)
+        return False
+    shown = bad if verbose else bad[:3]
+    extra = "" if len(shown) == len(bad) else " (+%d more)" % (len(bad) - len(shown))
+    print("FAIL %s: %s%s" % (name, "; ".join(shown), extra), flush=True)
+    return False
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-k", default=None, help="only cases whose name contains this")
+    ap.add_argument("-v", action="store_true", help="show every mismatch and tracebacks")
+    ap.add_argument("--keep", default=None, help="keep work dirs under DIR")
+    ap.add_argument("--no-models", action="store_true", help="skip the real models")
+    args = ap.parse_args()
+    global VERBOSE
+    VERBOSE = args.v
+
+    base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="irc_fold_"))
+    base.mkdir(parents=True, exist_ok=True)
+    jobs = []
+    if not args.no_models:
+        for name, xml, inputs in model_cases():
+            if args.k and args.k not in name:
+                continue
+            jobs.append((name, lambda wd, x=xml, i=inputs, n=name: check_model(n, x, i, wd)))
+    seen = set()
+    for name, fn, kind in CASES:
+        assert name not in seen, "duplicate case name %s" % name
+        seen.add(name)
+        if args.k and args.k not in name:
+            continue
+        chk = check_decompression if kind == "special" else check_generated
+        jobs.append((name, lambda wd, f=fn, k=kind, n=name, c=chk: c(n, f, k, wd)))
+
+    def run(job):
+        name, fn = job
+        wd = base / name
+        wd.mkdir(parents=True, exist_ok=True)
+        try:
+            return fn(wd)
+        except Exception as e:
+            if args.v:
+                traceback.print_exc()
+            msg = str(e).strip().splitlines()
+            return "test error: %s: %s" % (type(e).__name__, msg[0][:200] if msg else "")
+
+    passed = failed = 0
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as ex:
+        for job, res in zip(jobs, ex.map(run, jobs)):
+            if report(job[0], res, args.v):
+                passed += 1
+            else:
+                failed += 1
+    if not args.keep:
+        shutil.rmtree(base, ignore_errors=True)
+    print("%d passed, %d failed" % (passed, failed))
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
