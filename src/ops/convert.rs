@@ -6,7 +6,7 @@
 
 use crate::ir::tensor::{self, Scalar, Tensor};
 use crate::ir::ElementType as E;
-use half::{bf16, f16};
+use half::f16;
 
 /// x86 `cvttsd2si` (64-bit): truncation, and INT64_MIN for NaN and out-of-range values.
 pub fn f_to_i64(x: f64) -> i64 {
@@ -24,6 +24,32 @@ fn f_to_i32(x: f64) -> i32 {
         i32::MIN
     } else {
         x.trunc() as i32
+    }
+}
+
+/// f32 → bf16 as OpenVINO rounds it: `(u + ((u & 0x10000) >> 1)) >> 16` — round half up when
+/// the kept mantissa is odd, truncate when it is even (not round-to-nearest-even).
+pub fn f32_to_bf16_ov(x: f32) -> u16 {
+    let u = x.to_bits();
+    (u.wrapping_add((u & 0x1_0000) >> 1) >> 16) as u16
+}
+
+/// f32 → u32 as OpenVINO's vectorized conversion does it: values >= 2^31 are shifted down by
+/// 2^31 before the signed conversion and flipped back; NaN and out-of-range give 2^31 or 0.
+fn f_to_u32(x: f64) -> u32 {
+    if x >= 2_147_483_648.0 {
+        (f_to_i32(x - 2_147_483_648.0) as u32) ^ 0x8000_0000
+    } else {
+        f_to_i32(x) as u32
+    }
+}
+
+/// f32 → u64 likewise, with 2^63.
+fn f_to_u64(x: f64) -> u64 {
+    if x >= 9_223_372_036_854_775_808.0 {
+        (f_to_i64(x - 9_223_372_036_854_775_808.0) as u64) ^ (1 << 63)
+    } else {
+        f_to_i64(x) as u64
     }
 }
 
@@ -172,6 +198,22 @@ pub fn scalars(t: &Tensor) -> Option<Vec<Scalar>> {
         .collect()
 }
 
+/// Unpack a sub-byte tensor into one u8 code per element (`None` for byte-aligned types).
+pub fn unpack_codes(t: &Tensor) -> Option<Tensor> {
+    if t.et.byte_size().is_some() || t.et.bits() == 0 {
+        return None;
+    }
+    let codes: Option<Vec<u8>> = (0..t.len())
+        .map(|i| tensor::packed_code(t.et, &t.data, i))
+        .collect();
+    Some(Tensor::new(E::U8, t.shape.clone(), codes?))
+}
+
+/// Pack a u8 code tensor back into sub-byte type `et`.
+pub fn pack_codes(t: &Tensor, et: E) -> Tensor {
+    Tensor::new(et, t.shape.clone(), pack(et, &t.data))
+}
+
 /// Pack `n` small unsigned codes of a sub-byte type into OpenVINO's layout.
 pub fn pack(et: E, codes: &[u8]) -> Vec<u8> {
     let n = codes.len();
@@ -232,12 +274,38 @@ pub fn convert(t: &Tensor, to: E) -> Option<Tensor> {
                 out.extend_from_slice(&v.to_le_bytes());
             }
         }
-        E::U8 | E::I8 | E::U16 | E::I16 | E::U32 | E::I64 | E::U64 => {
-            return Tensor::from_i64s(
-                to,
-                shape,
-                &src.iter().map(|&s| as_i64(s)).collect::<Vec<_>>(),
-            );
+        // 8/16-bit targets convert floats through i32, then wrap.
+        E::U8 | E::I8 | E::U16 | E::I16 => {
+            let v: Vec<i64> = src
+                .iter()
+                .map(|&s| match s {
+                    Scalar::F(f) => f_to_i32(f) as i64,
+                    _ => as_i64(s),
+                })
+                .collect();
+            return Tensor::from_i64s(to, shape, &v);
+        }
+        E::U32 => {
+            for &s in &src {
+                let v = match s {
+                    Scalar::F(f) => f_to_u32(f),
+                    _ => as_i64(s) as u32,
+                };
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        E::U64 => {
+            for &s in &src {
+                let v = match s {
+                    Scalar::F(f) => f_to_u64(f),
+                    _ => as_i64(s) as u64,
+                };
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        E::I64 => {
+            let v: Vec<i64> = src.iter().map(|&s| as_i64(s)).collect();
+            return Tensor::from_i64s(to, shape, &v);
         }
         E::F32 => {
             for &s in &src {
@@ -253,18 +321,15 @@ pub fn convert(t: &Tensor, to: E) -> Option<Tensor> {
             for &s in &src {
                 let v = match s {
                     Scalar::F(f) => f16::from_f32(f as f32),
-                    _ => f16::from_f64(as_f64(s)),
+                    // Integer sources saturate to the f16 range.
+                    _ => f16::from_f64(as_f64(s).clamp(-65504.0, 65504.0)),
                 };
                 out.extend_from_slice(&v.to_bits().to_le_bytes());
             }
         }
         E::Bf16 => {
             for &s in &src {
-                let v = match s {
-                    Scalar::F(f) => bf16::from_f32(f as f32),
-                    _ => bf16::from_f64(as_f64(s)),
-                };
-                out.extend_from_slice(&v.to_bits().to_le_bytes());
+                out.extend_from_slice(&f32_to_bf16_ov(as_f64(s) as f32).to_le_bytes());
             }
         }
         E::F8E4M3 => out.extend(src.iter().map(|&s| f32_to_f8e4m3(as_f64(s) as f32))),

@@ -332,15 +332,14 @@ macro_rules! float_binary {
                 Bin::Min => out.push(std_min(x, y)),
                 Bin::Pow => out.push(x.powf(y)),
                 Bin::SqDiff => out.push((x - y) * (x - y)),
-                Bin::Mod => out.push(x % y),
+                // OpenVINO's Mod has no float kernel (never folded).
+                Bin::Mod => return Err("no float Mod kernel".into()),
+                // x - y * floor(x / (double)y), in double, cast back.
                 Bin::FloorMod => {
-                    let m = x % y;
-                    out.push(if m != 0.0 && ((m < 0.0) != (y < 0.0)) {
-                        m + y
-                    } else {
-                        m
-                    });
+                    let (xd, yd) = (x as f64, y as f64);
+                    out.push((xd - yd * (xd / yd).floor()) as $t);
                 }
+
                 Bin::Cmp(_) | Bin::Logic(_) => return Err("not a float arithmetic op".into()),
             }
         }

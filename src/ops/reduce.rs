@@ -196,7 +196,7 @@ fn reduce_eval(cx: &Ctx) -> R<Vec<Fact>> {
             .collect::<R<_>>()?;
         return Ok(vec![Fact::with_value(reduce_values(ty, &v, &axes, os)?)]);
     }
-    if !v.et.is_integral() {
+    if !(v.et.is_integral() || v.et == E::Boolean) || v.et.byte_size().is_none() {
         return Err("integer evaluation only".into());
     }
     let ty = super::resolve(&cx.layer.ty, &cx.layer.version).map_or("", |t| t.0);
@@ -213,7 +213,10 @@ fn reduce_eval(cx: &Ctx) -> R<Vec<Fact>> {
     let n_out: usize = os.iter().product::<u64>() as usize;
     let (init, f): (i64, fn(i64, i64) -> i64) = match ty {
         "ReduceProd" => (1, |a, b| a.wrapping_mul(b)),
-        "ReduceSum" => (0, |a, b| a.wrapping_add(b)),
+        "ReduceSum" | "ReduceMean" => (0, |a, b| a.wrapping_add(b)),
+        "ReduceLogicalAnd" => (1, |a, b| (a != 0 && b != 0) as i64),
+        "ReduceLogicalOr" => (0, |a, b| (a != 0 || b != 0) as i64),
+        "ReduceL1" => (0, |a, b| a.wrapping_add(b.wrapping_abs())),
         "ReduceMax" => (i64::MIN, |a, b| a.max(b)),
         "ReduceMin" => (i64::MAX, |a, b| a.min(b)),
         _ => return Err("not evaluated".into()),
@@ -234,6 +237,13 @@ fn reduce_eval(cx: &Ctx) -> R<Vec<Fact>> {
                 break;
             }
             idx[a] = 0;
+        }
+    }
+    if ty == "ReduceMean" && !vals.is_empty() && n_out > 0 {
+        // Integer mean truncates: sum / (count as T).
+        let c = (vals.len() / n_out) as i64;
+        for a in &mut acc {
+            *a /= c;
         }
     }
     Ok(vec![Fact::with_value(

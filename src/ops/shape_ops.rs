@@ -29,6 +29,12 @@ fn count(shape: &[u64]) -> R<usize> {
 
 /// Build a tensor of `et` from `src` by an index map (`None` → zero element).
 fn remap(src: &Tensor, out_shape: Vec<u64>, map: &[Option<usize>]) -> R<Tensor> {
+    if let Some(codes) = super::convert::unpack_codes(src) {
+        // Packed types move as one code per element, then pack again.
+        let moved = remap(&codes, out_shape, map)?;
+        return Ok(super::convert::pack_codes(&moved, src.et));
+    }
+
     let es = src
         .et
         .byte_size()
@@ -395,6 +401,28 @@ fn concat_eval(cx: &Ctx) -> R<Vec<Fact>> {
     let vals: Vec<Arc<Tensor>> = (0..cx.inputs.len())
         .map(|i| value(cx, i))
         .collect::<R<_>>()?;
+    // Packed types concatenate as one code per element, then pack again.
+    let packed = vals[0].et;
+    if packed.byte_size().is_none()
+        && vals
+            .iter()
+            .any(|v| (v.len() as u64 * packed.bits() as u64) % 8 != 0)
+    {
+        // OpenVINO copies whole bytes here and drops the trailing codes of such inputs; irc
+        // does not fold rather than reproduce that (docs/openvino-differences.md).
+        return Err("packed input not ending on a byte boundary".into());
+    }
+    let vals: Vec<Arc<Tensor>> = if packed.byte_size().is_none() {
+        vals.iter()
+            .map(|v| {
+                super::convert::unpack_codes(v)
+                    .map(Arc::new)
+                    .ok_or("no byte layout")
+            })
+            .collect::<Result<_, &str>>()?
+    } else {
+        vals
+    };
     let r = vals[0].shape.len();
     let ax = norm_axis(cx.attr_i64("axis", 0)?, r)?;
     let es = vals[0].et.byte_size().ok_or("sub-byte")?;
@@ -408,9 +436,13 @@ fn concat_eval(cx: &Ctx) -> R<Vec<Fact>> {
             data.extend_from_slice(v.data.get(o * chunk..(o + 1) * chunk).ok_or("short")?);
         }
     }
-    Ok(vec![Fact::with_value(Tensor::new(
-        vals[0].et, out_shape, data,
-    ))])
+    let t = Tensor::new(vals[0].et, out_shape, data);
+    let t = if packed != t.et {
+        super::convert::pack_codes(&t, packed)
+    } else {
+        t
+    };
+    Ok(vec![Fact::with_value(t)])
 }
 
 // ---------------------------------------------------------------- Gather

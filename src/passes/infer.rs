@@ -243,16 +243,26 @@ impl<'a> Infer<'a> {
         if never_folds(l) {
             return outs;
         }
-        // Values: exact when every input is known, else bounds for movement ops.
-        let all_known = inputs
+        // Values: exact when every input is known, else bounds for movement ops. ConvertLike
+        // needs only its data (the `like` input gives just a type).
+        let needed = if l.is("ConvertLike") { 1 } else { inputs.len() };
+        let all_known = inputs[..needed.min(inputs.len())]
             .iter()
             .all(|f| f.value.is_some() || f.ints().is_some());
-        let small = outs.iter().all(|o| {
-            o.shape
-                .to_static()
+        let count = |s: &PartialShape| {
+            s.to_static()
                 .and_then(|d| PartialShape::element_count(&d))
-                .is_some_and(|n| n as usize <= self.value_limit)
-        });
+                .map(|n| n as usize)
+        };
+        // Outputs must fit the limit; outputs whose shape depends on values (NonZero) are
+        // bounded by the inputs.
+        let small = outs
+            .iter()
+            .all(|o| count(&o.shape).is_some_and(|n| n <= self.value_limit))
+            || (outs.iter().any(|o| count(&o.shape).is_none())
+                && inputs
+                    .iter()
+                    .all(|f| count(&f.shape).is_some_and(|n| n <= self.value_limit)));
         if let Some(eval) = def.eval.filter(|_| all_known && small) {
             if let Some(vals) = self.evaluate(l, version, inputs, &outs, eval) {
                 for (o, v) in outs.iter_mut().zip(vals) {
@@ -286,6 +296,11 @@ impl<'a> Infer<'a> {
         outs: &[Fact],
         eval: ops::InferFn,
     ) -> Option<Vec<Fact>> {
+        // Ops OpenVINO has no kernel for in these types: not folded, as in OpenVINO.
+        let orig = inputs.first().map_or(ElementType::Dynamic, |f| f.et);
+        if l.is("SquaredDifference") && orig != ElementType::F32 {
+            return None;
+        }
         let f32_mode = self.fold_mode
             && !native_precision(l)
             && (inputs.iter().any(|f| is_half(f.et)) || outs.iter().any(|f| is_half(f.et)));
@@ -307,7 +322,11 @@ impl<'a> Infer<'a> {
                 g
             })
             .collect();
-        if known.iter().any(|f| f.value.is_none()) {
+        let needed = if l.is("ConvertLike") { 1 } else { known.len() };
+        if known[..needed.min(known.len())]
+            .iter()
+            .any(|f| f.value.is_none())
+        {
             return None;
         }
         let cx = Ctx {

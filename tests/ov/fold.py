@@ -404,9 +404,9 @@ def build_model(outs):
     stack = [r for r in results]
     while stack:
         n = stack.pop()
-        if id(n) in seen:
+        if n.get_name() in seen:
             continue
-        seen.add(id(n))
+        seen.add(n.get_name())
         if n.get_type_name() == "Parameter":
             params.append(n)
         stack.extend(v.get_node() for v in n.input_values())
@@ -613,7 +613,10 @@ add("gather8_u1_data", lambda: [op8.gather(C([1, 0, 1, 1, 0, 1, 0, 0, 1], "u1"),
 add("concat_f32_axis1", lambda: [o.concat([R([2, 1, 3]), R([2, 2, 3], seed=1), R([2, 0, 3])], 1)])
 add("concat_i64_neg_axis", lambda: [o.concat([C([1, 2]), C([3]), C([-1])], -1)])
 add("concat_bool", lambda: [o.concat([C([[True]], "boolean"), C([[False, True]], "boolean")], 1)])
-add("concat_i4", lambda: [o.concat([C([1, -2, 3], "i4"), C([7, -8], "i4")], 0)])
+# Byte-aligned inputs only: OpenVINO's i4 Concat copies whole bytes, so an odd-length input
+# loses its last nibble; irc leaves such a Concat unfolded (docs/openvino-differences.md).
+add("concat_i4", lambda: [o.concat([C([1, -2, 3, 4], "i4"), C([7, -8], "i4")], 0)])
+
 add("reshape_special_zero", lambda: [o.reshape(R([2, 3, 4]), C([0, -1]), True)])
 add("reshape_minus1", lambda: [o.reshape(R([2, 3, 4], "i32"), C([4, -1, 2]), False)])
 add("reshape_scalar", lambda: [o.reshape(C([5], "f32"), C([], "i64"), False)])
