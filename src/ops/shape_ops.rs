@@ -406,7 +406,7 @@ fn concat_eval(cx: &Ctx) -> R<Vec<Fact>> {
     if packed.byte_size().is_none()
         && vals
             .iter()
-            .any(|v| (v.len() as u64 * packed.bits() as u64) % 8 != 0)
+            .any(|v| !(v.len() as u64 * packed.bits() as u64).is_multiple_of(8))
     {
         // OpenVINO copies whole bytes here and drops the trailing codes of such inputs; irc
         // does not fold rather than reproduce that (docs/openvino-differences.md).
