@@ -127,16 +127,16 @@ fn conv_like(cx: &Ctx, group: bool, backprop: bool) -> R<Vec<Fact>> {
     // Output channels.
     let ch = match (group, backprop) {
         (false, false) => fd[0],
-        (true, false) => dim_mul(fd[0], fd[1]),
+        (true, false) => checked_dim_mul(fd[0], fd[1])?,
         (false, true) => fd[1],
-        (true, true) => dim_mul(fd[0], fd[2]),
+        (true, true) => checked_dim_mul(fd[0], fd[2])?,
     };
     // Input channel check.
     let in_ch = match (group, backprop) {
         (false, false) => fd[1],
-        (true, false) => dim_mul(fd[0], fd[2]),
+        (true, false) => checked_dim_mul(fd[0], fd[2])?,
         (false, true) => fd[0],
-        (true, true) => dim_mul(fd[0], fd[1]),
+        (true, true) => checked_dim_mul(fd[0], fd[1])?,
     };
     if merge_dim(xd[1], in_ch).is_none() {
         return Err(format!(

@@ -397,7 +397,9 @@ fn depth_space(cx: &Ctx, to_space: bool) -> R<Vec<Fact>> {
         return Err(format!("data {} must have rank >= 3", sh(&x.shape)));
     }
     let k = (d.len() - 2) as u32;
-    let f = bs.pow(k);
+    let f = bs
+        .checked_pow(k)
+        .ok_or_else(|| format!("block_size {bs} ^ {k} overflows 64 bits"))?;
     let mut out: Dims = d.iter().copied().collect();
     if to_space {
         if let Some(c) = d[1].get() {
@@ -409,10 +411,10 @@ fn depth_space(cx: &Ctx, to_space: bool) -> R<Vec<Fact>> {
         }
         out[1] = Dim::interval(d[1].min / f, d[1].max.map(|m| m / f));
         for o in out.iter_mut().skip(2) {
-            *o = dim_mul(*o, Dim::known(bs));
+            *o = checked_dim_mul(*o, Dim::known(bs))?;
         }
     } else {
-        out[1] = dim_mul(d[1], Dim::known(f));
+        out[1] = checked_dim_mul(d[1], Dim::known(f))?;
         for i in 2..d.len() {
             if let Some(v) = d[i].get() {
                 if v % bs != 0 {

@@ -169,12 +169,17 @@ fn reshape_shape(cx: &Ctx) -> R<PartialShape> {
         let copied: Vec<bool> = (0..out.len())
             .map(|i| special_zero && b.lo[i] == 0 && b.hi[i] == 0)
             .collect();
-        let input_count = data.dims().map(|d| {
-            d.iter()
-                .enumerate()
-                .filter(|(i, _)| !copied.get(*i).copied().unwrap_or(false))
-                .fold(Dim::known(1), |a, (_, &x)| dim_mul(a, x))
-        });
+        let input_count = match data.dims() {
+            Some(d) => Some(
+                d.iter()
+                    .enumerate()
+                    .filter(|(i, _)| !copied.get(*i).copied().unwrap_or(false))
+                    .try_fold(Dim::known(1), |a, (_, &x)| checked_dim_mul(a, x))
+                    .map_err(|e| format!("the input {} has too many elements: {e}", sh(data)))?,
+            ),
+            None => None,
+        };
+
         let others = out
             .iter()
             .enumerate()
@@ -378,7 +383,8 @@ fn concat_infer(cx: &Ctx) -> R<Vec<Fact>> {
             sum = Dim::any();
             continue;
         };
-        sum = dim_add(sum, d[ax]);
+        sum = checked_dim_add(sum, d[ax])?;
+
         match &mut out {
             None => out = Some(d.iter().copied().collect()),
             Some(o) => {
@@ -1080,7 +1086,7 @@ fn tile_infer(cx: &Ctx) -> R<Vec<Fact>> {
         } else {
             1
         };
-        out.push(dim_mul(dd, Dim::known(rr as u64)));
+        out.push(checked_dim_mul(dd, Dim::known(rr as u64))?);
     }
     Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
 }

@@ -265,7 +265,30 @@ pub fn dim_mul(a: Dim, b: Dim) -> Dim {
     }
 }
 
+/// `a * b`, an error when both are static and the product overflows 64 bits.
+pub fn checked_dim_mul(a: Dim, b: Dim) -> R<Dim> {
+    if let (Some(x), Some(y)) = (a.get(), b.get()) {
+        return x
+            .checked_mul(y)
+            .map(Dim::known)
+            .ok_or_else(|| format!("dimension {x} * {y} overflows 64 bits"));
+    }
+    Ok(dim_mul(a, b))
+}
+
+/// `a + b`, an error when both are static and the sum overflows 64 bits.
+pub fn checked_dim_add(a: Dim, b: Dim) -> R<Dim> {
+    if let (Some(x), Some(y)) = (a.get(), b.get()) {
+        return x
+            .checked_add(y)
+            .map(Dim::known)
+            .ok_or_else(|| format!("dimension {x} + {y} overflows 64 bits"));
+    }
+    Ok(dim_add(a, b))
+}
+
 /// A fact with the given type and static dims.
+
 pub fn fact(et: ElementType, dims: Dims) -> Fact {
     Fact::new(et, PartialShape::Ranked(dims))
 }
