@@ -159,7 +159,30 @@ fn splice(x: &[u8], (s, e): (usize, usize), with: &[u8]) -> Vec<u8> {
 
 fn mutate(r: &mut Rng, xml: &mut Vec<u8>, bin: &mut Option<Vec<u8>>) {
     match r.below(14) {
-        0..=3 => {
+        0..=1 => {
+            // An op attribute (inside <data>) gets an interesting value: the file stays valid
+            // and the change reaches inference and folding.
+            let spans: Vec<_> = value_spans(xml)
+                .into_iter()
+                .filter(|&(s, _)| {
+                    let line_start = xml[..s]
+                        .iter()
+                        .rposition(|&b| b == b'\n')
+                        .map_or(0, |i| i + 1);
+                    xml[line_start..s].windows(5).any(|w| w == b"<data")
+                })
+                .collect();
+            if !spans.is_empty() {
+                let sp = *r.pick(&spans);
+                let val = if r.below(3) == 0 {
+                    (r.next() % 300).to_string()
+                } else {
+                    r.pick(NUMBERS).to_string()
+                };
+                *xml = splice(xml, sp, val.as_bytes());
+            }
+        }
+        2..=3 => {
             // A numeric-ish attribute or dim gets an interesting value.
             let spans = value_spans(xml);
             if !spans.is_empty() {
@@ -273,7 +296,10 @@ fn mutate(r: &mut Rng, xml: &mut Vec<u8>, bin: &mut Option<Vec<u8>>) {
     }
 }
 
-fn collect(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>, Option<Vec<u8>>)>) {
+/// An IR as bytes: the .xml and, when present, the .bin.
+type Input = (Vec<u8>, Option<Vec<u8>>);
+
+fn collect(dir: &Path, out: &mut Vec<(PathBuf, Input)>) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
     };
@@ -290,13 +316,13 @@ fn collect(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>, Option<Vec<u8>>)>) {
             let bin = std::fs::read(p.with_extension("bin"))
                 .ok()
                 .filter(|b| b.len() <= 4 << 20);
-            out.push((p, x, bin));
+            out.push((p, (x, bin)));
         }
     }
 }
 
 static CURRENT_START_MS: AtomicU64 = AtomicU64::new(0);
-static CURRENT: Mutex<Option<(Vec<u8>, Option<Vec<u8>>)>> = Mutex::new(None);
+static CURRENT: Mutex<Option<Input>> = Mutex::new(None);
 static PANIC_MSG: Mutex<String> = Mutex::new(String::new());
 
 fn save(dir: &Path, kind: &str, xml: &[u8], bin: Option<&[u8]>) -> PathBuf {
@@ -371,15 +397,26 @@ fn main() {
     let (mut execs, mut crashes, mut rejected) = (0u64, 0u64, 0u64);
     let deadline = Duration::from_secs(seconds);
     // Every seed file once, unmutated, first.
-    let mut queue: Vec<(Vec<u8>, Option<Vec<u8>>)> = corpus
-        .iter()
-        .map(|(_, x, b)| (x.clone(), b.clone()))
+    // Seeds the reader accepts are mutated most of the time, so mutants reach inference and
+    // folding; the error corpus keeps the reader's rejection paths busy.
+    let valid: Vec<usize> = (0..corpus.len())
+        .filter(|&i| {
+            let (x, b) = &corpus[i].1;
+            std::panic::catch_unwind(|| pipeline(x, b.as_deref())).unwrap_or(false)
+        })
         .collect();
+    let mut queue: Vec<Input> = corpus.iter().map(|(_, i)| i.clone()).collect();
     while execs < iters && t0.elapsed() < deadline {
         let (xml, bin) = match queue.pop() {
             Some(q) => q,
             None => {
-                let (_, x, b) = &corpus[rng.below(corpus.len())];
+                let seed = if !valid.is_empty() && rng.below(5) != 0 {
+                    valid[rng.below(valid.len())]
+                } else {
+                    rng.below(corpus.len())
+                };
+                let (_, (x, b)) = &corpus[seed];
+
                 let (mut x, mut b) = (x.clone(), b.clone());
                 for _ in 0..1 + rng.below(4) {
                     mutate(&mut rng, &mut x, &mut b);

@@ -288,7 +288,6 @@ pub fn checked_dim_add(a: Dim, b: Dim) -> R<Dim> {
 }
 
 /// A fact with the given type and static dims.
-
 pub fn fact(et: ElementType, dims: Dims) -> Fact {
     Fact::new(et, PartialShape::Ranked(dims))
 }
