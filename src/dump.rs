@@ -64,9 +64,9 @@ fn graph(model: &Model, g: &Graph, depth: usize, out: &mut String) {
         let shown: Vec<String> = l
             .data
             .iter()
-            .flatten()
+            .flat_map(|d| d.iter())
             .filter(|(k, _)| {
-                let in_type = match k.as_str() {
+                let in_type = match *k {
                     "element_type" | "shape" => l.is("Const") || l.is("Parameter"),
                     "offset" | "size" => l.is("Const"),
                     _ => false,

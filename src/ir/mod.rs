@@ -31,6 +31,76 @@ impl XmlElement {
     }
 }
 
+/// Ordered attributes stored compactly: one string `k\0v\0k\0v\0…` instead of two
+/// allocations per attribute (a big model has hundreds of thousands of them). XML attribute
+/// values cannot contain NUL.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct Attrs {
+    buf: String,
+}
+
+impl Attrs {
+    pub fn new() -> Self {
+        Attrs::default()
+    }
+
+    pub fn from_pairs<'x>(pairs: impl IntoIterator<Item = (&'x str, &'x str)>) -> Self {
+        let mut a = Attrs::new();
+        for (k, v) in pairs {
+            a.push(k, v);
+        }
+        a.buf.shrink_to_fit();
+        a
+    }
+
+    fn push(&mut self, k: &str, v: &str) {
+        for part in [k, v] {
+            if part.contains('\0') {
+                self.buf.push_str(&part.replace('\0', "\u{FFFD}"));
+            } else {
+                self.buf.push_str(part);
+            }
+            self.buf.push('\0');
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        let mut parts = self.buf.split('\0');
+        std::iter::from_fn(move || {
+            let k = parts.next().filter(|k| !k.is_empty() || false)?;
+            let v = parts.next()?;
+            Some((k, v))
+        })
+    }
+
+    pub fn get(&self, k: &str) -> Option<&str> {
+        self.iter().find(|(n, _)| *n == k).map(|(_, v)| v)
+    }
+
+    /// Set an attribute, keeping its position when present, appending otherwise.
+    pub fn set(&mut self, k: &str, v: &str) {
+        let mut pairs: Vec<(String, String)> = self
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        match pairs.iter_mut().find(|(n, _)| n == k) {
+            Some(slot) => slot.1 = v.to_string(),
+            None => pairs.push((k.to_string(), v.to_string())),
+        }
+        *self = Attrs::from_pairs(pairs.iter().map(|(a, b)| (a.as_str(), b.as_str())));
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+}
+
+impl std::fmt::Debug for Attrs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
 /// Look up an attribute in an ordered attribute list.
 pub fn attr<'a>(attrs: &'a [(String, String)], name: &str) -> Option<&'a str> {
     attrs
@@ -56,7 +126,7 @@ pub struct Port {
     pub shape: PartialShape,
     /// Port attributes other than id/precision/names, verbatim.
     pub extra_attrs: Vec<(String, String)>,
-    pub rt_info: Option<XmlElement>,
+    pub rt_info: Option<Box<XmlElement>>,
 }
 
 impl Port {
@@ -99,10 +169,11 @@ pub struct Layer {
     /// Other `<layer>` attributes (e.g. `output_names`), verbatim, in order.
     pub extra_attrs: Vec<(String, String)>,
     /// `<data>` attributes in file order; `None` when the layer has no `<data>`.
-    pub data: Option<Vec<(String, String)>>,
-    pub rt_info: Option<XmlElement>,
-    pub inputs: SmallVec<[Port; 4]>,
-    pub outputs: SmallVec<[Port; 2]>,
+    pub data: Option<Attrs>,
+    pub rt_info: Option<Box<XmlElement>>,
+    /// Ports live on the heap: a `Port` is large and most layers have two or three.
+    pub inputs: Vec<Port>,
+    pub outputs: Vec<Port>,
     /// Elements written before `<data>`: port_map, back_edges, then/else_port_map, unknown ones.
     pub pre: Vec<XmlElement>,
     pub bodies: Vec<Body>,
@@ -121,8 +192,8 @@ impl Layer {
             extra_attrs: Vec::new(),
             data: None,
             rt_info: None,
-            inputs: SmallVec::new(),
-            outputs: SmallVec::new(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
             pre: Vec::new(),
             bodies: Vec::new(),
             konst: None,
@@ -131,11 +202,11 @@ impl Layer {
     }
 
     pub fn attr(&self, name: &str) -> Option<&str> {
-        self.data.as_deref().and_then(|d| attr(d, name))
+        self.data.as_ref().and_then(|d| d.get(name))
     }
 
     pub fn set_data_attr(&mut self, name: &str, value: String) {
-        set_attr(self.data.get_or_insert_with(Vec::new), name, value)
+        self.data.get_or_insert_with(Attrs::new).set(name, &value)
     }
 
     /// The opset number from `version="opsetN"`, if it has that form.
@@ -156,7 +227,7 @@ impl Layer {
 
     /// True when the layer's rt_info carries the `decompression` attribute.
     pub fn is_decompression(&self) -> bool {
-        has_rt_attr(self.rt_info.as_ref(), "decompression")
+        has_rt_attr(self.rt_info.as_deref(), "decompression")
     }
 
     /// A short human label: `Gather 'g1' (id 7, opset8)`.
@@ -249,12 +320,11 @@ impl Graph {
                 1
             }
         };
-        let mut indeg: std::collections::HashMap<LayerId, usize> =
-            std::collections::HashMap::with_capacity(self.g.node_count());
+        let mut indeg: Vec<usize> = vec![0; petgraph::visit::NodeIndexable::node_bound(&self.g)];
         let mut heap = BinaryHeap::new();
         for n in self.g.node_indices() {
             let d = self.g.edges_directed(n, Direction::Incoming).count();
-            indeg.insert(n, d);
+            indeg[n.index()] = d;
             if d == 0 {
                 let l = &self.g[n];
                 heap.push(Reverse((
@@ -271,7 +341,8 @@ impl Graph {
             out.push(n);
             for e in self.g.edges_directed(n, Direction::Outgoing) {
                 let t = e.target();
-                let d = indeg.get_mut(&t)?;
+                let d = indeg.get_mut(t.index())?;
+
                 *d -= 1;
                 if *d == 0 {
                     let l = &self.g[t];

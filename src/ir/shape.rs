@@ -84,7 +84,7 @@ impl fmt::Display for Dim {
     }
 }
 
-pub type Dims = SmallVec<[Dim; 6]>;
+pub type Dims = SmallVec<[Dim; 4]>;
 
 /// A shape whose rank may be unknown.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -119,7 +119,7 @@ fn fold_graph(
         name: String,
         value: Arc<Tensor>,
         names: Vec<String>,
-        rt_info: Option<XmlElement>,
+        rt_info: Option<Box<XmlElement>>,
         consumers: Vec<(LayerId, u32)>,
         producer: LayerId,
         output: usize,
@@ -197,19 +197,20 @@ fn fold_graph(
     for c in new_consts {
         let mut layer = Layer::new("Const", "opset1", &c.name);
         let t = &c.value;
-        layer.data = Some(vec![
-            ("element_type".into(), t.et.name().to_string()),
-            (
-                "shape".into(),
-                t.shape
-                    .iter()
-                    .map(|d| d.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            ),
-            ("offset".into(), "0".into()),
-            ("size".into(), t.data.len().to_string()),
-        ]);
+        let shape = t
+            .shape
+            .iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let size = t.data.len().to_string();
+        layer.data = Some(Attrs::from_pairs([
+            ("element_type", t.et.name()),
+            ("shape", shape.as_str()),
+            ("offset", "0"),
+            ("size", size.as_str()),
+        ]));
+
         layer.rt_info = c.rt_info;
         let mut port = Port::new(0, t.et, PartialShape::from_static(&t.shape));
         port.names = c.names;

@@ -58,7 +58,7 @@ pub fn never_folds(l: &Layer) -> bool {
     .iter()
     .any(|t| l.is(t))
         || l.is_decompression()
-        || has_rt_attr(l.rt_info.as_ref(), "DisableConstantFolding")
+        || has_rt_attr(l.rt_info.as_deref(), "DisableConstantFolding")
 }
 
 /// Ops OpenVINO evaluates in their own precision even for f16/bf16 (`is_node_whitelisted`).

@@ -6,6 +6,8 @@ use crate::error::{Diag, Error, Kind};
 use crate::ir::*;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
+use smallvec::SmallVec;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -20,7 +22,9 @@ const MAX_ELEMENT_DEPTH: usize = 256;
 pub struct Parsed {
     pub model: Model,
     pub source_map: SourceMap,
-    pub source: Arc<str>,
+    /// The source text, when the caller kept it (`read_str`); `read_file` drops it after a
+    /// successful read (a big model's XML is large) and re-reads the file to render an error.
+    pub source: Option<Arc<str>>,
     pub path: String,
 }
 
@@ -32,7 +36,12 @@ impl Parsed {
             .layer(layer.label())
     }
     pub fn into_error(&self, diags: Vec<Diag>) -> Error {
-        Error::new(self.path.clone(), Some(self.source.clone()), diags)
+        let source = self.source.clone().or_else(|| {
+            std::fs::read_to_string(&self.path)
+                .ok()
+                .map(|s| Arc::from(s.as_str()))
+        });
+        Error::new(self.path.clone(), source, diags)
     }
 }
 
@@ -69,7 +78,7 @@ pub fn read_file(xml_path: &Path) -> Result<Parsed, Error> {
             ))
         }
     };
-    read_str(text.into(), &label, weights, &bin.display().to_string())
+    parse(&text, None, &label, weights, &bin.display().to_string())
 }
 
 /// Read an IR from text. `bin_label` names the weights file in messages.
@@ -79,9 +88,20 @@ pub fn read_str(
     weights: Option<Arc<Weights>>,
     bin_label: &str,
 ) -> Result<Parsed, Error> {
+    parse(&source.clone(), Some(source), path, weights, bin_label)
+}
+
+fn parse(
+    text: &str,
+    keep: Option<Arc<str>>,
+    path: &str,
+    weights: Option<Arc<Weights>>,
+    bin_label: &str,
+) -> Result<Parsed, Error> {
+    let source_for_error = || keep.clone().unwrap_or_else(|| Arc::from(text));
     let mut p = Parser {
-        src: &source,
-        r: Reader::from_str(&source),
+        src: text,
+        r: Reader::from_str(text),
         diags: Vec::new(),
         map: SourceMap::default(),
         weights: weights.clone(),
@@ -105,31 +125,48 @@ pub fn read_str(
                 weights,
             },
             source_map: map,
-            source: source.clone(),
+            source: keep.clone(),
             path: path.to_string(),
         }),
-        Ok(_) => Err(Error::new(path, Some(source.clone()), diags)),
+        Ok(_) => Err(Error::new(path, Some(source_for_error()), diags)),
         Err(fatal) => {
             diags.push(fatal);
             diags.sort_by_key(|d| d.pos.unwrap_or(usize::MAX));
-            Err(Error::new(path, Some(source.clone()), diags))
+            Err(Error::new(path, Some(source_for_error()), diags))
         }
     }
 }
 
-/// A start tag: name, unescaped attributes, byte position of `<`.
-struct Tag {
-    name: String,
-    attrs: Vec<(String, String)>,
+/// A start tag: name and unescaped attributes borrowed from the source where possible, and
+/// the byte position of `<`.
+struct Tag<'a> {
+    name: &'a str,
+    attrs: SmallVec<[(&'a str, Cow<'a, str>); 6]>,
     pos: usize,
     /// `<x/>`: no children, no end event follows.
     empty: bool,
 }
 
-enum Ev {
-    Open(Tag),
+impl<'a> Tag<'a> {
+    fn get(&self, k: &str) -> Option<&str> {
+        self.attrs
+            .iter()
+            .find(|(n, _)| *n == k)
+            .map(|(_, v)| v.as_ref())
+    }
+    /// The attributes as owned pairs, for the model.
+    fn owned(&self) -> Vec<(String, String)> {
+        self.attrs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+}
+
+enum Ev<'a> {
+    Open(Tag<'a>),
     Close,
-    Text(String),
+    Text(Cow<'a, str>),
     Eof,
 }
 
@@ -158,7 +195,7 @@ struct Parser<'a> {
 type Fatal = Diag;
 
 impl<'a> Parser<'a> {
-    fn next(&mut self) -> Result<Ev, Fatal> {
+    fn next(&mut self) -> Result<Ev<'a>, Fatal> {
         loop {
             let before = self.r.buffer_position() as usize;
             let ev = self.r.read_event().map_err(|e| {
@@ -171,21 +208,47 @@ impl<'a> Parser<'a> {
                 Event::Empty(s) => Ev::Open(self.tag(&s, pos, true)?),
                 Event::End(_) => Ev::Close,
                 Event::Text(t) => {
-                    let s = t.unescape().map_err(|e| {
-                        Diag::new(Kind::Xml, format!("malformed text: {e}")).at(pos)
-                    })?;
-                    Ev::Text(s.into_owned())
+                    let raw = self.borrowed(&t).unwrap_or("");
+                    Ev::Text(self.unescape(raw, || pos, || "text".into())?)
                 }
-                Event::CData(t) => Ev::Text(String::from_utf8_lossy(&t).into_owned()),
+                Event::CData(t) => Ev::Text(Cow::Owned(String::from_utf8_lossy(&t).into_owned())),
                 Event::Eof => Ev::Eof,
                 Event::Decl(_) | Event::Comment(_) | Event::PI(_) | Event::DocType(_) => continue,
             });
         }
     }
 
-    fn tag(&self, s: &BytesStart, pos: usize, empty: bool) -> Result<Tag, Fatal> {
-        let name = String::from_utf8_lossy(s.name().as_ref()).into_owned();
-        let mut attrs = Vec::new();
+    /// The source slice a borrowed event buffer points into (the reader reads from `src`).
+    fn borrowed(&self, b: &[u8]) -> Option<&'a str> {
+        let base = self.src.as_ptr() as usize;
+        let p = b.as_ptr() as usize;
+        if b.is_empty() {
+            return Some("");
+        }
+        let off = p.checked_sub(base)?;
+        self.src.get(off..off + b.len())
+    }
+
+    /// Unescape entities; `at` gives the error position (only computed on error).
+    fn unescape(
+        &self,
+        raw: &'a str,
+        at: impl FnOnce() -> usize,
+        what: impl FnOnce() -> String,
+    ) -> Result<Cow<'a, str>, Fatal> {
+        if !raw.contains('&') {
+            return Ok(Cow::Borrowed(raw));
+        }
+        quick_xml::escape::unescape(raw)
+            .map(|c| Cow::Owned(c.into_owned()))
+            .map_err(|e| Diag::new(Kind::Xml, format!("malformed {}: {e}", what())).at(at()))
+    }
+
+    fn tag(&self, s: &BytesStart, pos: usize, empty: bool) -> Result<Tag<'a>, Fatal> {
+        let name = self
+            .borrowed(s.name().as_ref())
+            .ok_or_else(|| Diag::new(Kind::Xml, "element name is not UTF-8").at(pos))?;
+        let mut attrs = SmallVec::new();
         for a in s.attributes() {
             let a = a.map_err(|e| {
                 use quick_xml::events::attributes::AttrError as A;
@@ -205,12 +268,30 @@ impl<'a> Parser<'a> {
                 Diag::new(Kind::Xml, format!("malformed attribute in <{name}>: {msg}"))
                     .at(pos + 1 + off)
             })?;
-            let key = String::from_utf8_lossy(a.key.as_ref()).into_owned();
-            let val = a.unescape_value().map_err(|e| {
-                Diag::new(Kind::Xml, format!("malformed value of '{key}': {e}"))
-                    .at(self.attr_pos(pos, &key))
-            })?;
-            attrs.push((key, val.into_owned()));
+            let key = self
+                .borrowed(a.key.as_ref())
+                .ok_or_else(|| Diag::new(Kind::Xml, "attribute name is not UTF-8").at(pos))?;
+            let raw = match &a.value {
+                Cow::Borrowed(b) => self.borrowed(b),
+                Cow::Owned(_) => None,
+            };
+            let val = match raw {
+                Some(r) => self.unescape(
+                    r,
+                    || self.attr_pos(pos, key),
+                    || format!("value of '{key}'"),
+                )?,
+
+                None => Cow::Owned(
+                    a.unescape_value()
+                        .map_err(|e| {
+                            Diag::new(Kind::Xml, format!("malformed value of '{key}': {e}"))
+                                .at(self.attr_pos(pos, key))
+                        })?
+                        .into_owned(),
+                ),
+            };
+            attrs.push((key, val));
         }
         Ok(Tag {
             name,
@@ -263,8 +344,8 @@ impl<'a> Parser<'a> {
     fn generic(&mut self, tag: Tag) -> Result<XmlElement, Fatal> {
         self.positions.clear();
         let root = XmlElement {
-            name: tag.name.clone(),
-            attrs: tag.attrs.clone(),
+            name: tag.name.to_string(),
+            attrs: tag.owned(),
             ..Default::default()
         };
         if tag.empty {
@@ -283,8 +364,8 @@ impl<'a> Parser<'a> {
                     }
                     self.positions.push(t.pos);
                     let el = XmlElement {
-                        name: t.name,
-                        attrs: t.attrs,
+                        name: t.name.to_string(),
+                        attrs: t.owned(),
                         ..Default::default()
                     };
                     if t.empty {
@@ -327,8 +408,8 @@ impl<'a> Parser<'a> {
             )
             .at(net.pos));
         }
-        let name = attr(&net.attrs, "name").unwrap_or("").to_string();
-        let version = match attr(&net.attrs, "version") {
+        let name = net.get("name").unwrap_or("").to_string();
+        let version = match net.get("version") {
             None => {
                 return Err(Diag::new(
                     Kind::Schema,
@@ -390,7 +471,7 @@ impl<'a> Parser<'a> {
         }
         loop {
             match self.next()? {
-                Ev::Open(t) => match t.name.as_str() {
+                Ev::Open(t) => match t.name {
                     "layers" => self.layers(&t, &mut graph, &mut ids)?,
                     "edges" => self.edges(&t, &mut raw_edges)?,
                     "rt_info" => graph.rt_info = Some(self.generic(t)?),
@@ -425,10 +506,11 @@ impl<'a> Parser<'a> {
                     let pos = l.pos;
                     if let Some(layer) = self.layer(l)? {
                         let id = layer.id;
-                        let label = layer.label();
                         let n = graph.g.add_node(layer);
                         if let Some(&(_, first)) = ids.get(&id) {
+                            let label = graph.g[n].label();
                             let (line, _) = crate::error::line_col(self.src, first);
+
                             self.err(
                                 Diag::new(Kind::Graph, format!("duplicate layer id {id}"))
                                     .at(self.attr_pos(pos, "id"))
@@ -460,7 +542,7 @@ impl<'a> Parser<'a> {
     /// One `<layer>`. Returns `None` when it is too broken to be a node (errors recorded).
     fn layer(&mut self, t: Tag) -> Result<Option<Layer>, Fatal> {
         let mut ok = true;
-        let id = match attr(&t.attrs, "id") {
+        let id = match t.get("id") {
             Some(v) => match v.trim().parse::<u64>() {
                 Ok(i) => Some(i),
                 Err(_) => {
@@ -479,9 +561,9 @@ impl<'a> Parser<'a> {
                 None
             }
         };
-        let name = attr(&t.attrs, "name").unwrap_or("").to_string();
-        let ty = attr(&t.attrs, "type").unwrap_or("").to_string();
-        let version = attr(&t.attrs, "version").map(str::to_string);
+        let name = t.get("name").unwrap_or("").to_string();
+        let ty = t.get("type").unwrap_or("").to_string();
+        let version = t.get("version").map(str::to_string);
         let who = format!(
             "{} '{}' (id {})",
             if ty.is_empty() { "layer" } else { &ty },
@@ -537,8 +619,8 @@ impl<'a> Parser<'a> {
         let extra_attrs = t
             .attrs
             .iter()
-            .filter(|(k, _)| !matches!(k.as_str(), "id" | "name" | "type" | "version"))
-            .cloned()
+            .filter(|(k, _)| !matches!(*k, "id" | "name" | "type" | "version"))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         let mut layer = Layer::new(&ty, version.as_deref().unwrap_or(""), &name);
         layer.id = id.unwrap_or(0);
@@ -552,13 +634,15 @@ impl<'a> Parser<'a> {
         if !t.empty {
             loop {
                 match self.next()? {
-                    Ev::Open(c) => match c.name.as_str() {
+                    Ev::Open(c) => match c.name {
                         "data" => {
                             src.data = Some(c.pos);
-                            layer.data = Some(c.attrs.clone());
+                            layer.data = Some(Attrs::from_pairs(
+                                c.attrs.iter().map(|(k, v)| (*k, v.as_ref())),
+                            ));
                             self.skip(&c)?;
                         }
-                        "rt_info" => layer.rt_info = Some(self.generic(c)?),
+                        "rt_info" => layer.rt_info = Some(Box::new(self.generic(c)?)),
                         "input" | "output" => {
                             let is_in = c.name == "input";
                             let ports = self.ports(&c, &who, &mut src)?;
@@ -582,7 +666,7 @@ impl<'a> Parser<'a> {
                             self.body_stack.pop();
                             self.depth -= 1;
                             layer.bodies.push(Body {
-                                tag: c.name.clone(),
+                                tag: c.name.to_string(),
                                 graph: g,
                             });
                         }
@@ -638,7 +722,7 @@ impl<'a> Parser<'a> {
     }
 
     fn port(&mut self, t: Tag, who: &str, src: &mut LayerSrc) -> Result<Option<Port>, Fatal> {
-        let id = match attr(&t.attrs, "id").map(|v| (v, v.trim().parse::<u32>())) {
+        let id = match t.get("id").map(|v| (v, v.trim().parse::<u32>())) {
             Some((_, Ok(i))) => Some(i),
             Some((v, Err(_))) => {
                 self.err(
@@ -660,7 +744,7 @@ impl<'a> Parser<'a> {
                 None
             }
         };
-        let precision = match attr(&t.attrs, "precision") {
+        let precision = match t.get("precision") {
             None => None,
             Some(p) => match ElementType::parse_precision(p) {
                 Some(e) => Some(e),
@@ -675,12 +759,12 @@ impl<'a> Parser<'a> {
                 }
             },
         };
-        let names = attr(&t.attrs, "names").map(split_names).unwrap_or_default();
+        let names = t.get("names").map(split_names).unwrap_or_default();
         let extra_attrs = t
             .attrs
             .iter()
-            .filter(|(k, _)| !matches!(k.as_str(), "id" | "precision" | "names"))
-            .cloned()
+            .filter(|(k, _)| !matches!(*k, "id" | "precision" | "names"))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         let mut dims = Dims::new();
         let mut rt_info = None;
@@ -714,7 +798,9 @@ impl<'a> Parser<'a> {
                             ),
                         }
                     }
-                    Ev::Open(c) if c.name == "rt_info" => rt_info = Some(self.generic(c)?),
+                    Ev::Open(c) if c.name == "rt_info" => {
+                        rt_info = Some(Box::new(self.generic(c)?))
+                    }
                     Ev::Open(c) => self.skip(&c)?,
                     Ev::Close => break,
                     Ev::Text(_) => {}
@@ -766,7 +852,7 @@ impl<'a> Parser<'a> {
             return;
         };
         let dpos = src.data.unwrap_or(src.pos);
-        match attr(data, "element_type") {
+        match data.get("element_type") {
             None => self.err(
                 Diag::new(Kind::Schema, "Parameter <data> has no 'element_type'")
                     .at(dpos)
@@ -782,7 +868,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        if let Some(s) = attr(data, "shape") {
+        if let Some(s) = data.get("shape") {
             if let Err(m) = PartialShape::parse(s) {
                 self.err(
                     Diag::new(Kind::Schema, format!("bad Parameter shape \"{s}\": {m}"))
@@ -821,7 +907,7 @@ impl<'a> Parser<'a> {
         let dpos = src.data.unwrap_or(src.pos);
         let mut missing = Vec::new();
         for k in ["element_type", "shape", "offset", "size"] {
-            if attr(&data, k).is_none() {
+            if data.get(k).is_none() {
                 missing.push(k);
             }
         }
@@ -836,7 +922,7 @@ impl<'a> Parser<'a> {
             );
             return;
         }
-        let et_s = attr(&data, "element_type").unwrap_or_default();
+        let et_s = data.get("element_type").unwrap_or_default();
         let Some(et) = ElementType::parse_attr(et_s) else {
             self.err(
                 Diag::new(Kind::ElementType, format!("unknown element type '{et_s}'"))
@@ -846,7 +932,7 @@ impl<'a> Parser<'a> {
             );
             return;
         };
-        let shape_s = attr(&data, "shape").unwrap_or_default();
+        let shape_s = data.get("shape").unwrap_or_default();
         let shape = match PartialShape::parse_static(shape_s) {
             Ok(s) => s,
             Err(m) => {
@@ -859,7 +945,7 @@ impl<'a> Parser<'a> {
             }
         };
         let num = |s: &mut Self, k: &str| -> Option<u64> {
-            let v = attr(&data, k).unwrap_or_default();
+            let v = data.get(k).unwrap_or_default();
             match v.trim().parse::<u64>() {
                 Ok(n) => Some(n),
                 Err(_) => {
@@ -1084,7 +1170,7 @@ impl<'a> Parser<'a> {
                         .iter()
                         .enumerate()
                     {
-                        match attr(&e.attrs, k).map(|v| (v, v.trim().parse::<u64>())) {
+                        match e.get(k).map(|v| (v, v.trim().parse::<u64>())) {
                             Some((_, Ok(v))) => vals[i] = v,
                             Some((v, Err(_))) => {
                                 self.err(

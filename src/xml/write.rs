@@ -78,6 +78,27 @@ pub fn write_to<'a, W: Write>(
     xml: &mut String,
     bin: &mut BinSink<'a, W>,
 ) -> Result<(), String> {
+    write_impl(model, xml, bin, None)
+}
+
+/// Write the model as XML to `out` (streamed: the text is flushed every megabyte) and its
+/// constants into `bin`.
+pub fn write_stream<'a, W: Write>(
+    model: &'a Model,
+    out: &mut dyn Write,
+    bin: &mut BinSink<'a, W>,
+) -> Result<(), String> {
+    let mut xml = String::with_capacity(2 << 20);
+    write_impl(model, &mut xml, bin, Some(out))?;
+    Ok(())
+}
+
+fn write_impl<'a, 'm, W: Write>(
+    model: &'a Model,
+    xml: &'m mut String,
+    bin: &'m mut BinSink<'a, W>,
+    mut out: Option<&'m mut dyn Write>,
+) -> Result<(), String> {
     xml.push_str("<?xml version=\"1.0\"?>\n");
     let _ = writeln!(
         xml,
@@ -85,12 +106,18 @@ pub fn write_to<'a, W: Write>(
         esc(&model.name),
         model.version
     );
-    let mut w = Writer { model, xml, bin };
+    let mut w = Writer {
+        model,
+        xml,
+        bin,
+        out: out.take(),
+    };
     w.graph(&model.graph, 1)?;
     for e in &model.extra {
         w.element(e, 1);
     }
     w.xml.push_str("</net>\n");
+    w.flush(0)?;
     Ok(())
 }
 
@@ -98,6 +125,22 @@ struct Writer<'a, 'm, W: Write> {
     model: &'a Model,
     xml: &'m mut String,
     bin: &'m mut BinSink<'a, W>,
+    /// When streaming: where the XML text goes once the buffer holds `limit` bytes.
+    out: Option<&'m mut dyn Write>,
+}
+
+impl<W: Write> Writer<'_, '_, W> {
+    /// Move buffered XML to the output once it holds more than `limit` bytes.
+    fn flush(&mut self, limit: usize) -> Result<(), String> {
+        if let Some(out) = self.out.as_mut() {
+            if self.xml.len() > limit {
+                out.write_all(self.xml.as_bytes())
+                    .map_err(|e| format!("writing XML: {e}"))?;
+                self.xml.clear();
+            }
+        }
+        Ok(())
+    }
 }
 
 fn indent(xml: &mut String, depth: usize) {
@@ -120,7 +163,9 @@ impl<'a, W: Write> Writer<'a, '_, W> {
         self.xml.push_str("<layers>\n");
         for &n in &order {
             self.layer(&g.g[n], new_id[&n], depth + 1)?;
+            self.flush(1 << 20)?;
         }
+
         indent(self.xml, depth);
         self.xml.push_str("</layers>\n");
         let mut edges: Vec<(usize, u32, usize, u32)> =
@@ -191,24 +236,34 @@ impl<'a, W: Write> Writer<'a, '_, W> {
         }
 
         if let Some(data) = &l.data {
-            let mut data = data.clone();
-            if let Some(k) = &l.konst {
-                let bytes = self
-                    .model
-                    .const_bytes(k)
-                    .ok_or_else(|| format!("constant data of {} is unavailable", l.label()))?;
-                let off = self
-                    .bin
-                    .put(bytes)
-                    .map_err(|e| format!("writing weights: {e}"))?;
-                set_attr(&mut data, "offset", off.to_string());
-                set_attr(&mut data, "size", bytes.len().to_string());
-            }
+            // A Const's offset/size are where its bytes land in the new .bin.
+            let placed = match &l.konst {
+                Some(k) => {
+                    let bytes = self
+                        .model
+                        .const_bytes(k)
+                        .ok_or_else(|| format!("constant data of {} is unavailable", l.label()))?;
+                    let off = self
+                        .bin
+                        .put(bytes)
+                        .map_err(|e| format!("writing weights: {e}"))?;
+                    Some((off.to_string(), bytes.len().to_string()))
+                }
+                None => None,
+            };
             indent(self.xml, depth + 1);
             self.xml.push_str("<data");
-            attrs_inline(self.xml, &data);
+            for (k, v) in data.iter() {
+                let v = match (k, &placed) {
+                    ("offset", Some((o, _))) => o.as_str(),
+                    ("size", Some((_, n))) => n.as_str(),
+                    _ => v,
+                };
+                let _ = write!(self.xml, " {k}=\"{}\"", esc(v));
+            }
             self.xml.push_str(" />\n");
         }
+
         if let Some(rt) = &l.rt_info {
             self.element(rt, depth + 1);
         }
@@ -385,18 +440,19 @@ pub fn write_files(model: &Model, out_xml: &Path) -> Result<u64, Error> {
         let f = std::fs::File::create(&tmp_bin)
             .map_err(|e| format!("cannot create {}: {e}", tmp_bin.display()))?;
         let mut sink = BinSink::new(io::BufWriter::with_capacity(1 << 20, f));
-        let mut xml = String::with_capacity(1 << 16);
-        write_to(model, &mut xml, &mut sink)?;
+        let xf = std::fs::File::create(&tmp_xml)
+            .map_err(|e| format!("cannot create {}: {e}", tmp_xml.display()))?;
+        let mut xw = io::BufWriter::with_capacity(1 << 20, xf);
+        write_stream(model, &mut xw, &mut sink)?;
+        xw.flush()
+            .map_err(|e| format!("writing {}: {e}", out_xml.display()))?;
+        drop(xw);
         let bin_len = sink.len();
         let mut bw = sink.into_inner();
         bw.flush()
             .map_err(|e| format!("writing {}: {e}", out_bin.display()))?;
-        bw.get_ref()
-            .sync_all()
-            .map_err(|e| format!("writing {}: {e}", out_bin.display()))?;
         drop(bw);
-        std::fs::write(&tmp_xml, xml.as_bytes())
-            .map_err(|e| format!("writing {}: {e}", tmp_xml.display()))?;
+
         std::fs::rename(&tmp_bin, &out_bin)
             .map_err(|e| format!("cannot move the .bin into place: {e}"))?;
         std::fs::rename(&tmp_xml, out_xml)
