@@ -67,7 +67,7 @@ impl Attrs {
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
         let mut parts = self.buf.split('\0');
         std::iter::from_fn(move || {
-            let k = parts.next().filter(|k| !k.is_empty() || false)?;
+            let k = parts.next().filter(|k| !k.is_empty())?;
             let v = parts.next()?;
             Some((k, v))
         })
