@@ -402,9 +402,15 @@ fn main() {
     let valid: Vec<usize> = (0..corpus.len())
         .filter(|&i| {
             let (x, b) = &corpus[i].1;
-            std::panic::catch_unwind(|| pipeline(x, b.as_deref())).unwrap_or(false)
+            // Under the watchdog too: a seed that hangs is a finding like any other.
+            *CURRENT.lock().unwrap_or_else(|e| e.into_inner()) = Some((x.clone(), b.clone()));
+            CURRENT_START_MS.store(t0.elapsed().as_millis().max(1) as u64, Ordering::SeqCst);
+            let ok = std::panic::catch_unwind(|| pipeline(x, b.as_deref())).unwrap_or(false);
+            CURRENT_START_MS.store(0, Ordering::SeqCst);
+            ok
         })
         .collect();
+
     let mut queue: Vec<Input> = corpus.iter().map(|(_, i)| i.clone()).collect();
     while execs < iters && t0.elapsed() < deadline {
         let (xml, bin) = match queue.pop() {

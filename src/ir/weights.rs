@@ -6,6 +6,8 @@ use std::path::Path;
 pub struct Weights {
     map: Option<memmap2::Mmap>,
     owned: Vec<u8>,
+    /// The open file, for copying ranges file-to-file without touching the mapping.
+    file: Option<File>,
 }
 
 impl std::fmt::Debug for Weights {
@@ -23,6 +25,7 @@ impl Weights {
             return Ok(Weights {
                 map: None,
                 owned: Vec::new(),
+                file: None,
             });
         }
         // SAFETY: the file is opened read-only; irc never writes to its input .bin (outputs go to
@@ -31,6 +34,7 @@ impl Weights {
         Ok(Weights {
             map: Some(map),
             owned: Vec::new(),
+            file: Some(file),
         })
     }
 
@@ -38,6 +42,7 @@ impl Weights {
         Weights {
             map: None,
             owned: bytes,
+            file: None,
         }
     }
 
@@ -46,6 +51,11 @@ impl Weights {
             Some(m) => m,
             None => &self.owned,
         }
+    }
+
+    /// The underlying file, when the weights were mapped from one.
+    pub fn file(&self) -> Option<&File> {
+        self.file.as_ref()
     }
 
     pub fn len(&self) -> usize {

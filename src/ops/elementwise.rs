@@ -144,6 +144,29 @@ fn binary_infer(cx: &Ctx) -> R<Vec<Fact>> {
 
 /// Flat index maps for numpy broadcasting of two static shapes.
 fn bcast_maps(a: &[u64], b: &[u64]) -> Option<(Vec<u64>, Vec<usize>, Vec<usize>)> {
+    // Fast paths: equal shapes, or one side holding a single element.
+    let (na, nb) = (a.iter().product::<u64>(), b.iter().product::<u64>());
+    if a == b || (nb == 1 && a.len() >= b.len()) || (na == 1 && b.len() >= a.len()) {
+        let out = if a.len() >= b.len() && (a == b || nb == 1) {
+            a.to_vec()
+        } else {
+            b.to_vec()
+        };
+        let n = out.iter().product::<u64>() as usize;
+        if n > MAX_EVAL_ELEMS {
+            return None;
+        }
+        let id: Vec<usize> = (0..n).collect();
+        let (ia, ib) = if a == b {
+            (id.clone(), id)
+        } else if nb == 1 {
+            (id, vec![0; n])
+        } else {
+            (vec![0; n], id)
+        };
+        return Some((out, ia, ib));
+    }
+
     let n = a.len().max(b.len());
     let pad = |s: &[u64]| -> Vec<u64> {
         let mut v = vec![1; n - s.len()];

@@ -272,58 +272,60 @@ pub fn dce(g: &mut Graph) -> usize {
 
 /// Share identical unnamed constants (same type, shape and bytes, no tensor names).
 fn dedup(g: &mut Graph, weights: Option<&Weights>) -> usize {
-    let bytes_of = |l: &Layer| -> Option<Vec<u8>> {
-        match l.konst.as_ref()? {
-            ConstData::Owned(b) => Some(b.to_vec()),
-            ConstData::Bin { offset, size } => {
-                let w = weights?;
-                w.bytes()
-                    .get(*offset as usize..(*offset + *size) as usize)
-                    .map(|b| b.to_vec())
-            }
-        }
-    };
+    use crate::xml::write::hash_bytes;
     let Some(order) = g.ordered() else { return 0 };
-    let mut seen: HashMap<(String, String, Vec<u8>), LayerId> = HashMap::new();
-    let mut merged = 0;
-    for n in order {
-        let l = &g.g[n];
-        if !l.is("Const") || l.outputs.len() != 1 || !l.outputs[0].names.is_empty() {
-            continue;
-        }
-        // Small constants only: comparing big ones costs more than it saves.
-        if l.konst.as_ref().is_none_or(|k| match k {
-            ConstData::Owned(b) => b.len() > 1 << 16,
-            ConstData::Bin { size, .. } => *size > 1 << 16,
-        }) {
-            continue;
-        }
-        let Some(b) = bytes_of(l) else { continue };
-        let key = (
-            l.attr("element_type").unwrap_or("").to_string(),
-            l.attr("shape").unwrap_or("").replace(' ', ""),
-            b,
-        );
-        match seen.get(&key) {
-            None => {
-                seen.insert(key, n);
+    // Find duplicates in a read-only pass (bytes are borrowed, keys are hashes), then merge.
+    let mut merges: Vec<(LayerId, LayerId)> = Vec::new();
+    {
+        fn bytes_of<'x>(l: &'x Layer, weights: Option<&'x Weights>) -> Option<&'x [u8]> {
+            match l.konst.as_ref()? {
+                ConstData::Owned(b) => Some(b),
+                ConstData::Bin { offset, size } => weights?
+                    .bytes()
+                    .get(*offset as usize..(*offset + *size) as usize),
             }
-            Some(&keep) => {
-                if g.g[keep].rt_info != g.g[n].rt_info {
-                    continue;
-                }
-                let outs: Vec<_> =
-                    g.g.edges_directed(n, Direction::Outgoing)
-                        .map(|e| (e.id(), e.target(), *e.weight()))
-                        .collect();
-                for (e, t, w) in outs {
-                    g.g.remove_edge(e);
-                    g.g.add_edge(keep, t, w);
-                }
-                g.g.remove_node(n);
-                merged += 1;
+        }
+        let mut seen: HashMap<u64, Vec<LayerId>> = HashMap::new();
+        for &n in &order {
+            let l = &g.g[n];
+            if !l.is("Const") || l.outputs.len() != 1 || !l.outputs[0].names.is_empty() {
+                continue;
+            }
+            // Small constants only: comparing big ones costs more than it saves.
+            let Some(b) = bytes_of(l, weights).filter(|b| b.len() <= 1 << 16) else {
+                continue;
+            };
+            let (et, shape) = (
+                l.attr("element_type").unwrap_or(""),
+                l.attr("shape").unwrap_or(""),
+            );
+            let key = hash_bytes(b)
+                ^ hash_bytes(et.as_bytes()).rotate_left(1)
+                ^ hash_bytes(shape.as_bytes()).rotate_left(2);
+            let same = |k: &LayerId| {
+                let o = &g.g[*k];
+                bytes_of(o, weights) == Some(b)
+                    && o.attr("element_type").unwrap_or("") == et
+                    && o.attr("shape").unwrap_or("").replace(' ', "") == shape.replace(' ', "")
+                    && o.rt_info == l.rt_info
+            };
+            let bucket = seen.entry(key).or_default();
+            match bucket.iter().find(|k| same(k)) {
+                Some(&keep) => merges.push((n, keep)),
+                None => bucket.push(n),
             }
         }
     }
-    merged
+    for &(n, keep) in &merges {
+        let outs: Vec<_> =
+            g.g.edges_directed(n, Direction::Outgoing)
+                .map(|e| (e.id(), e.target(), *e.weight()))
+                .collect();
+        for (e, t, w) in outs {
+            g.g.remove_edge(e);
+            g.g.add_edge(keep, t, w);
+        }
+        g.g.remove_node(n);
+    }
+    merges.len()
 }

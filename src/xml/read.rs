@@ -166,7 +166,6 @@ impl<'a> Tag<'a> {
 // Events are consumed immediately; boxing the tag would cost an allocation per element.
 #[allow(clippy::large_enum_variant)]
 enum Ev<'a> {
-
     Open(Tag<'a>),
     Close,
     Text(Cow<'a, str>),

@@ -12,12 +12,25 @@ use std::path::{Path, PathBuf};
 /// Buffers already written under one (hash, length) key: (offset, bytes).
 type Written<'a> = Vec<(u64, &'a [u8])>;
 
+/// Copies `len` bytes at `offset` of the input .bin to the end of the output.
+pub type RangeCopier<W> = fn(&mut W, &std::fs::File, u64, u64) -> io::Result<()>;
+
+/// Constants at least this big are copied file-to-file (never read through the mapping) and
+/// shared by identity of their input range rather than by content.
+pub const BIG_CONST: u64 = 64 << 10;
+
 /// Where constant bytes go: appends each distinct buffer once and returns its offset.
 pub struct BinSink<'a, W: Write> {
     out: W,
     len: u64,
     /// content hash → (offset, bytes) of buffers already written, for confirmation by compare.
     seen: HashMap<(u64, usize), Written<'a>>,
+    /// Range copies from the input .bin, when writing to a file.
+    copy: Option<(&'a std::fs::File, RangeCopier<W>)>,
+    /// Output offset of each big input range already placed.
+    ranges: HashMap<(u64, u64), u64>,
+    /// A run of input bytes not yet copied: (input offset, length); output is at `len - length`.
+    pending: Option<(u64, u64)>,
 }
 
 impl<'a, W: Write> BinSink<'a, W> {
@@ -26,7 +39,23 @@ impl<'a, W: Write> BinSink<'a, W> {
             out,
             len: 0,
             seen: HashMap::new(),
+            copy: None,
+            ranges: HashMap::new(),
+            pending: None,
         }
+    }
+
+    /// Copy big constants from `input` with `copier` instead of through memory.
+    pub fn with_range_copy(mut self, input: &'a std::fs::File, copier: RangeCopier<W>) -> Self {
+        self.copy = Some((input, copier));
+        self
+    }
+
+    fn flush_pending(&mut self) -> io::Result<()> {
+        if let (Some((off, n)), Some((input, copier))) = (self.pending.take(), self.copy) {
+            copier(&mut self.out, input, off, n)?;
+        }
+        Ok(())
     }
 
     /// Write `bytes` unless an identical buffer was written before; return its offset.
@@ -37,11 +66,34 @@ impl<'a, W: Write> BinSink<'a, W> {
                 return Ok(off);
             }
         }
+        self.flush_pending()?;
         let off = self.len;
         self.out.write_all(bytes)?;
         self.len += bytes.len() as u64;
         self.seen.entry(key).or_default().push((off, bytes));
         Ok(off)
+    }
+
+    /// Place a constant that lives at `offset..offset+size` of the input .bin (`bytes` is that
+    /// range). Big ones are copied file-to-file, contiguous runs in one go.
+    pub fn put_range(&mut self, offset: u64, size: u64, bytes: &'a [u8]) -> io::Result<u64> {
+        if self.copy.is_none() || size < BIG_CONST {
+            return self.put(bytes);
+        }
+        if let Some(&o) = self.ranges.get(&(offset, size)) {
+            return Ok(o);
+        }
+        let out_off = self.len;
+        match &mut self.pending {
+            Some((p_off, p_len)) if *p_off + *p_len == offset => *p_len += size,
+            _ => {
+                self.flush_pending()?;
+                self.pending = Some((offset, size));
+            }
+        }
+        self.len += size;
+        self.ranges.insert((offset, size), out_off);
+        Ok(out_off)
     }
 
     pub fn len(&self) -> u64 {
@@ -52,9 +104,32 @@ impl<'a, W: Write> BinSink<'a, W> {
         self.len == 0
     }
 
-    pub fn into_inner(self) -> W {
-        self.out
+    /// Finish pending copies and hand back the writer.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.flush_pending()?;
+        Ok(self.out)
     }
+}
+
+/// Range copier for a buffered file: flush, then let the kernel copy (copy_file_range).
+pub fn copy_range_to_file(
+    w: &mut io::BufWriter<std::fs::File>,
+    src: &std::fs::File,
+    offset: u64,
+    len: u64,
+) -> io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    w.flush()?;
+    let mut src = src;
+    src.seek(SeekFrom::Start(offset))?;
+    let copied = io::copy(&mut src.take(len), w.get_mut())?;
+    if copied != len {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            format!("the input .bin ended after {copied} of {len} bytes at offset {offset}"),
+        ));
+    }
+    Ok(())
 }
 
 /// A fast 64-bit content hash (collisions are resolved by comparing bytes).
@@ -243,10 +318,13 @@ impl<'a, W: Write> Writer<'a, '_, W> {
                         .model
                         .const_bytes(k)
                         .ok_or_else(|| format!("constant data of {} is unavailable", l.label()))?;
-                    let off = self
-                        .bin
-                        .put(bytes)
-                        .map_err(|e| format!("writing weights: {e}"))?;
+                    let off = match k {
+                        ConstData::Bin { offset, size } => {
+                            self.bin.put_range(*offset, *size, bytes)
+                        }
+                        ConstData::Owned(_) => self.bin.put(bytes),
+                    }
+                    .map_err(|e| format!("writing weights: {e}"))?;
                     Some((off.to_string(), bytes.len().to_string()))
                 }
                 None => None,
@@ -440,6 +518,9 @@ pub fn write_files(model: &Model, out_xml: &Path) -> Result<u64, Error> {
         let f = std::fs::File::create(&tmp_bin)
             .map_err(|e| format!("cannot create {}: {e}", tmp_bin.display()))?;
         let mut sink = BinSink::new(io::BufWriter::with_capacity(1 << 20, f));
+        if let Some(input) = model.weights.as_ref().and_then(|w| w.file()) {
+            sink = sink.with_range_copy(input, copy_range_to_file);
+        }
         let xf = std::fs::File::create(&tmp_xml)
             .map_err(|e| format!("cannot create {}: {e}", tmp_xml.display()))?;
         let mut xw = io::BufWriter::with_capacity(1 << 20, xf);
@@ -448,7 +529,9 @@ pub fn write_files(model: &Model, out_xml: &Path) -> Result<u64, Error> {
             .map_err(|e| format!("writing {}: {e}", out_xml.display()))?;
         drop(xw);
         let bin_len = sink.len();
-        let mut bw = sink.into_inner();
+        let mut bw = sink
+            .finish()
+            .map_err(|e| format!("writing {}: {e}", out_bin.display()))?;
         bw.flush()
             .map_err(|e| format!("writing {}: {e}", out_bin.display()))?;
         drop(bw);
