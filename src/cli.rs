@@ -147,7 +147,9 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                 &opts,
             )
             .map_err(|d| Fail::Model(parsed.into_error(d)))?;
+            crate::trace("fold");
             let bin_after = xml::write_files(&parsed.model, &output)?;
+            crate::trace("write");
             if verbose {
                 for f in &report.folded {
                     eprintln!("folded: {f}");
@@ -236,7 +238,10 @@ fn run(cli: Cli) -> Result<i32, Fail> {
 /// Read a model for the rest of the run. The process ends after the command, so the graph is
 /// never freed piece by piece (on big models that took 5% of the run).
 fn read(input: &std::path::Path) -> Result<std::mem::ManuallyDrop<xml::Parsed>, Error> {
-    xml::read_file(input).map(std::mem::ManuallyDrop::new)
+    crate::trace("start");
+    let r = xml::read_file(input).map(std::mem::ManuallyDrop::new);
+    crate::trace("read");
+    r
 }
 
 /// Inputs and outputs with their (inferred) types and shapes.

@@ -19,3 +19,28 @@ pub use error::{Diag, Error, Kind};
 pub mod cli;
 pub mod ops;
 pub mod passes;
+
+/// With `IRC_TRACE` set, print elapsed time and resident memory at a phase boundary (stderr).
+pub fn trace(phase: &str) {
+    use std::sync::OnceLock;
+    static START: OnceLock<std::time::Instant> = OnceLock::new();
+    let start = *START.get_or_init(std::time::Instant::now);
+    if std::env::var_os("IRC_TRACE").is_none() {
+        return;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |k: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(k))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .unwrap_or("?")
+            .to_string()
+    };
+    eprintln!(
+        "[irc] {:>8.3} s  {phase:<24} rss {} kB  peak {} kB",
+        start.elapsed().as_secs_f64(),
+        field("VmRSS:"),
+        field("VmHWM:")
+    );
+}

@@ -63,6 +63,7 @@ pub fn fold(
         }
         f
     };
+    crate::trace("fold: infer");
     let weights = model.weights.clone();
     let g = &mut model.graph;
     fold_graph(g, &facts, weights.as_deref(), opts, &mut report);
