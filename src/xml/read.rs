@@ -109,6 +109,7 @@ fn parse(
         depth: 0,
         positions: Vec::new(),
         body_stack: Vec::new(),
+        cap_hint: Some((count_tags(text, "<layer "), count_tags(text, "<edge "))),
     };
     p.r.config_mut().trim_text(true);
     let result = p.document();
@@ -192,6 +193,8 @@ struct Parser<'a> {
     positions: Vec<usize>,
     /// Labels of the subgraph layers whose bodies are being read (for error notes).
     body_stack: Vec<String>,
+    /// (layers, edges) counted in the source, for sizing the top-level graph.
+    cap_hint: Option<(usize, usize)>,
 }
 
 type Fatal = Diag;
@@ -466,7 +469,13 @@ impl<'a> Parser<'a> {
         mut extra: Option<&mut Vec<XmlElement>>,
     ) -> Result<Graph, Fatal> {
         let mut graph = Graph::default();
-        let mut ids: HashMap<u64, (NodeIndex, usize)> = HashMap::new();
+        // The top-level graph gets its exact size up front (counted tags): no node storage
+        // doubling, no moves of big nodes while growing.
+        if let Some((nodes, edges)) = self.cap_hint.take() {
+            graph.g = petgraph::stable_graph::StableDiGraph::with_capacity(nodes, edges);
+        }
+        let mut ids: HashMap<u64, (NodeIndex, usize)> =
+            HashMap::with_capacity(graph.g.capacity().0);
         let mut raw_edges = Vec::new();
         if parent.empty {
             return Ok(graph);
@@ -1369,6 +1378,21 @@ fn eof(t: &Tag) -> Diag {
         format!("unexpected end of file inside <{}>", t.name),
     )
     .at(t.pos)
+}
+
+/// Occurrences of `tag` in `text` (a fast upper bound for sizing).
+fn count_tags(text: &str, tag: &str) -> usize {
+    let (b, first) = (text.as_bytes(), tag.as_bytes()[0]);
+    let mut n = 0;
+    let mut i = 0;
+    while let Some(p) = b[i..].iter().position(|&c| c == first) {
+        let at = i + p;
+        if b[at..].starts_with(tag.as_bytes()) {
+            n += 1;
+        }
+        i = at + 1;
+    }
+    n
 }
 
 fn skip_ws(src: &str, mut pos: usize) -> usize {
