@@ -66,10 +66,11 @@ pub fn fold(
     crate::trace("fold: infer");
     let weights = model.weights.clone();
     let g = &mut model.graph;
-    fold_graph(g, &facts, weights.as_deref(), opts, &mut report);
+    fold_rec(g, &facts, weights.as_deref(), opts, &mut report);
     // Shapes and types of every remaining port, as inferred (with --input overrides applied).
     infer::apply(g, &facts, overrides, true);
     report.removed_dead = dce(g);
+
     report.deduplicated = dedup(g, model.weights.as_deref());
     report.layers_after = model.graph.g.node_count();
     Ok(report)
@@ -92,6 +93,32 @@ fn fact_value(f: &Fact) -> Option<Arc<Tensor>> {
 
 fn byte_len(t: &Tensor) -> u64 {
     t.data.len() as u64
+}
+
+/// Fold a graph, then the bodies of its If/Loop/TensorIterator layers (as OpenVINO's
+/// ConstantFolding recurses into them), removing dead layers inside bodies too.
+fn fold_rec(
+    g: &mut Graph,
+    facts: &Facts,
+    weights: Option<&Weights>,
+    opts: &FoldOptions,
+    report: &mut FoldReport,
+) {
+    fold_graph(g, facts, weights, opts, report);
+    let with_bodies: Vec<LayerId> =
+        g.g.node_indices()
+            .filter(|&n| !g.g[n].bodies.is_empty())
+            .collect();
+    for n in with_bodies {
+        for bi in 0..g.g[n].bodies.len() {
+            let Some(bf) = facts.bodies.get(&(n, bi)) else {
+                continue;
+            };
+            let body = &mut g.g[n].bodies[bi].graph;
+            fold_rec(body, bf, weights, opts, report);
+            report.removed_dead += dce(body);
+        }
+    }
 }
 
 fn fold_graph(

@@ -1011,9 +1011,68 @@ def check_decompression(name, fn, kind, wd):
     return bad
 
 
+@case("loop_body_folds", kind="body")
+def _loop_body_folds():
+    """A Loop whose body holds foldable work: Const+Const and ShapeOf of a static body input."""
+    f32 = np.float32
+    x = P([1, 2], "f32", "x")
+    bx = o.parameter([1, 2], f32, "bx")
+    it = o.parameter([], np.int64, "iter")
+    k = o.add(o.constant(np.array([[1, 2]], f32)), o.constant(np.array([[3, 4]], f32)))
+    shp = o.convert(o.shape_of(bx), "f32")  # [1, 2], static: folds
+    nx = o.add(o.add(bx, k), o.reshape(shp, o.constant(np.array([1, 2], np.int64)), False))
+    rc = o.result(o.less(it, o.constant(np.int64(2))))
+    rnx = o.result(nx)
+    body = ov.Model([rc, rnx], [it, bx], "body")
+    loop = ov.op.loop(o.constant(np.int64(5)), o.constant(True))
+    loop.set_function(body)
+    loop.set_special_body_ports([0, 0])
+    loop.set_merged_input(bx, x.output(0), rnx.output(0))
+    return [loop.get_iter_value(rnx.output(0), -1)]
+
+
+def body_compute_layers(xml_path):
+    """Compute layers inside <body> elements (not Parameter/Result/Const)."""
+    import xml.etree.ElementTree as ET
+    n = 0
+    for body in ET.parse(str(xml_path)).getroot().iter("body"):
+        for l in body.iter("layer"):
+            if l.get("type") not in ("Parameter", "Result", "Const"):
+                n += 1
+    return n
+
+
+def check_body(name, fn, kind, wd):
+    outs, _ = unpack_case(fn())
+    model = build_model(outs)
+    in_xml = wd / "in.xml"
+    ov.save_model(model, str(in_xml), compress_to_fp16=False)
+    out_xml = wd / "out.xml"
+    err, _ = run_irc(in_xml, out_xml)
+    if err:
+        return err
+    bad = []
+    ref = CORE.read_model(str(in_xml))
+    pm = Manager()
+    pm.register_pass(ConstantFolding())
+    pm.run_passes(ref)
+    ref_xml = wd / "ov.xml"
+    ov.serialize(ref, str(ref_xml))
+    ours, theirs, before = body_compute_layers(out_xml), body_compute_layers(ref_xml), body_compute_layers(in_xml)
+    if ours > theirs:
+        bad.append("irc left %d compute layers in the body, OpenVINO %d (before: %d)" % (ours, theirs, before))
+    if ours >= before:
+        bad.append("nothing folded inside the body (%d compute layers before and after)" % before)
+    irc_model = CORE.read_model(str(out_xml))
+    feed = random_inputs(ref)
+    bad += compare_outputs(cpu_run(CORE.read_model(str(in_xml)), feed), cpu_run(irc_model, feed))
+    return bad
+
+
 # ---------------------------------------------------------------------------
 # Real models
 # ---------------------------------------------------------------------------
+
 _OVR_RE = re.compile(r"^(.*)\[(.*)\]$")
 
 
@@ -1130,7 +1189,8 @@ def main():
         seen.add(name)
         if args.k and args.k not in name:
             continue
-        chk = check_decompression if kind == "special" else check_generated
+        chk = {"special": check_decompression, "body": check_body}.get(kind, check_generated)
+
         jobs.append((name, lambda wd, f=fn, k=kind, n=name, c=chk: c(n, f, k, wd)))
 
     def run(job):
