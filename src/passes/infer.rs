@@ -301,7 +301,8 @@ impl<'a> Infer<'a> {
                     continue;
                 };
                 let mut f = Fact::new(f.et, f.shape.clone());
-                if let Some(axis) = num(c, "axis") {
+                // Loop outputs are scaled below, once its trip count is known.
+                if let Some(axis) = num(c, "axis").filter(|_| !l.is("Loop")) {
                     if let PartialShape::Ranked(d) = &mut f.shape {
                         if let Ok(a) = crate::ops::norm_axis(axis, d.len()) {
                             d[a] = match (iterations, d[a].get()) {

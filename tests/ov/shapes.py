@@ -239,7 +239,74 @@ def cases(prefix, variants):
 # ---------------------------------------------------------------------------
 # Generated cases
 # ---------------------------------------------------------------------------
+# Subgraph ops: outer outputs must come from the bodies (ports are stripped).
+def _loop(trip, shape, cond_const=True):
+    f32 = np.float32
+    x = P(shape, "f32", "x")
+    bx = o.parameter(shape, f32, "bx")
+    it = o.parameter([], np.int64, "iter")
+    nx = o.add(bx, o.convert(it, "f32"))
+    rc = o.result(o.constant(np.bool_(True)) if cond_const else o.less(it, o.constant(np.int64(3))))
+    rnx = o.result(nx)
+    body = ov.Model([rc, rnx], [it, bx], "body")
+    trip_in = C(trip) if trip is not None else P([], "i64", "trip")
+    loop = ov.op.loop(trip_in, C(True, "boolean"))
+    loop.set_function(body)
+    loop.set_special_body_ports([0, 0])
+    loop.set_merged_input(bx, x.output(0), rnx.output(0))
+    return [loop.get_iter_value(rnx.output(0), -1), loop.get_concatenated_slices(rnx.output(0), 0, 1, 1, -1, 0)]
+
+
+@cases("loop5", [("const_trip", (4, [2, 3])), ("param_trip", (None, [2, 3])),
+                 ("cond_body", (4, [2, 3], False)), ("dyn_input", (3, [-1, 3]))])
+def _(trip, shape, cond_const=True):
+    return model(*_loop(trip, shape, cond_const))
+
+
+def _ti(seq, axis):
+    f32 = np.float32
+    shape = [1, seq, 3] if axis == 1 else [seq, 1, 3]
+    X = P(shape, "f32", "X")
+    xi = o.parameter([1, 1, 3], f32, "x_t")
+    h = o.parameter([1, 1, 3], f32, "h")
+    hn = o.result(o.tanh(o.add(xi, h)))
+    body = ov.Model([hn], [xi, h], "ti_body")
+    ti = ov.op.tensor_iterator()
+    ti.set_body(body)
+    ti.set_sliced_input(xi, X.output(0), 0, 1, 1, -1, axis)
+    ti.set_merged_input(h, C(np.zeros((1, 1, 3), np.float32), "f32").output(0), hn.output(0))
+    return [ti.get_iter_value(hn.output(0), -1), ti.get_concatenated_slices(hn.output(0), 0, 1, 1, -1, axis)]
+
+
+@cases("tensor_iterator", [("axis1", (5, 1)), ("axis0", (4, 0))])
+def _(seq, axis):
+    return model(*_ti(seq, axis))
+
+
+def _if(cond_value, then_shape, else_shape):
+    f32 = np.float32
+    cond = C(cond_value, "boolean") if cond_value is not None else P([], "boolean", "cond")
+    x = P([2, 3], "f32", "x")
+    tx = o.parameter([2, 3], f32, "tx")
+    ex = o.parameter([2, 3], f32, "ex")
+    tr = o.result(o.reshape(tx, C(then_shape), False))
+    er = o.result(o.reshape(ex, C(else_shape), False))
+    node = ov.op.if_op(cond.output(0))
+    node.set_then_body(ov.Model([tr], [tx], "then"))
+    node.set_else_body(ov.Model([er], [ex], "else"))
+    node.set_input(x.output(0), tx, ex)
+    return [node.set_output(tr, er)]
+
+
+@cases("if8", [("same", (None, [3, 2], [3, 2])), ("differ", (None, [6], [3, 2])),
+               ("differ_dims", (None, [3, 2], [2, 3])), ("const_true", (True, [6], [3, 2])),
+               ("const_false", (False, [6], [3, 2]))])
+def _(c, t, e):
+    return model(*_if(c, t, e))
+
+
 # Range
+
 @cases("range4", [
     ("i64", (0, 10, 1, "i64", "i64")), ("i64_step3", (1, 10, 3, "i64", "i64")),
     ("i64_neg", (10, 0, -2, "i64", "i64")), ("i64_empty", (5, 1, 1, "i64", "i64")),
