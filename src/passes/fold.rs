@@ -222,6 +222,45 @@ fn fold_graph(
             report.folded.push(g.g[*n].label());
         }
     }
+    // Layers whose inputs are all known but whose result is too big to compute: refused, and
+    // said so (a Broadcast or Tile to gigabytes is never attempted).
+    for &n in &order {
+        let l = &g.g[n];
+        if folded.contains(&n) || l.is("Const") || infer::never_folds(l) || !l.bodies.is_empty() {
+            continue;
+        }
+        let inputs_known = g
+            .producers(n)
+            .iter()
+            .all(|p| p.is_some_and(|(s, _)| folded.contains(&s) || g.g[s].is("Const")));
+        if !inputs_known || crate::ops::lookup(l).and_then(|(d, _)| d.eval).is_none() {
+            continue;
+        }
+        for (o, _) in l.outputs.iter().enumerate() {
+            let Some(f) = facts.get(n, o) else { continue };
+            let Some(dims) = f.shape.to_static() else {
+                continue;
+            };
+            let bytes = PartialShape::element_count(&dims)
+                .and_then(|c| f.et.storage_bytes(c))
+                .unwrap_or(u64::MAX);
+            if bytes > opts.max_fold_bytes {
+                report.skipped.push((
+                    format!("{}:{o}", l.label()),
+                    format!(
+                        "its value would take {} bytes (over --max-fold-bytes {}); not computed",
+                        if bytes == u64::MAX {
+                            "more than 2^64".to_string()
+                        } else {
+                            bytes.to_string()
+                        },
+                        opts.max_fold_bytes
+                    ),
+                ));
+            }
+        }
+    }
+
     for c in new_consts {
         let mut layer = Layer::new("Const", "opset1", &c.name);
         let t = &c.value;
