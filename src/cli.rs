@@ -184,6 +184,7 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                     infer::Infer::new(&parsed.model, Some(&parsed.source_map), &overrides);
                 inf.check_overrides().map_err(Fail::Usage)?;
                 let facts = inf.run();
+                crate::trace("infer");
                 if !inf.diags.is_empty() {
                     return Err(Fail::Model(parsed.into_error(inf.diags)));
                 }
@@ -224,6 +225,7 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                 return Ok(1);
             }
             infer::apply(&mut parsed.model.graph, &facts, &overrides, true);
+            crate::trace("apply");
             match output {
                 Some(out) => {
                     xml::write_files(&parsed.model, &out)?;

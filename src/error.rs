@@ -113,7 +113,49 @@ pub fn line_col(src: &str, pos: usize) -> (usize, usize) {
     (line, col)
 }
 
-fn render_one(f: &mut fmt::Formatter<'_>, path: &str, src: Option<&str>, d: &Diag) -> fmt::Result {
+/// Line starts of a source text, so each diagnostic finds its line by binary search (a
+/// `--check` of a big model may render 100,000 of them).
+struct Lines<'s> {
+    src: &'s str,
+    starts: Vec<usize>,
+}
+
+impl<'s> Lines<'s> {
+    fn new(src: &'s str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(
+            src.bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        Lines { src, starts }
+    }
+
+    /// (1-based line, 1-based column in characters, the line's text).
+    fn locate(&self, pos: usize) -> (usize, usize, &'s str) {
+        let mut pos = pos.min(self.src.len());
+        while !self.src.is_char_boundary(pos) {
+            pos -= 1;
+        }
+        let line = self.starts.partition_point(|&s| s <= pos);
+        let start = self.starts[line - 1];
+        let end = self.starts.get(line).map_or(self.src.len(), |&e| e - 1);
+        let col = self.src[start..pos].chars().count() + 1;
+        (
+            line,
+            col,
+            self.src[start..end.max(start)].trim_end_matches('\r'),
+        )
+    }
+}
+
+fn render_one(
+    f: &mut fmt::Formatter<'_>,
+    path: &str,
+    src: Option<&Lines>,
+    d: &Diag,
+) -> fmt::Result {
     let layer = d
         .layer
         .as_ref()
@@ -121,14 +163,13 @@ fn render_one(f: &mut fmt::Formatter<'_>, path: &str, src: Option<&str>, d: &Dia
         .unwrap_or_default();
     match (src, d.pos) {
         (Some(src), Some(pos)) => {
-            let (line, col) = line_col(src, pos);
+            let (line, col, text) = src.locate(pos);
             writeln!(
                 f,
                 "{path}:{line}:{col}: error[{}]: {layer}{}",
                 d.kind.as_str(),
                 d.message
             )?;
-            let text = src.lines().nth(line - 1).unwrap_or("");
             // Show at most 160 characters of very long lines, around the column.
             let chars: Vec<char> = text.chars().collect();
             let (start, caret) = if chars.len() > 160 && col > 80 {
@@ -158,9 +199,11 @@ fn render_one(f: &mut fmt::Formatter<'_>, path: &str, src: Option<&str>, d: &Dia
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let lines = self.source.as_deref().map(Lines::new);
         for d in &self.diags {
-            render_one(f, &self.path, self.source.as_deref(), d)?;
+            render_one(f, &self.path, lines.as_ref(), d)?;
         }
+
         if self.diags.len() > 1 {
             writeln!(f, "{} errors", self.diags.len())?;
         }

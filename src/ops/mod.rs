@@ -136,7 +136,8 @@ pub struct OpDef {
     pub bounds: BoundsRule,
 }
 
-type Registry = HashMap<(String, u32), (OpDef, &'static str)>;
+/// Keyed by (type as spelled in the opset table, op version).
+type Registry = HashMap<(&'static str, u32), (OpDef, &'static str)>;
 
 pub struct Reg(Registry);
 
@@ -144,7 +145,7 @@ impl Reg {
     /// Register `ty` for op versions `versions`.
     pub fn add(&mut self, ty: &'static str, versions: &[u32], def: OpDef) {
         for &v in versions {
-            self.0.insert((ty.to_ascii_lowercase(), v), (def, ty));
+            self.0.insert((ty, v), (def, ty));
         }
     }
 }
@@ -174,6 +175,28 @@ fn canonical_type(ty: &str) -> &str {
     }
 }
 
+/// (type as spelled in the opset table, opset) → op version, plus the same keyed by the
+/// lower-case type for OpenVINO's case-insensitive lookup. Built once.
+struct OpsetIndex {
+    exact: HashMap<(&'static str, u32), (&'static str, u32)>,
+    lower: HashMap<(String, u32), (&'static str, u32)>,
+}
+
+fn opset_index() -> &'static OpsetIndex {
+    static I: OnceLock<OpsetIndex> = OnceLock::new();
+    I.get_or_init(|| {
+        let mut exact = HashMap::new();
+        let mut lower = HashMap::new();
+        for (n, ops) in opset_table::OPSETS {
+            for &(t, v) in ops.iter() {
+                exact.insert((t, *n), (t, v));
+                lower.insert((t.to_ascii_lowercase(), *n), (t, v));
+            }
+        }
+        OpsetIndex { exact, lower }
+    })
+}
+
 /// Resolve a layer's (type, version attribute) to (type as in the opset table, op version).
 /// `None` for types the named opset does not hold and for custom opsets.
 pub fn resolve(ty: &str, version: &str) -> Option<(&'static str, u32)> {
@@ -182,18 +205,17 @@ pub fn resolve(ty: &str, version: &str) -> Option<(&'static str, u32)> {
     if n == 1 && matches!(ty, "MVN" | "ROIPooling" | "ReorgYolo") {
         n = 2;
     }
-    let (_, ops) = opset_table::OPSETS.iter().find(|(k, _)| *k == n)?;
-    ops.iter()
-        .find(|(t, _)| t.eq_ignore_ascii_case(ty))
-        .map(|&(t, v)| (t, v))
+    let idx = opset_index();
+    idx.exact
+        .get(&(ty, n))
+        .or_else(|| idx.lower.get(&(ty.to_ascii_lowercase(), n)))
+        .copied()
 }
 
 /// The rules for a layer, with its op version; `None` for ops irc does not know (opaque).
 pub fn lookup(layer: &Layer) -> Option<(OpDef, u32)> {
     let (ty, v) = resolve(&layer.ty, &layer.version)?;
-    registry()
-        .get(&(ty.to_ascii_lowercase(), v))
-        .map(|d| (d.0, v))
+    registry().get(&(ty, v)).map(|d| (d.0, v))
 }
 
 /// Every (type, version) irc has rules for, sorted (for docs/ops.md).
