@@ -14,7 +14,7 @@ use std::sync::Arc;
 /// Facts per (layer, output index) of one graph, plus the facts of each body graph.
 #[derive(Debug, Default, Clone)]
 pub struct Facts {
-    pub outputs: HashMap<(LayerId, usize), Fact>,
+    pub outputs: FastMap<(LayerId, usize), Fact>,
     /// Body facts, keyed by (layer, body index).
     pub bodies: HashMap<(LayerId, usize), Facts>,
 }

@@ -8,7 +8,6 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 use smallvec::SmallVec;
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -474,8 +473,8 @@ impl<'a> Parser<'a> {
         if let Some((nodes, edges)) = self.cap_hint.take() {
             graph.g = petgraph::stable_graph::StableDiGraph::with_capacity(nodes, edges);
         }
-        let mut ids: HashMap<u64, (NodeIndex, usize)> =
-            HashMap::with_capacity(graph.g.capacity().0);
+        let mut ids: FastMap<u64, (NodeIndex, usize)> = FastMap::default();
+        ids.reserve(graph.g.capacity().0);
         let mut raw_edges = Vec::new();
         if parent.empty {
             return Ok(graph);
@@ -506,7 +505,7 @@ impl<'a> Parser<'a> {
         &mut self,
         t: &Tag,
         graph: &mut Graph,
-        ids: &mut HashMap<u64, (NodeIndex, usize)>,
+        ids: &mut FastMap<u64, (NodeIndex, usize)>,
     ) -> Result<(), Fatal> {
         if t.empty {
             return Ok(());
@@ -1228,10 +1227,11 @@ impl<'a> Parser<'a> {
     fn connect(
         &mut self,
         graph: &mut Graph,
-        ids: &HashMap<u64, (NodeIndex, usize)>,
+        ids: &FastMap<u64, (NodeIndex, usize)>,
         edges: Vec<RawEdge>,
     ) {
-        let mut fed: HashMap<(NodeIndex, u32), usize> = HashMap::new();
+        let mut fed: FastMap<(NodeIndex, u32), usize> = FastMap::default();
+        fed.reserve(edges.len());
         for e in edges {
             let from = ids.get(&e.from).map(|x| x.0);
             let to = ids.get(&e.to).map(|x| x.0);
@@ -1382,17 +1382,7 @@ fn eof(t: &Tag) -> Diag {
 
 /// Occurrences of `tag` in `text` (a fast upper bound for sizing).
 fn count_tags(text: &str, tag: &str) -> usize {
-    let (b, first) = (text.as_bytes(), tag.as_bytes()[0]);
-    let mut n = 0;
-    let mut i = 0;
-    while let Some(p) = b[i..].iter().position(|&c| c == first) {
-        let at = i + p;
-        if b[at..].starts_with(tag.as_bytes()) {
-            n += 1;
-        }
-        i = at + 1;
-    }
-    n
+    text.matches(tag).count()
 }
 
 fn skip_ws(src: &str, mut pos: usize) -> usize {
