@@ -351,23 +351,11 @@ fn matmul_eval(cx: &Ctx) -> R<Vec<Fact>> {
 }
 
 pub(super) fn register(r: &mut Reg) {
-    let all: Vec<u32> = (0..=17).collect();
-    let d = |infer| OpDef {
-        infer,
-        eval: None,
-        bounds: BoundsRule::None,
-    };
+    let all = ALL_VERSIONS;
+    let d = OpDef::shape_only;
     r.add("Convolution", &all, d(conv_infer));
     r.add("GroupConvolution", &all, d(group_conv_infer));
     r.add("ConvolutionBackpropData", &all, d(conv_bp_infer));
     r.add("GroupConvolutionBackpropData", &all, d(group_conv_bp_infer));
-    r.add(
-        "MatMul",
-        &all,
-        OpDef {
-            infer: matmul_infer,
-            eval: Some(matmul_eval),
-            bounds: BoundsRule::None,
-        },
-    );
+    r.add("MatMul", &all, OpDef::with_eval(matmul_infer, matmul_eval));
 }

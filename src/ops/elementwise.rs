@@ -887,60 +887,28 @@ fn cumsum_eval(cx: &Ctx) -> R<Vec<Fact>> {
 }
 
 pub(super) fn register(r: &mut Reg) {
-    let all: Vec<u32> = (0..=17).collect();
+    let all = ALL_VERSIONS;
     for ty in BINARY {
-        r.add(
-            ty,
-            &all,
-            OpDef {
-                infer: binary_infer,
-                eval: Some(binary_eval),
-                bounds: BoundsRule::None,
-            },
-        );
+        r.add(ty, &all, OpDef::with_eval(binary_infer, binary_eval));
     }
     for ty in UNARY {
-        r.add(
-            ty,
-            &all,
-            OpDef {
-                infer: unary_infer,
-                eval: Some(unary_eval),
-                bounds: BoundsRule::None,
-            },
-        );
+        r.add(ty, &all, OpDef::with_eval(unary_infer, unary_eval));
     }
     for (ty, eval) in [
         ("Softmax", softmax_eval as InferFn),
         ("CumSum", cumsum_eval),
     ] {
-        r.add(
-            ty,
-            &all,
-            OpDef {
-                infer: unary_infer,
-                eval: Some(eval),
-                bounds: BoundsRule::None,
-            },
-        );
+        r.add(ty, &all, OpDef::with_eval(unary_infer, eval));
     }
     r.add(
         "Convert",
         &all,
-        OpDef {
-            infer: convert_infer,
-            eval: Some(convert_eval),
-            bounds: BoundsRule::None,
-        },
+        OpDef::with_eval(convert_infer, convert_eval),
     );
     r.add(
         "ConvertLike",
         &all,
-        OpDef {
-            infer: convert_like_infer,
-            eval: Some(convert_eval),
-            bounds: BoundsRule::None,
-        },
+        OpDef::with_eval(convert_like_infer, convert_eval),
     );
     let _ = Dims::new();
 }

@@ -703,12 +703,8 @@ fn gather_elements_eval(cx: &Ctx) -> R<Vec<Fact>> {
 }
 
 pub(super) fn register(r: &mut Reg) {
-    let all: Vec<u32> = (0..=17).collect();
-    let d = |infer| OpDef {
-        infer,
-        eval: None,
-        bounds: BoundsRule::None,
-    };
+    let all = ALL_VERSIONS;
+    let d = OpDef::shape_only;
     for ty in ["LSTMSequence", "GRUSequence", "RNNSequence"] {
         r.add(ty, &all, d(sequence_infer));
     }
@@ -720,29 +716,13 @@ pub(super) fn register(r: &mut Reg) {
     r.add(
         "NonZero",
         &all,
-        OpDef {
-            infer: nonzero_infer,
-            eval: Some(nonzero_eval),
-            bounds: BoundsRule::None,
-        },
+        OpDef::with_eval(nonzero_infer, nonzero_eval),
     );
-    r.add(
-        "OneHot",
-        &all,
-        OpDef {
-            infer: onehot_infer,
-            eval: Some(onehot_eval),
-            bounds: BoundsRule::None,
-        },
-    );
+    r.add("OneHot", &all, OpDef::with_eval(onehot_infer, onehot_eval));
     r.add(
         "ScatterUpdate",
         &all,
-        OpDef {
-            infer: same_as_input0,
-            eval: Some(scatter_update_eval),
-            bounds: BoundsRule::None,
-        },
+        OpDef::with_eval(same_as_input0, scatter_update_eval),
     );
     for ty in ["ScatterNDUpdate", "ScatterElementsUpdate"] {
         r.add(ty, &all, d(same_as_input0));
@@ -750,40 +730,16 @@ pub(super) fn register(r: &mut Reg) {
     r.add(
         "GatherND",
         &all,
-        OpDef {
-            infer: gather_nd_infer,
-            eval: Some(gather_nd_eval),
-            bounds: BoundsRule::None,
-        },
+        OpDef::with_eval(gather_nd_infer, gather_nd_eval),
     );
     r.add(
         "GatherElements",
         &all,
-        OpDef {
-            infer: gather_elements_infer,
-            eval: Some(gather_elements_eval),
-            bounds: BoundsRule::None,
-        },
+        OpDef::with_eval(gather_elements_infer, gather_elements_eval),
     );
     r.add("Einsum", &all, d(einsum_infer));
-    r.add(
-        "Pad",
-        &all,
-        OpDef {
-            infer: pad_infer,
-            eval: Some(pad_eval),
-            bounds: BoundsRule::None,
-        },
-    );
-    r.add(
-        "Select",
-        &all,
-        OpDef {
-            infer: select_infer,
-            eval: Some(select_eval),
-            bounds: BoundsRule::None,
-        },
-    );
+    r.add("Pad", &all, OpDef::with_eval(pad_infer, pad_eval));
+    r.add("Select", &all, OpDef::with_eval(select_infer, select_eval));
     r.add("DepthToSpace", &all, d(d2s));
     r.add("SpaceToDepth", &all, d(s2d));
     r.add("ShuffleChannels", &all, d(shuffle_infer));

@@ -137,6 +137,28 @@ pub struct OpDef {
 }
 
 /// Keyed by (type as spelled in the opset table, op version).
+impl OpDef {
+    /// A shape/type rule only: values are never computed.
+    pub const fn shape_only(infer: InferFn) -> Self {
+        OpDef {
+            infer,
+            eval: None,
+            bounds: BoundsRule::None,
+        }
+    }
+    /// A shape/type rule and a value rule.
+    pub const fn with_eval(infer: InferFn, eval: InferFn) -> Self {
+        OpDef {
+            infer,
+            eval: Some(eval),
+            bounds: BoundsRule::None,
+        }
+    }
+}
+
+/// Op versions every registration covers (the table decides which exist).
+pub const ALL_VERSIONS: [u32; 18] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17];
+
 type Registry = HashMap<(&'static str, u32), (OpDef, &'static str)>;
 
 pub struct Reg(Registry);

@@ -176,12 +176,8 @@ fn interpolate_infer(cx: &Ctx) -> R<Vec<Fact>> {
 }
 
 pub(super) fn register(r: &mut Reg) {
-    let all: Vec<u32> = (0..=17).collect();
-    let d = |infer| OpDef {
-        infer,
-        eval: None,
-        bounds: BoundsRule::None,
-    };
+    let all = ALL_VERSIONS;
+    let d = OpDef::shape_only;
     r.add("MaxPool", &all, d(maxpool_infer));
     r.add("AvgPool", &all, d(avgpool_infer));
     r.add("AdaptiveAvgPool", &all, d(adaptive_infer));

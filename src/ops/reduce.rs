@@ -252,7 +252,7 @@ fn reduce_eval(cx: &Ctx) -> R<Vec<Fact>> {
 }
 
 pub(super) fn register(r: &mut Reg) {
-    let all: Vec<u32> = (0..=17).collect();
+    let all = ALL_VERSIONS;
     for ty in [
         "ReduceSum",
         "ReduceMean",
@@ -264,14 +264,6 @@ pub(super) fn register(r: &mut Reg) {
         "ReduceLogicalAnd",
         "ReduceLogicalOr",
     ] {
-        r.add(
-            ty,
-            &all,
-            OpDef {
-                infer: reduce_infer,
-                eval: Some(reduce_eval),
-                bounds: BoundsRule::None,
-            },
-        );
+        r.add(ty, &all, OpDef::with_eval(reduce_infer, reduce_eval));
     }
 }

@@ -27,6 +27,24 @@ fn count(shape: &[u64]) -> R<usize> {
     Ok(n as usize)
 }
 
+/// For every output coordinate (row-major), the input element it reads.
+fn index_map(out_shape: &[u64], mut at: impl FnMut(&[u64]) -> usize) -> Vec<Option<usize>> {
+    let n: u64 = out_shape.iter().product();
+    let mut map = Vec::with_capacity(n as usize);
+    let mut idx = vec![0u64; out_shape.len()];
+    for _ in 0..n {
+        map.push(Some(at(&idx)));
+        for a in (0..idx.len()).rev() {
+            idx[a] += 1;
+            if idx[a] < out_shape[a] {
+                break;
+            }
+            idx[a] = 0;
+        }
+    }
+    map
+}
+
 /// Build a tensor of `et` from `src` by an index map (`None` → zero element).
 fn remap(src: &Tensor, out_shape: Vec<u64>, map: &[Option<usize>]) -> R<Tensor> {
     if let Some(codes) = super::convert::unpack_codes(src) {
@@ -702,24 +720,13 @@ fn slice_infer(cx: &Ctx) -> R<Vec<Fact>> {
 fn select_map(in_shape: &[u64], picks: &[Vec<u64>]) -> R<(Vec<u64>, Vec<Option<usize>>)> {
     let out_shape: Vec<u64> = picks.iter().map(|p| p.len() as u64).collect();
     let st = strides(in_shape);
-    let n = count(&out_shape)?;
-    let mut map = Vec::with_capacity(n);
-    let r = picks.len();
-    let mut idx = vec![0usize; r];
-    for _ in 0..n {
-        let mut off = 0u64;
-        for a in 0..r {
-            off += picks[a][idx[a]] * st[a];
-        }
-        map.push(Some(off as usize));
-        for a in (0..r).rev() {
-            idx[a] += 1;
-            if idx[a] < picks[a].len() {
-                break;
-            }
-            idx[a] = 0;
-        }
-    }
+    count(&out_shape)?;
+    let map = index_map(&out_shape, |idx| {
+        idx.iter()
+            .enumerate()
+            .map(|(a, &i)| picks[a][i as usize] * st[a])
+            .sum::<u64>() as usize
+    });
     Ok((out_shape, map))
 }
 
@@ -1044,22 +1051,12 @@ fn bcast_eval(cx: &Ctx) -> R<Vec<Fact>> {
         a
     };
     let ist = strides(&aligned);
-    let n = count(&os)?;
-    let mut map = Vec::with_capacity(n);
-    let mut idx = vec![0u64; r];
-    for _ in 0..n {
-        let off: u64 = (0..r)
+    count(&os)?;
+    let map = index_map(&os, |idx| {
+        (0..r)
             .map(|a| if aligned[a] == 1 { 0 } else { idx[a] * ist[a] })
-            .sum();
-        map.push(Some(off as usize));
-        for a in (0..r).rev() {
-            idx[a] += 1;
-            if idx[a] < os[a] {
-                break;
-            }
-            idx[a] = 0;
-        }
-    }
+            .sum::<u64>() as usize
+    });
     Ok(vec![Fact::with_value(remap(&v, os, &map)?)])
 }
 
@@ -1098,20 +1095,12 @@ fn tile_eval(cx: &Ctx) -> R<Vec<Fact>> {
     let mut ins = vec![1u64; r - v.shape.len()];
     ins.extend_from_slice(&v.shape);
     let ist = strides(&ins);
-    let n = count(&os)?;
-    let mut map = Vec::with_capacity(n);
-    let mut idx = vec![0u64; r];
-    for _ in 0..n {
-        let off: u64 = (0..r).map(|a| (idx[a] % ins[a].max(1)) * ist[a]).sum();
-        map.push(Some(off as usize));
-        for a in (0..r).rev() {
-            idx[a] += 1;
-            if idx[a] < os[a] {
-                break;
-            }
-            idx[a] = 0;
-        }
-    }
+    count(&os)?;
+    let map = index_map(&os, |idx| {
+        (0..r)
+            .map(|a| (idx[a] % ins[a].max(1)) * ist[a])
+            .sum::<u64>() as usize
+    });
     Ok(vec![Fact::with_value(remap(&v, os, &map)?)])
 }
 
@@ -1170,20 +1159,10 @@ fn transpose_eval(cx: &Ctx) -> R<Vec<Fact>> {
     };
     let os: Vec<u64> = order.iter().map(|&a| v.shape[a]).collect();
     let ist = strides(&v.shape);
-    let n = count(&os)?;
-    let mut map = Vec::with_capacity(n);
-    let mut idx = vec![0u64; r];
-    for _ in 0..n {
-        let off: u64 = (0..r).map(|k| idx[k] * ist[order[k]]).sum();
-        map.push(Some(off as usize));
-        for a in (0..r).rev() {
-            idx[a] += 1;
-            if idx[a] < os[a] {
-                break;
-            }
-            idx[a] = 0;
-        }
-    }
+    count(&os)?;
+    let map = index_map(&os, |idx| {
+        (0..r).map(|k| idx[k] * ist[order[k]]).sum::<u64>() as usize
+    });
     Ok(vec![Fact::with_value(remap(&v, os, &map)?)])
 }
 
@@ -1428,7 +1407,7 @@ fn range_eval(cx: &Ctx) -> R<Vec<Fact>> {
 }
 
 pub(super) fn register(r: &mut Reg) {
-    let all: Vec<u32> = (0..=17).collect();
+    let all = ALL_VERSIONS;
     let def = |infer: InferFn, eval: InferFn, mask: u32| OpDef {
         infer,
         eval: Some(eval),
@@ -1438,15 +1417,7 @@ pub(super) fn register(r: &mut Reg) {
             BoundsRule::Movement(mask)
         },
     };
-    r.add(
-        "ShapeOf",
-        &all,
-        OpDef {
-            infer: shape_of_infer,
-            eval: None,
-            bounds: BoundsRule::None,
-        },
-    );
+    r.add("ShapeOf", &all, OpDef::shape_only(shape_of_infer));
     r.add("Reshape", &all, def(reshape_infer, reshape_eval, 0b1));
     r.add("Squeeze", &all, def(squeeze_infer, squeeze_eval, 0b1));
     r.add("Unsqueeze", &all, def(unsqueeze_infer, unsqueeze_eval, 0b1));
