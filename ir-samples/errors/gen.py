@@ -311,6 +311,13 @@ case("text_after_root", t + "}}} trailing garbage\n")
 t = comment(B, "a second root element after </net>")
 case("second_root_element", t + '<net name="again" version="11" />\n')
 
+# Regression: 200,000 nested elements in rt_info overflowed the stack (found while building
+# this corpus); irc now stops at 256 levels. 300 keeps the file small.
+case("rt_info_nested_too_deep",
+     B.replace("\t<rt_info />", "\t<rt_info>" + "<a>" * 300 + "</a>" * 300 + "</rt_info>", 1),
+     "verbatim elements nested 300 deep inside the model's rt_info (irc's limit is 256)")
+
+
 case("bad_entity_in_attribute", sub(B, 'name="relu"', 'name="relu &bogus; x"'),
      "undefined entity &bogus; in the name attribute of layer 3")
 
