@@ -172,11 +172,10 @@ fn conv_like(cx: &Ctx, group: bool, backprop: bool) -> R<Vec<Fact>> {
             let k = fd[k_off + i].get().ok_or("dynamic kernel")?;
             let s = w.strides[i] as u64;
             let ek = (k - 1) * w.dilations[i] as u64 + 1;
+            // Without an output_shape input OpenVINO ignores same_upper/same_lower here and
+            // uses zero pads (like valid).
             let f = |v: u64| -> u64 {
-                if matches!(w.auto_pad.as_str(), "same_upper" | "same_lower") {
-                    return v * s;
-                }
-                let (pb, pe) = if w.auto_pad == "valid" {
+                let (pb, pe) = if w.auto_pad != "explicit" && w.auto_pad != "notset" {
                     (0, 0)
                 } else {
                     (w.pads_begin[i], w.pads_end[i])

@@ -494,7 +494,46 @@ fn unary_infer(cx: &Ctx) -> R<Vec<Fact>> {
         }
         _ => {}
     }
-    Ok(vec![Fact::new(et, x.shape.clone())])
+    let mut shape = x.shape.clone();
+    // Merge a dim of the data with the leading dim of other inputs: BatchNormInference's
+    // channel (gamma/beta/mean/variance), ReverseSequence's batch (seq_lengths).
+    let merge_from = |shape: &mut PartialShape, axis: usize, others: &[usize]| -> R<()> {
+        if let PartialShape::Ranked(d) = shape {
+            if axis < d.len() {
+                for &i in others {
+                    if let Some(&o) = cx
+                        .inputs
+                        .get(i)
+                        .and_then(|f| f.shape.dims())
+                        .and_then(|s| s.first())
+                    {
+                        d[axis] = merge_dim(d[axis], o).ok_or_else(|| {
+                            format!(
+                                "dimension {axis} of the data ({}) does not match input {i} ({o})",
+                                d[axis]
+                            )
+                        })?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    };
+    match ty {
+        "BatchNormInference" => {
+            let others: Vec<usize> = (0..cx.inputs.len()).filter(|&i| i != data).collect();
+            merge_from(&mut shape, 1, &others)?;
+        }
+        "ReverseSequence" => {
+            let r = x.shape.rank().unwrap_or(0);
+            if r > 0 {
+                let b = norm_axis(cx.attr_i64("batch_axis", 0)?, r)?;
+                merge_from(&mut shape, b, &[1])?;
+            }
+        }
+        _ => {}
+    }
+    Ok(vec![Fact::new(et, shape)])
 }
 
 fn convert_infer(cx: &Ctx) -> R<Vec<Fact>> {

@@ -72,9 +72,22 @@ fn cell_infer(cx: &Ctx) -> R<Vec<Fact>> {
     if hidden <= 0 {
         return Err(format!("hidden_size must be positive, is {hidden}"));
     }
+    // The batch is X's, merged with the initial state(s) H (and C for LSTMCell).
+    let states = if cx.layer.is("LSTMCell") { 2 } else { 1 };
+    let mut batch = dim(x, 0);
+    for i in 1..=states {
+        if let Some(f) = cx.inputs.get(i) {
+            batch = merge_dim(batch, dim(f, 0)).ok_or_else(|| {
+                format!(
+                    "batch of X ({batch}) and of input {i} ({}) differ",
+                    dim(f, 0)
+                )
+            })?;
+        }
+    }
     let s = fact(
         x.et,
-        [dim(x, 0), Dim::known(hidden as u64)].into_iter().collect(),
+        [batch, Dim::known(hidden as u64)].into_iter().collect(),
     );
     Ok(vec![s; cx.layer.outputs.len().max(1)])
 }

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 import openvino as ov
 import openvino.opset1 as op1
+import openvino.opset2 as op2
 import openvino.opset3 as op3
 import openvino.opset4 as op4
 import openvino.opset5 as op5
@@ -44,6 +45,7 @@ import openvino.opset12 as op12
 import openvino.opset13 as op13
 import openvino.opset14 as op14
 import openvino.opset16 as o
+from openvino.utils.node_factory import NodeFactory
 
 IRC_BIN = os.environ.get("IRC_BIN", "/work/main/target/release/irc")
 SHARED_MODELS = Path(os.environ.get("IRC_SHARED_MODELS", "/work/shared/models"))
@@ -816,6 +818,304 @@ def _cumsum(x, axis):
 @cases("roll", [("basic", ([3, 4], [1, -2], [0, 1])), ("dyn", ([-1, (2, 5), 3], [7], [-1]))])
 def _roll(x, shift, axes):
     return model(o.roll(P(x), C(shift), C(axes)))
+
+
+# Elementwise unary ops: one graph per (op, input shape). Callables take the input node.
+def _nf1(tn, *ins, **attrs):
+    """Opset1-only op (not exposed by the Python opsets) via NodeFactory."""
+    return NodeFactory("opset1").create(tn, [i.output(0) if hasattr(i, "output") else i for i in ins], attrs)
+
+
+_UNARY = [
+    ("abs", o.abs, "f32"), ("abs_i32", o.abs, "i32"), ("acos", o.acos, "f32"), ("acosh", o.acosh, "f32"),
+    ("asin", o.asin, "f32"), ("asinh", o.asinh, "f32"), ("atan", o.atan, "f32"), ("atanh", o.atanh, "f32"),
+    ("bitwise_not_i32", op13.bitwise_not, "i32"), ("bitwise_not_u8", op13.bitwise_not, "u8"),
+    ("bitwise_not_bool", op13.bitwise_not, "boolean"),
+    ("ceiling", o.ceiling, "f32"), ("ceiling_f16", o.ceiling, "f16"), ("cos", o.cos, "f32"), ("cosh", o.cosh, "f32"),
+    ("erf", o.erf, "f32"), ("exp", o.exp, "f32"), ("floor", o.floor, "f32"), ("floor_f16", o.floor, "f16"),
+    ("identity", o.identity, "f32"), ("identity_i64", o.identity, "i64"),
+    ("is_finite", o.is_finite, "f32"), ("is_inf", o.is_inf, "f32"), ("is_nan", o.is_nan, "f16"),
+    ("is_inf_attrs", lambda x: o.is_inf(x, {"detect_negative": False, "detect_positive": True}), "f32"),
+    ("log", o.log, "f32"), ("logical_not", o.logical_not, "boolean"), ("negative", o.negative, "f32"),
+    ("negative_i64", o.negative, "i64"), ("relu", o.relu, "f32"), ("sigmoid", o.sigmoid, "f32"),
+    ("sign", o.sign, "f32"), ("sign_i32", o.sign, "i32"), ("sin", o.sin, "f32"), ("sinh", o.sinh, "f32"),
+    ("softplus", o.softplus, "f32"), ("softsign", o.softsign, "f32"), ("sqrt", o.sqrt, "f32"), ("tan", o.tan, "f32"),
+    ("mish", o.mish, "f32"), ("hsigmoid", o.hsigmoid, "f32"), ("hswish", o.hswish, "f16"),
+    ("clamp", lambda x: o.clamp(x, -1.0, 2.5), "f32"), ("clamp_i32", lambda x: o.clamp(x, -3, 7), "i32"),
+    ("elu", lambda x: o.elu(x, 0.5), "f32"),
+    ("gelu_erf", lambda x: o.gelu(x, "erf"), "f32"), ("gelu_tanh", lambda x: o.gelu(x, "tanh"), "f16"),
+    ("gelu0", lambda x: op2.gelu(x), "f32"),
+    ("hard_sigmoid", lambda x: o.hard_sigmoid(x, C(0.2, "f32"), C(0.5, "f32")), "f32"),
+    ("round_even", lambda x: o.round(x, "half_to_even"), "f32"),
+    ("round_away", lambda x: o.round(x, "half_away_from_zero"), "f16"),
+    ("selu", lambda x: o.selu(x, C([1.67], "f32"), C([1.05], "f32")), "f32"),
+    ("swish", lambda x: o.swish(x), "f32"), ("swish_beta", lambda x: o.swish(x, C(0.75, "f32")), "f32"),
+]
+_UNARY_SHAPES = [("static", [2, 3, 4]), ("dyn", [-1, 3]), ("interval", [(2, 10), 4]), ("dynrank", None), ("scalar", [])]
+
+for _name, _fn, _t in _UNARY:
+    cases(_name, [(s, (_fn, sh, _t)) for s, sh in _UNARY_SHAPES])(lambda f, sh, t: model(f(P(sh, t))))
+
+
+# Elementwise binary ops with broadcasting
+_BINARY = [
+    ("floor_mod", o.floor_mod, "f32"), ("floor_mod_i32", o.floor_mod, "i32"), ("mod", o.mod, "f32"),
+    ("mod_i64", o.mod, "i64"), ("minimum", o.minimum, "f32"), ("minimum_u8", o.minimum, "u8"),
+    ("greater_equal", o.greater_equal, "f32"), ("less_equal", o.less_equal, "i32"),
+    ("not_equal", o.not_equal, "f16"), ("logical_or", o.logical_or, "boolean"),
+    ("logical_xor", o.logical_xor, "boolean"), ("squared_difference", o.squared_difference, "f32"),
+    ("xor1", lambda a, b, auto_broadcast: _nf1("Xor", a, b, auto_broadcast=auto_broadcast.lower()), "boolean"),
+]
+_BINARY_SHAPES = [
+    ("static", ([2, 1, 4], [3, 1], "NUMPY")), ("dyn", ([-1, 3], [4, 1, -1], "NUMPY")),
+    ("interval", ([(2, 8)], [(4, 16)], "NUMPY")), ("interval_1", ([(1, 8), 3], [(4, 16), 1], "NUMPY")),
+    ("dynrank", (None, [3], "NUMPY")), ("none", ([2, 3], [2, 3], "NONE")), ("scalar", ([], [2, 3], "NUMPY")),
+]
+
+for _name, _fn, _t in _BINARY:
+    cases(_name, [(s, (_fn, a, b, bc, _t)) for s, (a, b, bc) in _BINARY_SHAPES])(
+        lambda f, a, b, bc, t: model(f(P(a, t, "a"), P(b, t, "b"), auto_broadcast=bc)))
+
+
+@cases("prelu", [
+    ("static", ([1, 3, 4, 4], [3])), ("scalar_slope", ([2, 5], [1])), ("dyn", ([-1, 3, (2, 10)], [3])),
+    ("dyn_channel", ([2, -1, 4], [(2, 6)])), ("dynrank", (None, [3])), ("same_shape", ([2, 3], [2, 3])),
+])
+def _prelu(x, s):
+    return model(o.prelu(P(x, "f32", "x"), P(s, "f32", "s")))
+
+
+@cases("fake_quantize", [
+    ("static", ([1, 3, 4, 4], [1, 3, 1, 1], [], [1], [1, 1, 1, 1], "NUMPY")),
+    ("bc_grow", ([1, 3, 4, 4], [2, 1, 1, 1], [], [], [], "NUMPY")),
+    ("dyn", ([-1, 3, -1, -1], [1, 3, 1, 1], [1], [], [], "NUMPY")),
+    ("interval", ([(1, 4), (2, 8), 5], [1, 3, 1], [1], [], [], "NUMPY")),
+    ("dynrank", (None, [], [], [], [], "NUMPY")),
+    ("none", ([2, 3], [2, 3], [2, 3], [2, 3], [2, 3], "NONE")),
+])
+def _fq(x, il, ih, ol, oh, bc):
+    return model(o.fake_quantize(P(x, "f32", "x"), P(il, "f32", "il"), P(ih, "f32", "ih"),
+                                 P(ol, "f32", "ol"), P(oh, "f32", "oh"), 256, bc))
+
+
+@cases("fake_convert", [
+    ("static", ([2, 3, 4], [1], [1], "f32", "f8e4m3")), ("f16_noshift", ([2, 3, 4], [], None, "f16", "f8e5m2")),
+    ("dyn", ([-1, 3, (2, 10)], [1, 3, 1], [1, 3, 1], "f32", "f8e4m3")), ("dynrank", (None, [1], [1], "f32", "f8e5m2")),
+    ("bf16", ([4, (1, 5)], [4, 1], [4, 1], "bf16", "f8e4m3")),
+])
+def _fconv(x, sc, sh, t, dt):
+    return model(op13.fake_convert(P(x, t, "x"), P(sc, t, "sc"), None if sh is None else P(sh, t, "sh"), dt))
+
+
+# Normalization ops
+@cases("batch_norm5", [
+    ("static", ([2, 3, 4, 4], [3])), ("dyn_data", ([-1, -1, (2, 10)], [3])), ("dyn_c", ([2, -1, 5], [-1])),
+    ("interval_c", ([2, (2, 5), 4], [(3, 8)])), ("2d", ([6, 4], [4])), ("dynrank", (None, [3])),
+])
+def _bn5(x, c):
+    return model(o.batch_norm_inference(P(x, "f32", "x"), P(c, "f32", "g"), P(c, "f32", "b"),
+                                        P(c, "f32", "m"), P(c, "f32", "v"), 1e-5))
+
+
+@cases("batch_norm0", [("static", ([2, 3, 4, 4], [3])), ("dyn", ([-1, -1, (2, 10)], [3]))])
+def _bn0(x, c):
+    # the Python wrapper takes the data first and reorders to opset1's (gamma, beta, data, ...)
+    return model(op1.batch_norm_inference(P(x, "f32", "x"), P(c, "f32", "g"), P(c, "f32", "b"),
+                                          P(c, "f32", "m"), P(c, "f32", "v"), 1e-5))
+
+
+@cases("grn", [("static", ([1, 3, 4, 4],)), ("2d", ([2, 5],)), ("dyn", ([-1, (2, 10), -1],))])
+def _grn(x):
+    return model(o.grn(P(x), 1e-6))
+
+
+@cases("lrn", [("static", ([1, 3, 8, 8], [1])), ("spatial", ([1, 3, 8, 8], [2, 3])),
+               ("dyn", ([-1, -1, (4, 16), 8], [1])), ("dynrank", (None, [1]))])
+def _lrn(x, axes):
+    return model(o.lrn(P(x), C(axes), 1e-4, 0.75, 1.0, 5))
+
+
+@cases("mvn6", [("static", ([1, 3, 4, 4], [2, 3], True, "inside_sqrt")),
+                ("neg_axes", ([2, 3, 5], [-1], False, "outside_sqrt")),
+                ("dyn", ([-1, 3, (2, 10), -1], [1, 2, 3], True, "inside_sqrt")),
+                ("dynrank", (None, [1], True, "inside_sqrt"))])
+def _mvn6(x, axes, nv, em):
+    return model(op6.mvn(P(x), C(axes), nv, 1e-9, em))
+
+
+@cases("mvn0", [("static", ([1, 3, 4, 4], True)), ("dyn", ([-1, 3, (2, 10)], False))])
+def _mvn0(x, ac):
+    return model(op2.mvn(P(x), ac, True, 1e-9))
+
+
+@cases("normalize_l2", [("static", ([2, 3, 4], [1], "add")), ("multi", ([2, 3, 4, 5], [2, 3], "max")),
+                        ("dyn", ([-1, (2, 10), 4], [-1], "add")), ("empty_axes", ([2, 3], [], "add"))])
+def _nl2(x, axes, em):
+    return model(o.normalize_l2(P(x), C(axes), 1e-10, em))
+
+
+@cases("log_softmax", [("last", ([2, 3, 4], -1, "f32")), ("first", ([5, 6], 0, "f32")), ("dyn", ([-1, (2, 5)], 1, "f32")),
+                       ("f16", ([3, -1, 4], 1, "f16"))])
+def _logsm(x, axis, t):
+    return model(o.log_softmax(P(x, t), axis))
+
+
+# Reductions not covered by the `reduce` cases
+@cases("reduce2", [
+    ("l1_keep", ("reduce_l1", "f32", [2, 3, 4], [1], True)), ("l1_nokeep", ("reduce_l1", "f32", [2, -1, 4], [0, 2], False)),
+    ("l2_keep", ("reduce_l2", "f32", [(2, 5), 3, 4], [-1], True)), ("l2_all", ("reduce_l2", "f16", [2, 3], [0, 1], False)),
+    ("land_keep", ("reduce_logical_and", "boolean", [2, 3, 4], [0, 2], True)),
+    ("land_nokeep", ("reduce_logical_and", "boolean", [-1, (1, 6), 4], [1], False)),
+    ("lor_keep", ("reduce_logical_or", "boolean", [2, 3, 4], [-1], True)),
+    ("lor_scalar_axis", ("reduce_logical_or", "boolean", [2, (2, 7)], 1, False)),
+    ("min_keep", ("reduce_min", "f32", [2, 3, 4], [1], True)), ("min_nokeep", ("reduce_min", "i32", [-1, 3, 4], [0, -1], False)),
+    ("min_interval", ("reduce_min", "f32", [(2, 5), (3, 9)], [0], True)),
+    ("min_dynrank_keep", ("reduce_min", "f32", None, [0], True)),
+    ("l1_empty_axes", ("reduce_l1", "f32", [2, 3], [], False)),
+])
+def _reduce2(fn, t, x, axes, keep):
+    return model(getattr(o, fn)(P(x, t), C(axes), keep))
+
+
+# Data movement
+@cases("reverse1", [("index", ([2, 3, 4], [0, 2], "index")), ("mask", ([2, 3, 4], [True, False, True], "mask")),
+                    ("dyn", ([-1, (2, 5)], [1], "index")), ("dynrank", (None, [0], "index"))])
+def _reverse(x, axes, mode):
+    return model(_nf1("Reverse", P(x), C(axes, "boolean" if mode == "mask" else "i64"), mode=mode))
+
+
+@cases("reverse_sequence", [("static", ([4, 10, 3], [4], 0, 1)), ("swap", ([10, 4, 3], [4], 1, 0)),
+                            ("neg", ([3, 4, 10], [4], -2, -1)), ("dyn_batch", ([-1, 10, 3], [4], 0, 1)),
+                            ("dyn_len", ([(2, 6), 10, 3], [-1], 0, 1)), ("dynrank", (None, [4], 0, 1))])
+def _revseq(x, sl, ba, sa):
+    return model(o.reverse_sequence(P(x, "f32", "x"), P(sl, "i32", "sl"), ba, sa))
+
+
+# Adaptive pools
+@cases("adaptive_avg_pool", [("2d", ([1, 3, 32, 32], [7, 7])), ("1d", ([2, 3, 10], [5])),
+                             ("3d", ([1, 2, 8, 9, 10], [2, 3, 4])), ("dyn", ([-1, -1, (2, 10), -1], [3, 3])),
+                             ("interval", ([(1, 4), 3, (5, 9), 6], [2, 2]))])
+def _aap(x, out):
+    return model(o.adaptive_avg_pool(P(x), C(out)))
+
+
+@case("adaptive_avg_pool_param_out")
+def _():
+    return model(o.adaptive_avg_pool(P([1, 3, 32, 32], "f32", "x"), P([2], "i64", "os")))
+
+
+@cases("adaptive_max_pool", [("2d_i64", ([1, 3, 32, 32], [7, 7], "i64")), ("1d_i32", ([2, 3, 10], [5], "i32")),
+                             ("3d", ([1, 2, 8, 9, 10], [2, 3, 4], "i64")),
+                             ("dyn", ([-1, -1, (2, 10), -1], [3, 3], "i32")),
+                             ("interval", ([(1, 4), 3, (5, 9), 6], [2, 2], "i64"))])
+def _amp(x, out, it):
+    return model(o.adaptive_max_pool(P(x), C(out, "i32"), it))
+
+
+@case("adaptive_max_pool_param_out")
+def _():
+    return model(o.adaptive_max_pool(P([-1, 3, 32, 32], "f32", "x"), P([2], "i32", "os"), "i32"))
+
+
+# Transposed convolutions: filters are [C_in, C_out, k...] / [G, C_in/G, C_out/G, k...]
+@cases("conv_bprop", [
+    ("basic", ([1, 4, 8, 8], [4, 2, 3, 3], [1, 1], [0, 0], [0, 0], [1, 1], "explicit", [0, 0], None)),
+    ("stride_pad", ([1, 4, 8, 7], [4, 2, 3, 3], [2, 2], [1, 1], [1, 0], [1, 1], "explicit", [0, 0], None)),
+    ("out_pad", ([1, 4, 8, 7], [4, 2, 3, 3], [2, 3], [1, 1], [1, 1], [1, 1], "explicit", [1, 2], None)),
+    ("dilate", ([2, 3, 5, 6], [3, 4, 3, 2], [1, 2], [0, 1], [1, 0], [2, 3], "explicit", [0, 1], None)),
+    ("same_upper", ([1, 4, 8, 7], [4, 2, 3, 4], [2, 3], [0, 0], [0, 0], [1, 1], "same_upper", [0, 0], None)),
+    ("same_lower", ([1, 4, 8, 7], [4, 2, 3, 4], [2, 3], [0, 0], [0, 0], [1, 1], "same_lower", [0, 0], None)),
+    ("valid", ([1, 4, 8, 7], [4, 2, 3, 3], [2, 2], [3, 3], [3, 3], [1, 1], "valid", [0, 0], None)),
+    ("dyn", ([-1, 4, (4, 16), -1], [4, 2, 3, 3], [2, 2], [1, 1], [1, 1], [1, 1], "explicit", [1, 1], None)),
+    ("dyn_cin", ([2, -1, 5, 5], [4, 6, 3, 3], [1, 1], [0, 0], [0, 0], [1, 1], "explicit", [0, 0], None)),
+    ("same_upper_dyn", ([-1, 4, (3, 9), -1], [4, 2, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "same_upper", [0, 0], None)),
+    ("1d", ([1, 4, 17], [4, 2, 5], [3], [2], [1], [1], "explicit", [2], None)),
+    ("3d", ([1, 2, 4, 5, 6], [2, 3, 3, 3, 3], [1, 2, 3], [1, 1, 1], [0, 0, 0], [1, 1, 1], "explicit", [0, 1, 2], None)),
+    ("out_shape", ([1, 4, 8, 7], [4, 2, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "explicit", [0, 0], [16, 15])),
+    ("out_shape_same_upper", ([1, 4, 8, 7], [4, 2, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "same_upper", [0, 0], [16, 14])),
+    ("out_shape_dyn", ([-1, 4, -1, (2, 9)], [4, 2, 3, 3], [2, 2], [1, 1], [1, 1], [1, 1], "explicit", [0, 0], [20, 10])),
+    ("out_shape_param", ([1, 4, 8, 7], [4, 2, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "explicit", [0, 0], "param")),
+])
+def _conv_bprop(x, w, s, pb, pe, d, ap, op, osh):
+    out_shape = None if osh is None else (P([len(s)], "i64", "os") if osh == "param" else C(osh))
+    return model(o.convolution_backprop_data(P(x, "f32", "x"), C(np.zeros(w), "f32"), s, out_shape, pb, pe, d, ap, op))
+
+
+@cases("group_conv_bprop", [
+    ("basic", ([1, 8, 5, 5], [2, 4, 3, 3, 3], [1, 1], [0, 0], [0, 0], [1, 1], "explicit", [0, 0], None)),
+    ("stride_outpad", ([1, 6, 5, 6], [3, 2, 1, 3, 3], [2, 2], [1, 1], [1, 0], [1, 1], "explicit", [1, 1], None)),
+    ("same_upper", ([2, 4, 7, 7], [2, 2, 3, 3, 2], [2, 3], [0, 0], [0, 0], [1, 1], "same_upper", [0, 0], None)),
+    ("same_lower", ([2, 4, 7, 7], [2, 2, 3, 3, 2], [2, 3], [0, 0], [0, 0], [1, 1], "same_lower", [0, 0], None)),
+    ("dyn", ([-1, 6, (4, 12), -1], [3, 2, 2, 3, 3], [2, 2], [1, 1], [1, 1], [1, 1], "explicit", [0, 0], None)),
+    ("dyn_cin", ([1, -1, 5, 5], [3, 2, 2, 3, 3], [1, 1], [0, 0], [0, 0], [2, 2], "explicit", [0, 0], None)),
+    ("out_shape", ([1, 8, 5, 5], [2, 4, 3, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "explicit", [0, 0], [11, 10])),
+    ("out_shape_same", ([1, 8, 5, 5], [2, 4, 3, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "same_lower", [0, 0], [10, 10])),
+    ("out_shape_param", ([1, 8, 5, 5], [2, 4, 3, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "explicit", [0, 0], "param")),
+])
+def _gconv_bprop(x, w, s, pb, pe, d, ap, op, osh):
+    out_shape = None if osh is None else (P([len(s)], "i64", "os") if osh == "param" else C(osh))
+    return model(o.group_convolution_backprop_data(P(x, "f32", "x"), C(np.zeros(w), "f32"), s, out_shape,
+                                                   pb, pe, d, ap, op))
+
+
+# Recurrent cells. x: [batch, input_size]; h: [batch, hidden] (may differ from x's batch in dynamism)
+@cases("rnn_cell", [("static", ([3, 5], [3, 4], 4)), ("dyn", ([-1, 5], [-1, 4], 4)),
+                    ("merge_batch", ([-1, 5], [(2, 6), 4], 4)), ("interval", ([(1, 8), -1], [3, -1], 2))])
+def _rnn_cell(x, h, hs):
+    W = C(np.zeros([hs, 5 if x[1] == -1 else x[1]]), "f32")
+    return model(o.rnn_cell(P(x, "f32", "X"), P(h, "f32", "H"), W, C(np.zeros([hs, hs]), "f32"),
+                            C(np.zeros([hs]), "f32"), hs, ["tanh"], [], []))
+
+
+@cases("gru_cell", [("static", ([3, 5], [3, 4], 4, False)), ("lbr", ([3, 5], [3, 4], 4, True)),
+                    ("dyn", ([-1, 5], [-1, 4], 4, False)), ("merge_batch", ([-1, 5], [(2, 6), 3], 3, True))])
+def _gru_cell(x, h, hs, lbr):
+    return model(o.gru_cell(P(x, "f32", "X"), P(h, "f32", "H"), C(np.zeros([3 * hs, x[1]]), "f32"),
+                            C(np.zeros([3 * hs, hs]), "f32"), C(np.zeros([(4 if lbr else 3) * hs]), "f32"), hs,
+                            linear_before_reset=lbr))
+
+
+@cases("lstm_cell4", [("static", ([3, 5], [3, 4], [3, 4], 4)), ("dyn", ([-1, 5], [-1, 4], [-1, 4], 4)),
+                      ("merge_batch", ([-1, 5], [-1, 4], [(2, 6), 4], 4)), ("f16", ([2, 6], [2, 3], [2, 3], 3))])
+def _lstm_cell(x, h, c, hs):
+    t = "f16" if hs == 3 else "f32"
+    return model(o.lstm_cell(P(x, t, "X"), P(h, t, "H"), P(c, t, "Cc"), C(np.zeros([4 * hs, x[1]]), t),
+                             C(np.zeros([4 * hs, hs]), t), C(np.zeros([4 * hs]), t), hs))
+
+
+@case("lstm_cell0")
+def _():
+    return model(op1.lstm_cell(P([3, 5], "f32", "X"), P([3, 4], "f32", "H"), P([3, 4], "f32", "Cc"),
+                               C(np.zeros([16, 5]), "f32"), C(np.zeros([16, 4]), "f32"), C(np.zeros([16]), "f32"), 4))
+
+
+def _seq_inputs(x, nd, hs, gates, bgates, batch_h=None):
+    b = x[0] if batch_h is None else batch_h
+    X = P(x, "f32", "X")
+    H = P([b, nd, hs], "f32", "H")
+    L = P([b], "i32", "L")
+    W = C(np.zeros([nd, gates * hs, x[2]]), "f32")
+    R = C(np.zeros([nd, gates * hs, hs]), "f32")
+    B = C(np.zeros([nd, bgates * hs]), "f32")
+    return X, H, L, W, R, B
+
+
+@cases("rnn_seq5", [("fwd", ([2, 7, 5], 1, "forward", 4, None)), ("bidir", ([2, 7, 5], 2, "bidirectional", 3, None)),
+                    ("reverse", ([3, 2, 5], 1, "reverse", 2, None)), ("dyn", ([-1, -1, 5], 1, "forward", 4, None)),
+                    ("merge_batch", ([-1, (2, 9), 5], 2, "bidirectional", 4, 3))])
+def _rnn_seq(x, nd, direction, hs, bh):
+    return model(o.rnn_sequence(*_seq_inputs(x, nd, hs, 1, 1, bh), hs, direction))
+
+
+@cases("gru_seq5", [("fwd", ([2, 7, 5], 1, "forward", 4, False, None)),
+                    ("bidir", ([2, 7, 5], 2, "bidirectional", 3, False, None)),
+                    ("bidir_lbr", ([2, 7, 5], 2, "bidirectional", 3, True, None)),
+                    ("reverse", ([3, 2, 5], 1, "reverse", 2, True, None)),
+                    ("dyn", ([-1, -1, 5], 1, "forward", 4, False, None)),
+                    ("merge_batch", ([-1, (2, 9), 5], 2, "bidirectional", 4, False, 3))])
+def _gru_seq(x, nd, direction, hs, lbr, bh):
+    return model(o.gru_sequence(*_seq_inputs(x, nd, hs, 3, 4 if lbr else 3, bh), hs, direction,
+                                linear_before_reset=lbr))
 
 
 # ---------------------------------------------------------------------------
