@@ -109,14 +109,6 @@ pub fn attr<'a>(attrs: &'a [(String, String)], name: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
-/// Set an attribute, keeping its position when present, appending otherwise.
-pub fn set_attr(attrs: &mut Vec<(String, String)>, name: &str, value: String) {
-    match attrs.iter_mut().find(|(k, _)| k == name) {
-        Some(slot) => slot.1 = value,
-        None => attrs.push((name.to_string(), value)),
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Port {
     pub id: u32,

@@ -31,9 +31,6 @@ impl Dim {
     pub fn is_static(&self) -> bool {
         self.get().is_some()
     }
-    pub fn is_any(&self) -> bool {
-        self.min == 0 && self.max.is_none()
-    }
 
     /// Parse one dimension: `3`, `?`, `-1`, `1..10`, `..10`, `5..`.
     pub fn parse(s: &str) -> Result<Self, String> {

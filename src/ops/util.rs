@@ -291,8 +291,3 @@ pub fn checked_dim_add(a: Dim, b: Dim) -> R<Dim> {
 pub fn fact(et: ElementType, dims: Dims) -> Fact {
     Fact::new(et, PartialShape::Ranked(dims))
 }
-
-/// Rank of input `i`'s shape; `None` if dynamic.
-pub fn rank_of(f: &Fact) -> Option<usize> {
-    f.shape.rank()
-}
