@@ -11,17 +11,25 @@ use crate::xml::SourceMap;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Facts per (layer, output index) of one graph, plus the facts of each body graph.
+/// Facts per (layer, output index) of one graph, plus the facts of each body graph. Stored by
+/// node index (a big model has a few hundred thousand outputs; a hash map of them doubled).
 #[derive(Debug, Default, Clone)]
 pub struct Facts {
-    pub outputs: FastMap<(LayerId, usize), Fact>,
+    outputs: Vec<smallvec::SmallVec<[Fact; 1]>>,
     /// Body facts, keyed by (layer, body index).
     pub bodies: HashMap<(LayerId, usize), Facts>,
 }
 
 impl Facts {
     pub fn get(&self, n: LayerId, o: usize) -> Option<&Fact> {
-        self.outputs.get(&(n, o))
+        self.outputs.get(n.index())?.get(o)
+    }
+
+    fn set(&mut self, n: LayerId, outs: Vec<Fact>) {
+        if self.outputs.len() <= n.index() {
+            self.outputs.resize_with(n.index() + 1, Default::default);
+        }
+        self.outputs[n.index()] = outs.into_iter().collect();
     }
 }
 
@@ -166,7 +174,11 @@ impl<'a> Infer<'a> {
 
     /// Infer a graph whose Parameters (by layer id) may take facts from outside (bodies).
     fn graph_with(&mut self, g: &Graph, top: bool, params: &HashMap<u64, Fact>) -> Facts {
-        let mut facts = Facts::default();
+        let mut facts = Facts {
+            outputs: Vec::with_capacity(petgraph::visit::NodeIndexable::node_bound(&g.g)),
+            bodies: HashMap::new(),
+        };
+
         let Some(order) = g.ordered() else {
             return facts;
         };
@@ -193,9 +205,7 @@ impl<'a> Infer<'a> {
             } else {
                 self.layer(l, &inputs, top)
             };
-            for (i, f) in outs.into_iter().enumerate() {
-                facts.outputs.insert((n, i), f);
-            }
+            facts.set(n, outs);
         }
         facts
     }
