@@ -35,6 +35,8 @@ fn check_roundtrip(path: &Path) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The graph as read, after `infer-shapes` (ports recomputed), and after `fold`: one snapshot
+/// per sample, so a change in inference or folding shows up as a reviewable diff.
 #[test]
 fn sample_dumps() {
     settings().bind(|| {
@@ -43,7 +45,31 @@ fn sample_dumps() {
                 return;
             }
             let p = read(path);
-            insta::assert_snapshot!(irc::dump::dump(&p.model));
+            let mut text = format!("== read\n{}", irc::dump::dump(&p.model));
+
+            let mut inferred = p.model.clone();
+            let mut inf = irc::passes::infer::Infer::new(&p.model, Some(&p.source_map), &[]);
+            let facts = inf.run();
+            assert!(inf.diags.is_empty(), "{}: inference failed", rel(path));
+            irc::passes::infer::apply(&mut inferred.graph, &facts, &[], true);
+            text.push_str(&format!("== infer-shapes\n{}", irc::dump::dump(&inferred)));
+
+            let mut folded = p.model.clone();
+            let report = irc::passes::fold::fold(
+                &mut folded,
+                Some(&p.source_map),
+                &[],
+                &irc::passes::fold::FoldOptions::default(),
+            )
+            .unwrap_or_else(|_| panic!("{}: fold failed", rel(path)));
+            text.push_str(&format!(
+                "== fold: {} -> {} layers, {} folded\n{}",
+                report.layers_before,
+                report.layers_after,
+                report.folded.len(),
+                irc::dump::dump(&folded)
+            ));
+            insta::assert_snapshot!(text);
         });
     });
 }
