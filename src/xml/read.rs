@@ -90,6 +90,32 @@ pub fn read_str(
     parse(&source.clone(), Some(source), path, weights, bin_label)
 }
 
+fn new_parser<'a>(
+    src: &'a str,
+    base: usize,
+    end: usize,
+    weights: Option<Arc<Weights>>,
+    bin_label: &'a str,
+) -> Parser<'a> {
+    let mut p = Parser {
+        src,
+        r: Reader::from_str(&src[base..end]),
+        diags: Vec::new(),
+        map: SourceMap::default(),
+        weights,
+        bin_label,
+        depth: 0,
+        positions: Vec::new(),
+        body_stack: Vec::new(),
+        cap_hint: None,
+        base,
+        split: None,
+        second: None,
+    };
+    p.r.config_mut().trim_text(true);
+    p
+}
+
 fn parse(
     text: &str,
     keep: Option<Arc<str>>,
@@ -97,21 +123,63 @@ fn parse(
     weights: Option<Arc<Weights>>,
     bin_label: &str,
 ) -> Result<Parsed, Error> {
+    parse_with(text, keep, path, weights, bin_label, PARALLEL_MIN)
+}
+
+/// Read with two threads when the text is at least `parallel_min` bytes and splits cleanly;
+/// the result is the same as a one-thread read (any problem falls back to one).
+pub(crate) fn parse_with(
+    text: &str,
+    keep: Option<Arc<str>>,
+    path: &str,
+    weights: Option<Arc<Weights>>,
+    bin_label: &str,
+    parallel_min: usize,
+) -> Result<Parsed, Error> {
+    let plan = (text.len() >= parallel_min)
+        .then(|| split_plan(text))
+        .flatten();
+    if let Some((split, end)) = plan {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let w2 = weights.clone();
+        let done = std::thread::scope(|s| {
+            s.spawn(move || {
+                let mut b = new_parser(text, split, end, w2, bin_label);
+                let _ = tx.send(b.layer_run());
+            });
+            let mut p = new_parser(text, 0, text.len(), weights.clone(), bin_label);
+            p.cap_hint = Some((count_tags(text, "<layer "), count_tags(text, "<edge ")));
+            p.split = Some(split);
+            p.second = Some(rx);
+            let result = p.document();
+            match result {
+                Ok(doc) if p.diags.is_empty() && p.split.is_none() => {
+                    Some((doc, std::mem::take(&mut p.map)))
+                }
+                _ => None,
+            }
+        });
+        if let Some(((name, version, graph, extra), map)) = done {
+            return Ok(Parsed {
+                model: Model {
+                    name,
+                    version,
+                    graph,
+                    extra,
+                    weights,
+                },
+                source_map: map,
+                source: keep,
+                path: path.to_string(),
+            });
+        }
+        // Errors (or an unexpected layout): read again on one thread for the exact diagnostics.
+    }
     let source_for_error = || keep.clone().unwrap_or_else(|| Arc::from(text));
-    let mut p = Parser {
-        src: text,
-        r: Reader::from_str(text),
-        diags: Vec::new(),
-        map: SourceMap::default(),
-        weights: weights.clone(),
-        bin_label,
-        depth: 0,
-        positions: Vec::new(),
-        body_stack: Vec::new(),
-        cap_hint: Some((count_tags(text, "<layer "), count_tags(text, "<edge "))),
-    };
-    p.r.config_mut().trim_text(true);
+    let mut p = new_parser(text, 0, text.len(), weights.clone(), bin_label);
+    p.cap_hint = Some((count_tags(text, "<layer "), count_tags(text, "<edge ")));
     let result = p.document();
+
     let mut diags = std::mem::take(&mut p.diags);
     diags.sort_by_key(|d| d.pos.unwrap_or(usize::MAX));
     let map = std::mem::take(&mut p.map);
@@ -194,6 +262,46 @@ struct Parser<'a> {
     body_stack: Vec<String>,
     /// (layers, edges) counted in the source, for sizing the top-level graph.
     cap_hint: Option<(usize, usize)>,
+    /// Offset of the reader's slice in `src` (the second thread reads a slice).
+    base: usize,
+    /// Parallel read: where the second thread's part of the top-level layers starts.
+    split: Option<usize>,
+    /// Parallel read: the second thread's result.
+    second: Option<std::sync::mpsc::Receiver<SecondHalf>>,
+}
+
+/// What the second reader thread hands back: its layers with their positions and source map.
+type SecondHalf = Result<(Vec<(Layer, usize)>, SourceMap), ()>;
+
+/// Marks a parallel read that must be redone on one thread (never shown to users).
+const PARALLEL_FALLBACK: &str = "(internal) parallel read fallback";
+
+/// Files at least this big are read with two threads.
+pub const PARALLEL_MIN: usize = 4 << 20;
+
+/// Add `by` to the source-map indices of a layer and of its bodies' layers.
+fn shift_origins(layer: &mut Layer, by: u32) {
+    if let Some(o) = &mut layer.origin {
+        *o += by;
+    }
+    for b in &mut layer.bodies {
+        for n in b.graph.g.node_indices().collect::<Vec<_>>() {
+            shift_origins(&mut b.graph.g[n], by);
+        }
+    }
+}
+
+/// Where to split the top-level `<layers>` for a parallel read: a top-level `<layer` (two tabs of
+/// indentation, as OpenVINO and irc write it) near the middle, and the end of `<layers>`.
+fn split_plan(text: &str) -> Option<(usize, usize)> {
+    let start = text.find("<layers>")?;
+    if text.find("<layer ")? < start {
+        return None;
+    }
+    let end = text.rfind("</layers>")?;
+    let mid = start + (end.checked_sub(start)?) / 2;
+    let at = mid + text.get(mid..end)?.find("\n\t\t<layer ")? + 3;
+    (at < end).then_some((at, end))
 }
 
 type Fatal = Diag;
@@ -201,10 +309,10 @@ type Fatal = Diag;
 impl<'a> Parser<'a> {
     fn next(&mut self) -> Result<Ev<'a>, Fatal> {
         loop {
-            let before = self.r.buffer_position() as usize;
+            let before = self.base + self.r.buffer_position() as usize;
             let ev = self.r.read_event().map_err(|e| {
                 Diag::new(Kind::Xml, format!("malformed XML: {e}"))
-                    .at(self.r.error_position() as usize)
+                    .at(self.base + self.r.error_position() as usize)
             })?;
             let pos = skip_ws(self.src, before);
             return Ok(match ev {
@@ -514,9 +622,16 @@ impl<'a> Parser<'a> {
             match self.next()? {
                 Ev::Open(l) if l.name == "layer" => {
                     let pos = l.pos;
+                    // Parallel read: the top-level layers from `split` on were parsed by a
+                    // second thread; skip them here and take its result.
+                    if self.depth == 0 && self.split.is_some_and(|s| pos >= s) {
+                        self.split = None;
+                        return self.take_second_half(graph, ids);
+                    }
                     if let Some(layer) = self.layer(l)? {
                         let id = layer.id;
                         let n = graph.g.add_node(layer);
+
                         if let Some(&(_, first)) = ids.get(&id) {
                             let label = graph.g[n].label();
                             let (line, _) = crate::error::line_col(self.src, first);
@@ -547,6 +662,63 @@ impl<'a> Parser<'a> {
                 Ev::Eof => return Err(eof(t)),
             }
         }
+    }
+
+    /// Skip the rest of the top-level `<layers>` (the second thread parsed it) and add its
+    /// layers. Any problem there makes the whole read fall back to one thread.
+    fn take_second_half(
+        &mut self,
+        graph: &mut Graph,
+        ids: &mut FastMap<u64, (NodeIndex, usize)>,
+    ) -> Result<(), Fatal> {
+        let fallback = || Diag::new(Kind::Xml, PARALLEL_FALLBACK);
+        self.r
+            .read_to_end(quick_xml::name::QName(b"layer"))
+            .map_err(|_| fallback())?;
+        self.r
+            .read_to_end(quick_xml::name::QName(b"layers"))
+            .map_err(|_| fallback())?;
+        let second = self
+            .second
+            .take()
+            .and_then(|rx| rx.recv().ok())
+            .ok_or_else(fallback)?;
+        let (layers, map) = second.map_err(|_| fallback())?;
+        let shift = self.map.layers.len() as u32;
+        self.map.layers.extend(map.layers);
+        for (mut layer, pos) in layers {
+            shift_origins(&mut layer, shift);
+            let id = layer.id;
+            let n = graph.g.add_node(layer);
+            if ids.contains_key(&id) {
+                return Err(fallback()); // duplicate ids: let the one-thread read report them
+            }
+            ids.insert(id, (n, pos));
+        }
+        Ok(())
+    }
+
+    /// The second thread's job: the `<layer>` elements of its slice, in order.
+    fn layer_run(&mut self) -> Result<(Vec<(Layer, usize)>, SourceMap), ()> {
+        let mut out = Vec::new();
+        loop {
+            match self.next().map_err(|_| ())? {
+                Ev::Open(l) if l.name == "layer" => {
+                    let pos = l.pos;
+                    match self.layer(l) {
+                        Ok(Some(layer)) => out.push((layer, pos)),
+                        _ => return Err(()),
+                    }
+                }
+                Ev::Text(_) => {}
+                Ev::Eof => break,
+                _ => return Err(()),
+            }
+        }
+        if !self.diags.is_empty() {
+            return Err(());
+        }
+        Ok((out, std::mem::take(&mut self.map)))
     }
 
     /// One `<layer>`. Returns `None` when it is too broken to be a node (errors recorded).
@@ -1474,5 +1646,74 @@ mod tests {
         assert!(check_string_tensor(&b, 3).is_ok());
         assert!(check_string_tensor(&b, 2).is_err());
         assert!(check_string_tensor(&b[..20], 3).is_err());
+    }
+}
+
+#[cfg(test)]
+mod parallel_tests {
+    use super::*;
+
+    /// The two-thread read must give exactly what the one-thread read gives.
+    #[test]
+    fn parallel_read_equals_sequential_read() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/models");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .expect("../shared/models beside the repo")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "xml"))
+            .collect();
+        files.push(PathBuf::from("/tmp/irc-bench/decoder_many.xml")); // when benchmarks ran
+        let mut compared = 0;
+        for xml in files {
+            let Ok(text) = std::fs::read_to_string(&xml) else {
+                continue;
+            };
+            if split_plan(&text).is_none() {
+                continue;
+            }
+            let w = Weights::open(&bin_path_for(&xml)).ok().map(Arc::new);
+            let one = parse_with(&text, None, "m.xml", w.clone(), "m.bin", usize::MAX).unwrap();
+            let two = parse_with(&text, None, "m.xml", w, "m.bin", 0).unwrap();
+            assert_eq!(
+                crate::dump::dump(&one.model),
+                crate::dump::dump(&two.model),
+                "{}",
+                xml.display()
+            );
+            let write = |m: &Model| {
+                let mut s = String::new();
+                let mut sink = crate::xml::BinSink::new(Vec::new());
+                crate::xml::write_to(m, &mut s, &mut sink).unwrap();
+                (s, sink.finish().unwrap())
+            };
+            assert!(write(&one.model) == write(&two.model), "{}", xml.display());
+            assert_eq!(one.source_map.layers.len(), two.source_map.layers.len());
+            compared += 1;
+        }
+        assert!(compared >= 8, "compared {compared} models");
+    }
+
+    #[test]
+    fn parallel_read_reports_errors_like_sequential() {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("ir-samples/models/silero_seq.xml"),
+        )
+        .unwrap();
+        // Break a layer in the second half: the diagnostics must match the one-thread read.
+        let (split, _) = split_plan(&text).unwrap();
+        let at = split + text[split..].find("type=\"").unwrap();
+        let bad = format!(
+            "{}type=\"{}",
+            &text[..at],
+            &text[at + 6..].replacen('"', "\" version=\"opset99\" x=\"", 1)
+        );
+        let one = parse_with(&bad, None, "m.xml", None, "m.bin", usize::MAX)
+            .err()
+            .unwrap();
+        let two = parse_with(&bad, None, "m.xml", None, "m.bin", 0)
+            .err()
+            .unwrap();
+        assert_eq!(one.to_string(), two.to_string());
     }
 }
