@@ -199,15 +199,21 @@ fn bcast_maps(a: &[u64], b: &[u64]) -> Option<(Vec<u64>, Vec<usize>, Vec<usize>)
     let (sa, sb) = (strides(&pa), strides(&pb));
     let mut ia = Vec::with_capacity(total as usize);
     let mut ib = Vec::with_capacity(total as usize);
+    // Offsets are updated incrementally: +stride on a step, -stride*(dim-1) on a carry.
     let mut idx = vec![0u64; n];
+    let (mut oa, mut ob) = (0u64, 0u64);
     for _ in 0..total {
-        ia.push(idx.iter().zip(&sa).map(|(i, s)| i * s).sum::<u64>() as usize);
-        ib.push(idx.iter().zip(&sb).map(|(i, s)| i * s).sum::<u64>() as usize);
+        ia.push(oa as usize);
+        ib.push(ob as usize);
         for d in (0..n).rev() {
             idx[d] += 1;
             if idx[d] < out[d] {
+                oa += sa[d];
+                ob += sb[d];
                 break;
             }
+            oa -= sa[d] * (out[d] - 1);
+            ob -= sb[d] * (out[d] - 1);
             idx[d] = 0;
         }
     }
