@@ -12,7 +12,8 @@
 #
 # Environment:
 #   IRC_BIN      irc binary            (default: <repo>/target/release/irc)
-#   PYTHON       python with openvino  (default: /work/venv/bin/python)
+#   PYTHON       python with openvino  (default: $IRC_PYTHON, else <repo>/.venv/bin/python,
+#                as .ci/run creates it)
 #   RUNS         runs per measurement  (default: 3)
 #   BENCH_SMALL  1: generate the tiny --small workloads (smoke run)
 #   WORKLOADS    space-separated subset (default: "decoder_many decoder_wide")
@@ -24,7 +25,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
 workdir="${1:-/tmp/irc-bench}"
 irc="${IRC_BIN:-$repo/target/release/irc}"
-python="${PYTHON:-/work/venv/bin/python}"
+python="${PYTHON:-${IRC_PYTHON:-$repo/.venv/bin/python}}"
 runs="${RUNS:-3}"
 workloads="${WORKLOADS:-decoder_many decoder_wide}"
 override='input_ids[1,128]'

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Differential test for `irc fold`, with OpenVINO as the oracle.
 
-Part 1, real models (/work/shared/models/*.xml, `--input` overrides from
+Part 1, real models (../shared/models/*.xml, `--input` overrides from
 models.json): `irc fold IN.xml -o OUT.xml [--input ...]`, then check
   (a) exit 0 and OpenVINO reads OUT.xml;
   (b) CPU outputs on seeded random inputs are identical (np.array_equal,
@@ -21,8 +21,8 @@ that producer that OpenVINO folded must be equal Consts in irc's output too,
 and irc's output must compute the same on CPU as the original. In every case
 irc must leave no more compute layers than OpenVINO.
 
-Usage:  /work/venv/bin/python tests/ov/fold.py [-k SUBSTRING] [-v] [--keep DIR] [--no-models]
-Env:    IRC_BIN (default /work/main/target/release/irc)
+Usage:  python tests/ov/fold.py [-k SUBSTRING] [-v] [--keep DIR] [--no-models]
+Env:    IRC_BIN (default <repo>/target/release/irc)
 Output: one `PASS name` / `FAIL name: reason` line per case,
         then `N passed, M failed`; exit 0 iff nothing failed.
 """
@@ -53,8 +53,11 @@ import openvino.opset12 as op12
 import openvino.opset16 as o
 from openvino.passes import ConstantFolding, Manager
 
-IRC_BIN = os.environ.get("IRC_BIN", "/work/main/target/release/irc")
-SHARED_MODELS = Path(os.environ.get("IRC_SHARED_MODELS", "/work/shared/models"))
+_REPO = Path(__file__).resolve().parents[2]
+IRC_BIN = os.environ.get("IRC_BIN", str(_REPO / "target" / "release" / "irc"))
+SHARED_MODELS = Path(os.environ.get("IRC_SHARED_MODELS", str(_REPO.parent / "shared" / "models")))
+if not sorted(SHARED_MODELS.glob("*.xml")):
+    sys.exit("no models in %s: ../shared/models must be beside the repository (or set IRC_SHARED_MODELS)" % SHARED_MODELS)
 CORE = ov.Core()
 I64_MIN = np.iinfo(np.int64).min
 I64_MAX = np.iinfo(np.int64).max

@@ -2,7 +2,7 @@
 """Differential round-trip test for `irc normalize`, with OpenVINO as the oracle.
 
 For every case (models generated here with OpenVINO's Python API, plus the real
-models in /work/shared/models):
+models in ../shared/models):
 
   1. `irc normalize ORIG.xml -o OUT.xml` must exit 0;
   2. OpenVINO must read OUT.xml;
@@ -15,8 +15,8 @@ models in /work/shared/models):
   6. `irc normalize OUT.xml -o OUT2.xml` must reproduce OUT.xml/OUT.bin byte for
      byte (idempotence).
 
-Usage:  /work/venv/bin/python tests/ov/roundtrip.py [-k SUBSTRING] [--keep DIR] [-v]
-Env:    IRC_BIN (default /work/main/target/release/irc)
+Usage:  python tests/ov/roundtrip.py [-k SUBSTRING] [--keep DIR] [-v]
+Env:    IRC_BIN (default <repo>/target/release/irc)
 Output: one `PASS name` / `FAIL name: reason` line per case, then `N passed, M failed`.
 """
 import argparse
@@ -38,8 +38,11 @@ import openvino as ov
 import openvino.opset16 as ops
 from openvino import Type
 
-IRC_BIN = os.environ.get("IRC_BIN", "/work/main/target/release/irc")
-SHARED_MODELS = Path(os.environ.get("IRC_SHARED_MODELS", "/work/shared/models"))
+_REPO = Path(__file__).resolve().parents[2]
+IRC_BIN = os.environ.get("IRC_BIN", str(_REPO / "target" / "release" / "irc"))
+SHARED_MODELS = Path(os.environ.get("IRC_SHARED_MODELS", str(_REPO.parent / "shared" / "models")))
+if not sorted(SHARED_MODELS.glob("*.xml")):
+    sys.exit("no models in %s: ../shared/models must be beside the repository (or set IRC_SHARED_MODELS)" % SHARED_MODELS)
 SEED = 20260401
 CORE = ov.Core()
 CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "NUM_STREAMS": "1"}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Differential test for `irc infer-shapes`, with OpenVINO as the oracle.
 
-For every case (real models in /work/shared/models, with and without the input
+For every case (real models in ../shared/models, with and without the input
 overrides from models.json, plus small generated one-op graphs):
 
   1. write a corrupted copy of the IR: every port <dim> removed and every port
@@ -12,8 +12,8 @@ overrides from models.json, plus small generated one-op graphs):
      canonical element type name, dims with -1 for any non-static dim,
      no dims for dynamic rank.
 
-Usage:  /work/venv/bin/python tests/ov/shapes.py [-k SUBSTRING] [-v] [--keep DIR]
-Env:    IRC_BIN (default /work/main/target/release/irc)
+Usage:  python tests/ov/shapes.py [-k SUBSTRING] [-v] [--keep DIR]
+Env:    IRC_BIN (default <repo>/target/release/irc)
 Output: one `PASS name` / `FAIL name: layer/port OV vs irc` line per case,
         then `N passed, M failed`; exit 0 iff nothing failed.
 """
@@ -47,8 +47,11 @@ import openvino.opset14 as op14
 import openvino.opset16 as o
 from openvino.utils.node_factory import NodeFactory
 
-IRC_BIN = os.environ.get("IRC_BIN", "/work/main/target/release/irc")
-SHARED_MODELS = Path(os.environ.get("IRC_SHARED_MODELS", "/work/shared/models"))
+_REPO = Path(__file__).resolve().parents[2]
+IRC_BIN = os.environ.get("IRC_BIN", str(_REPO / "target" / "release" / "irc"))
+SHARED_MODELS = Path(os.environ.get("IRC_SHARED_MODELS", str(_REPO.parent / "shared" / "models")))
+if not sorted(SHARED_MODELS.glob("*.xml")):
+    sys.exit("no models in %s: ../shared/models must be beside the repository (or set IRC_SHARED_MODELS)" % SHARED_MODELS)
 CORE = ov.Core()
 I64_MIN = np.iinfo(np.int64).min
 I64_MAX = np.iinfo(np.int64).max
