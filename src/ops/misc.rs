@@ -617,6 +617,89 @@ fn nonzero_eval(cx: &Ctx) -> R<Vec<Fact>> {
     )])
 }
 
+/// Only the plain-overwrite mode folds; reductions (v12/v15 `reduction` other than "none") stay.
+fn plain_reduction(cx: &Ctx) -> R<()> {
+    match cx
+        .attr("reduction")
+        .unwrap_or("none")
+        .to_ascii_lowercase()
+        .as_str()
+    {
+        "none" => Ok(()),
+        r => Err(format!("reduction '{r}' is not folded")),
+    }
+}
+
+/// ScatterNDUpdate: out = data; for each index tuple (last dim of indices), the addressed
+/// slice of data is overwritten by the matching slice of updates, in order.
+fn scatter_nd_update_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    plain_reduction(cx)?;
+    let (d, it, u) = (val(cx, 0)?, val(cx, 1)?, val(cx, 2)?);
+    let es = d.et.byte_size().ok_or("sub-byte")?;
+    let idx = it.to_i64s().ok_or("indices")?;
+    let k = *it.shape.last().ok_or("indices rank 0")? as usize;
+    if k > d.shape.len() {
+        return Err("index tuples longer than data rank".into());
+    }
+    let dst = math::strides(&d.shape);
+    let slice: usize = d.shape[k..].iter().product::<u64>() as usize;
+    let tuples = if k == 0 { 0 } else { idx.len() / k };
+    let mut out = d.data.to_vec();
+    for t in 0..tuples {
+        let mut off = 0usize;
+        for q in 0..k {
+            let dim = d.shape[q] as i64;
+            let mut v = idx[t * k + q];
+            if v < 0 {
+                v += dim;
+            }
+            if v < 0 || v >= dim {
+                return Err(format!("index {v} out of range"));
+            }
+            off += v as usize * dst[q] as usize;
+        }
+        let src = t * slice * es;
+        let n = slice * es;
+        out[off * es..off * es + n].copy_from_slice(u.data.get(src..src + n).ok_or("updates")?);
+    }
+    Ok(vec![Fact::with_value(Tensor::new(
+        d.et,
+        d.shape.clone(),
+        out,
+    ))])
+}
+
+/// ScatterElementsUpdate: out = data; out[index with indices[i] at `axis`] = updates[i].
+fn scatter_elements_update_eval(cx: &Ctx) -> R<Vec<Fact>> {
+    plain_reduction(cx)?;
+    let (d, it, u) = (val(cx, 0)?, val(cx, 1)?, val(cx, 2)?);
+    let es = d.et.byte_size().ok_or("sub-byte")?;
+    let idx = it.to_i64s().ok_or("indices")?;
+    let r = d.shape.len();
+    let ax = norm_axis(*cx.ints(3).ok_or("axis")?.first().ok_or("axis")?, r)?;
+    let (dst, ist) = (math::strides(&d.shape), math::strides(&it.shape));
+    let mut out = d.data.to_vec();
+    for (p, &v) in idx.iter().enumerate() {
+        let dim = d.shape[ax] as i64;
+        let v = if v < 0 { v + dim } else { v };
+        if v < 0 || v >= dim {
+            return Err(format!("index {v} out of range"));
+        }
+        let mut off = 0u64;
+        for a in 0..r {
+            let c = (p as u64 / ist[a]) % it.shape[a];
+            off += if a == ax { v as u64 } else { c } * dst[a];
+        }
+        let o = off as usize * es;
+        out[o..o + es].copy_from_slice(u.data.get(p * es..p * es + es).ok_or("updates")?);
+    }
+    Ok(vec![Fact::with_value(Tensor::new(
+        d.et,
+        d.shape.clone(),
+        out,
+    ))])
+}
+
 /// ScatterUpdate-3: out = data; out[..., indices[i], ...] = updates[..., i, ...] along axis.
 fn scatter_update_eval(cx: &Ctx) -> R<Vec<Fact>> {
     let (d, idx_t, u) = (val(cx, 0)?, val(cx, 1)?, val(cx, 2)?);
@@ -737,9 +820,17 @@ pub(super) fn register(r: &mut Reg) {
         &all,
         OpDef::with_eval(same_as_input0, scatter_update_eval),
     );
-    for ty in ["ScatterNDUpdate", "ScatterElementsUpdate"] {
-        r.add(ty, &all, d(same_as_input0));
-    }
+    r.add(
+        "ScatterNDUpdate",
+        &all,
+        OpDef::with_eval(same_as_input0, scatter_nd_update_eval),
+    );
+    r.add(
+        "ScatterElementsUpdate",
+        &all,
+        OpDef::with_eval(same_as_input0, scatter_elements_update_eval),
+    );
+
     r.add(
         "GatherND",
         &all,

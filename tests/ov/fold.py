@@ -825,6 +825,14 @@ add("nonzero_i64", lambda: [op3.non_zero(C([[0, 1.5, 0], [NAN, 0, -0.0]], "f32")
 add("nonzero_i32", lambda: [op3.non_zero(C([[1, 0, 3], [0, 0, 7]], "i32"), "i32")])
 add("nonzero_empty", lambda: [op3.non_zero(C([0, 0, 0], "i32"), "i64")])
 add("scatter_update_axis0", lambda: [op3.scatter_update(R([4, 3]), C([2, 0]), R([2, 3], seed=8), C(0))])
+add("scatter_nd_update3", lambda: [op4.scatter_nd_update(R([4, 3]), C([[2], [0]]), R([2, 3], seed=8))])
+add("scatter_nd_update3_elems_neg", lambda: [op4.scatter_nd_update(R([2, 3, 4], "i32"), C([[1, -1, 0], [0, 0, 3]]), R([2], "i32", seed=8))])
+add("scatter_nd_update3_dup", lambda: [op4.scatter_nd_update(R([5]), C([[1], [1], [3]]), R([3], seed=9))])
+add("scatter_nd_update15", lambda: [o.scatter_nd_update(R([3, 2, 2], "f16"), C([[2, 1], [0, 0]]), R([2, 2], "f16", seed=8))])
+add("scatter_elements_update3", lambda: [op3.scatter_elements_update(R([3, 4]), C([[2, 0, 1, 2]]), R([1, 4], seed=8), C(0))])
+add("scatter_elements_update3_axis1_neg", lambda: [op3.scatter_elements_update(R([2, 5], "i64", -100, 100), C([[-1, 0], [3, 3]]), R([2, 2], "i64", -5, 5, seed=8), C(-1))])
+add("scatter_elements_update12", lambda: [op12.scatter_elements_update(R([3, 3]), C([[1, 2, 0]]), R([1, 3], seed=3), C(1))])
+
 add("scatter_update_axis1", lambda: [op3.scatter_update(R([2, 4], "i32"), C([[3], [1]]), R([2, 2, 1], "i32", seed=8),
                                                         C(1))])
 
