@@ -643,7 +643,7 @@ fn scatter_nd_update_eval(cx: &Ctx) -> R<Vec<Fact>> {
     }
     let dst = math::strides(&d.shape);
     let slice: usize = d.shape[k..].iter().product::<u64>() as usize;
-    let tuples = if k == 0 { 0 } else { idx.len() / k };
+    let tuples = idx.len().checked_div(k).unwrap_or(0);
     let mut out = d.data.to_vec();
     for t in 0..tuples {
         let mut off = 0usize;
