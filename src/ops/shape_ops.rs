@@ -70,6 +70,13 @@ fn remap(src: &Tensor, out_shape: Vec<u64>, map: &[Option<usize>]) -> R<Tensor> 
     Ok(Tensor::new(src.et, out_shape, out))
 }
 
+/// `shape` with leading 1s up to `rank` (numpy alignment).
+fn left_pad(shape: &[u64], rank: usize) -> Vec<u64> {
+    let mut v = vec![1u64; rank.saturating_sub(shape.len())];
+    v.extend_from_slice(shape);
+    v
+}
+
 fn value(cx: &Ctx, i: usize) -> R<Arc<Tensor>> {
     cx.input(i)?
         .value
@@ -1035,7 +1042,7 @@ fn bcast_eval(cx: &Ctx) -> R<Vec<Fact>> {
     let out = broadcast_infer(cx)?;
     let os = out[0].shape.to_static().ok_or("dynamic")?;
     let mode = cx.attr("mode").unwrap_or("numpy").to_ascii_lowercase();
-    let mut in_shape = v.shape.clone();
+    let in_shape = &v.shape;
     let r = os.len();
     // Align input axes to output axes.
     let aligned: Vec<u64> = if mode == "explicit" {
@@ -1046,10 +1053,9 @@ fn bcast_eval(cx: &Ctx) -> R<Vec<Fact>> {
         }
         a
     } else {
-        let mut a = vec![1u64; r - in_shape.len().min(r)];
-        a.append(&mut in_shape);
-        a
+        left_pad(in_shape, r)
     };
+
     let ist = strides(&aligned);
     count(&os)?;
     let map = index_map(&os, |idx| {
@@ -1092,8 +1098,7 @@ fn tile_eval(cx: &Ctx) -> R<Vec<Fact>> {
     let v = value(cx, 0)?;
     let os = tile_infer(cx)?[0].shape.to_static().ok_or("dynamic")?;
     let r = os.len();
-    let mut ins = vec![1u64; r - v.shape.len()];
-    ins.extend_from_slice(&v.shape);
+    let ins = left_pad(&v.shape, r);
     let ist = strides(&ins);
     count(&os)?;
     let map = index_map(&os, |idx| {
