@@ -192,6 +192,17 @@ def ov_fold(model):
     return model
 
 
+def fold_and_read(in_xml, out_xml):
+    """Run `irc fold`; return (error or None, irc's output as OpenVINO reads it)."""
+    err, _ = run_irc(in_xml, out_xml)
+    if err:
+        return err, None
+    try:
+        return None, CORE.read_model(str(out_xml))
+    except Exception as e:
+        return "OpenVINO cannot read irc output: %s" % str(e).strip().splitlines()[0][:200], None
+
+
 def ov_const(node):
     t = node.get_element_type().get_type_name()
     shape = list(node.get_output_shape(0))
@@ -899,13 +910,9 @@ def check_generated(name, fn, kind, wd):
     in_xml = wd / "in.xml"
     ov.serialize(model, str(in_xml), str(wd / "in.bin"))
     out_xml = wd / "out.xml"
-    err, stderr = run_irc(in_xml, out_xml)
+    err, irc_model = fold_and_read(in_xml, out_xml)
     if err:
         return err
-    try:
-        irc_model = CORE.read_model(str(out_xml))
-    except Exception as e:
-        return "OpenVINO cannot read irc output: %s" % str(e).strip().splitlines()[0][:200]
     ref = ov_fold(CORE.read_model(str(in_xml)))
     ir = IrcIR(out_xml)
     ir_res = ir.results()
@@ -993,13 +1000,9 @@ def check_decompression(name, fn, kind, wd):
     if "decompression" not in text:
         return "setup: save_model produced no decompression Convert"
     out_xml = wd / "out.xml"
-    err, _ = run_irc(in_xml, out_xml)
+    err, irc_model = fold_and_read(in_xml, out_xml)
     if err:
         return err
-    try:
-        irc_model = CORE.read_model(str(out_xml))
-    except Exception as e:
-        return "OpenVINO cannot read irc output: %s" % str(e).strip().splitlines()[0][:200]
     bad = []
     ir = IrcIR(out_xml)
     conv = [lid for lid, l in ir.layers.items() if l.get("type") == "Convert"]
@@ -1059,14 +1062,11 @@ def check_body(name, fn, kind, wd):
     in_xml = wd / "in.xml"
     ov.save_model(model, str(in_xml), compress_to_fp16=False)
     out_xml = wd / "out.xml"
-    err, _ = run_irc(in_xml, out_xml)
+    err, irc_model = fold_and_read(in_xml, out_xml)
     if err:
         return err
     bad = []
-    ref = CORE.read_model(str(in_xml))
-    pm = Manager()
-    pm.register_pass(ConstantFolding())
-    pm.run_passes(ref)
+    ref = ov_fold(CORE.read_model(str(in_xml)))
     ref_xml = wd / "ov.xml"
     ov.serialize(ref, str(ref_xml))
     ours, theirs, before = body_compute_layers(out_xml), body_compute_layers(ref_xml), body_compute_layers(in_xml)
@@ -1074,7 +1074,6 @@ def check_body(name, fn, kind, wd):
         bad.append("irc left %d compute layers in the body, OpenVINO %d (before: %d)" % (ours, theirs, before))
     if ours >= before:
         bad.append("nothing folded inside the body (%d compute layers before and after)" % before)
-    irc_model = CORE.read_model(str(out_xml))
     feed = random_inputs(ref)
     bad += compare_outputs(cpu_run(CORE.read_model(str(in_xml)), feed), cpu_run(irc_model, feed))
     return bad
