@@ -3,30 +3,47 @@
 use smallvec::SmallVec;
 use std::fmt;
 
-/// One dimension: the interval `[min, max]`; `max == None` means unbounded.
+/// One dimension: the interval `[min, max]`; `max() == None` means unbounded.
+/// 16 bytes (the upper bound `u64::MAX` stands for "unbounded"): shapes are everywhere.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Dim {
     pub min: u64,
-    pub max: Option<u64>,
+    hi: u64,
 }
+
+const UNBOUNDED: u64 = u64::MAX;
 
 impl Dim {
     pub const fn known(v: u64) -> Self {
-        Dim {
-            min: v,
-            max: Some(v),
-        }
+        Dim { min: v, hi: v }
     }
     /// `?`: any length.
     pub const fn any() -> Self {
-        Dim { min: 0, max: None }
+        Dim {
+            min: 0,
+            hi: UNBOUNDED,
+        }
     }
     pub const fn interval(min: u64, max: Option<u64>) -> Self {
-        Dim { min, max }
+        Dim {
+            min,
+            hi: match max {
+                Some(m) => m,
+                None => UNBOUNDED,
+            },
+        }
+    }
+    /// The upper bound; `None` when unbounded.
+    pub const fn max(&self) -> Option<u64> {
+        if self.hi == UNBOUNDED {
+            None
+        } else {
+            Some(self.hi)
+        }
     }
     /// The length when the dimension is static.
     pub fn get(&self) -> Option<u64> {
-        (self.max == Some(self.min)).then_some(self.min)
+        (self.hi == self.min && self.hi != UNBOUNDED).then_some(self.min)
     }
     pub fn is_static(&self) -> bool {
         self.get().is_some()
@@ -52,7 +69,7 @@ impl Dim {
                     return Err(format!("interval '{s}' has max < min"));
                 }
             }
-            return Ok(Dim { min, max });
+            return Ok(Dim::interval(min, max));
         }
         Ok(Dim::known(parse_u64(s)?))
     }
@@ -71,7 +88,7 @@ fn parse_u64(s: &str) -> Result<u64, String> {
 impl fmt::Display for Dim {
     /// OpenVINO's `Dimension` text: `3`, `?`, `1..10`, `..10`, `5..`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.min, self.max) {
+        match (self.min, self.max()) {
             (a, Some(b)) if a == b => write!(f, "{a}"),
             (0, None) => f.write_str("?"),
             (0, Some(b)) => write!(f, "..{b}"),

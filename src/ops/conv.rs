@@ -59,7 +59,7 @@ pub(super) fn window_dim(d: Dim, k: u64, w: &Window, i: usize, ceil: bool, torch
     let ek = (k.saturating_sub(1)) * dil + 1;
     if matches!(w.auto_pad.as_str(), "same_upper" | "same_lower") {
         let f = |v: u64| v.div_ceil(s);
-        return Ok(Dim::interval(f(d.min), d.max.map(f)));
+        return Ok(Dim::interval(f(d.min), d.max().map(f)));
     }
     let (pb, pe) = if w.auto_pad == "valid" {
         (0, 0)
@@ -89,7 +89,7 @@ pub(super) fn window_dim(d: Dim, k: u64, w: &Window, i: usize, ceil: bool, torch
     }
     // A window that does not fit the smallest input still yields one output (interval math clamps).
     let min = f(d.min).unwrap_or(1);
-    let max = d.max.map(|m| f(m).unwrap_or(min));
+    let max = d.max().map(|m| f(m).unwrap_or(min));
     Ok(Dim::interval(min, max.map(|x| x.max(min))))
 }
 
@@ -185,7 +185,7 @@ fn conv_like(cx: &Ctx, group: bool, backprop: bool) -> R<Vec<Fact>> {
                 o.max(0) as u64
             };
             let d = xd[2 + i];
-            out.push(Dim::interval(f(d.min.max(1)).min(f(d.min)), d.max.map(f)));
+            out.push(Dim::interval(f(d.min.max(1)).min(f(d.min)), d.max().map(f)));
         }
     } else {
         for i in 0..n {

@@ -144,7 +144,7 @@ fn topk_infer(cx: &Ctx) -> R<Vec<Fact>> {
             // OpenVINO 2026.4 uses k even when the dimension is smaller.
             Dim::known(k as u64)
         }
-        None => Dim::interval(0, d[ax].max),
+        None => Dim::interval(0, d[ax].max()),
     };
     let s = PartialShape::Ranked(out);
     Ok(vec![Fact::new(x.et, s.clone()), Fact::new(it, s)])
@@ -166,7 +166,7 @@ fn nonzero_infer(cx: &Ctx) -> R<Vec<Fact>> {
     };
     let max = d
         .iter()
-        .try_fold(1u64, |a, x| x.max.and_then(|m| a.checked_mul(m)));
+        .try_fold(1u64, |a, x| x.max().and_then(|m| a.checked_mul(m)));
     Ok(vec![fact(
         et,
         [Dim::known(d.len() as u64), Dim::interval(0, max)]
@@ -376,7 +376,7 @@ fn pad_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 ));
             }
         }
-        out.push(Dim::interval(f(d[i].min), d[i].max.map(f)));
+        out.push(Dim::interval(f(d[i].min), d[i].max().map(f)));
     }
     Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
 }
@@ -422,7 +422,7 @@ fn depth_space(cx: &Ctx, to_space: bool) -> R<Vec<Fact>> {
                 ));
             }
         }
-        out[1] = Dim::interval(d[1].min / f, d[1].max.map(|m| m / f));
+        out[1] = Dim::interval(d[1].min / f, d[1].max().map(|m| m / f));
         for o in out.iter_mut().skip(2) {
             *o = checked_dim_mul(*o, Dim::known(bs))?;
         }
@@ -434,7 +434,7 @@ fn depth_space(cx: &Ctx, to_space: bool) -> R<Vec<Fact>> {
                     return Err(format!("dimension {v} is not divisible by block_size {bs}"));
                 }
             }
-            out[i] = Dim::interval(d[i].min / bs, d[i].max.map(|m| m / bs));
+            out[i] = Dim::interval(d[i].min / bs, d[i].max().map(|m| m / bs));
         }
     }
     Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])

@@ -96,7 +96,7 @@ fn interpolate_infer(cx: &Ctx) -> R<Vec<Fact>> {
         .map(|i| {
             let p = pb.get(i).copied().unwrap_or(0) + pe.get(i).copied().unwrap_or(0);
             let f = |v: u64| (v as i64 + p).max(0) as u64;
-            Dim::interval(f(d[i].min), d[i].max.map(f))
+            Dim::interval(f(d[i].min), d[i].max().map(f))
         })
         .collect();
     let mut out: Dims = padded.iter().copied().collect();
@@ -162,7 +162,7 @@ fn interpolate_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 for (k, &a) in axes.iter().enumerate() {
                     let sc = *s.get(k).ok_or("scales is shorter than axes")? as f32;
                     let f = |v: u64| ((v as f32) * sc + 1.0e-5f32).floor().max(0.0) as u64;
-                    out[a] = Dim::interval(f(padded[a].min), padded[a].max.map(f));
+                    out[a] = Dim::interval(f(padded[a].min), padded[a].max().map(f));
                 }
             }
             None => {

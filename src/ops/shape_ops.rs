@@ -231,11 +231,11 @@ fn reshape_shape(cx: &Ctx) -> R<PartialShape> {
                         Dim::known(a / o)
                     }
                 } else {
-                    let min = match others.max {
+                    let min = match others.max() {
                         Some(om) if om > 0 => ic.min.div_ceil(om),
                         _ => 0,
                     };
-                    let max = match (ic.max, others.min) {
+                    let max = match (ic.max(), others.min) {
                         (Some(im), om) if om > 0 => Some(im / om),
                         _ => None,
                     };
@@ -309,7 +309,7 @@ fn squeeze_infer(cx: &Ctx) -> R<Vec<Fact>> {
             let mut rm = vec![false; d.len()];
             for a in axes {
                 let i = norm_axis(a, d.len())?;
-                if !d[i].min.le(&1) || d[i].max.is_some_and(|m| m < 1) {
+                if !d[i].min.le(&1) || d[i].max().is_some_and(|m| m < 1) {
                     return Err(format!(
                         "cannot squeeze axis {a}: its dimension is {}, not 1 (input {})",
                         d[i],
@@ -612,7 +612,7 @@ fn slice_len(d: i64, start: i64, stop: i64, step: i64) -> i64 {
 fn slice_dim(d: Dim, start: i64, stop: i64, step: i64) -> Dim {
     const BIG: i64 = 1 << 62;
     let lo = slice_len(d.min.min(BIG as u64) as i64, start, stop, step);
-    let hi = match d.max {
+    let hi = match d.max() {
         Some(m) => Some(slice_len(m.min(BIG as u64) as i64, start, stop, step) as u64),
         None => {
             let v = slice_len(BIG, start, stop, step);
@@ -710,7 +710,7 @@ fn slice_infer(cx: &Ctx) -> R<Vec<Fact>> {
         };
         for i in sliced {
             if i < out.len() {
-                out[i] = Dim::interval(0, out[i].max);
+                out[i] = Dim::interval(0, out[i].max());
             }
         }
         return Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))]);
@@ -1200,7 +1200,7 @@ fn split_infer(cx: &Ctx) -> R<Vec<Fact>> {
             }
             Dim::known(v / n as u64)
         }
-        None => Dim::interval(dd.min.div_ceil(n as u64), dd.max.map(|m| m / n as u64)),
+        None => Dim::interval(dd.min.div_ceil(n as u64), dd.max().map(|m| m / n as u64)),
     };
     let mut o: Dims = d.iter().copied().collect();
     o[ax] = part;
@@ -1240,7 +1240,7 @@ fn vsplit_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 }
                 None => Dim::interval(
                     d[ax].min.saturating_sub(known as u64),
-                    d[ax].max.map(|m| m.saturating_sub(known as u64)),
+                    d[ax].max().map(|m| m.saturating_sub(known as u64)),
                 ),
             }
         } else if l < -1 {

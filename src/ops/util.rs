@@ -135,7 +135,7 @@ pub fn norm_axis(axis: i64, rank: usize) -> R<usize> {
 /// OpenVINO's `Dimension::merge`: the intersection of two intervals.
 pub fn merge_dim(a: Dim, b: Dim) -> Option<Dim> {
     let min = a.min.max(b.min);
-    let max = match (a.max, b.max) {
+    let max = match (a.max(), b.max()) {
         (Some(x), Some(y)) => Some(x.min(y)),
         (x, None) => x,
         (None, y) => y,
@@ -143,23 +143,23 @@ pub fn merge_dim(a: Dim, b: Dim) -> Option<Dim> {
     if max.is_some_and(|m| m < min) {
         return None;
     }
-    Some(Dim { min, max })
+    Some(Dim::interval(min, max))
 }
 
 fn contains_one(d: Dim) -> bool {
-    d.min <= 1 && d.max.is_none_or(|m| m >= 1)
+    d.min <= 1 && d.max().is_none_or(|m| m >= 1)
 }
 
 /// OpenVINO's `Dimension::broadcast_merge` (numpy broadcasting of one dimension).
 pub fn broadcast_dim(a: Dim, b: Dim) -> Option<Dim> {
     match (contains_one(a), contains_one(b)) {
-        (true, true) => Some(Dim {
-            min: a.min.min(b.min),
-            max: match (a.max, b.max) {
+        (true, true) => Some(Dim::interval(
+            a.min.min(b.min),
+            match (a.max(), b.max()) {
                 (Some(x), Some(y)) => Some(x.max(y)),
                 _ => None,
             },
-        }),
+        )),
         (true, false) => Some(b),
         (false, true) => Some(a),
         (false, false) => merge_dim(a, b),
@@ -230,39 +230,36 @@ pub fn dim_from_bounds(lo: i64, hi: i64) -> Dim {
     } else {
         Some(hi as u64)
     };
-    Dim {
-        min,
-        max: max.map(|m| m.max(min)),
-    }
+    Dim::interval(min, max.map(|m| m.max(min)))
 }
 
 /// Bounds of a dim as i64 (`i64::MAX` for unbounded).
 pub fn dim_bounds(d: Dim) -> (i64, i64) {
     (
         d.min.min(i64::MAX as u64) as i64,
-        d.max.map_or(i64::MAX, |m| m.min(i64::MAX as u64) as i64),
+        d.max().map_or(i64::MAX, |m| m.min(i64::MAX as u64) as i64),
     )
 }
 
 /// Dim arithmetic with intervals.
 pub fn dim_add(a: Dim, b: Dim) -> Dim {
-    Dim {
-        min: a.min.saturating_add(b.min),
-        max: match (a.max, b.max) {
+    Dim::interval(
+        a.min.saturating_add(b.min),
+        match (a.max(), b.max()) {
             (Some(x), Some(y)) => x.checked_add(y),
             _ => None,
         },
-    }
+    )
 }
 
 pub fn dim_mul(a: Dim, b: Dim) -> Dim {
-    Dim {
-        min: a.min.saturating_mul(b.min),
-        max: match (a.max, b.max) {
+    Dim::interval(
+        a.min.saturating_mul(b.min),
+        match (a.max(), b.max()) {
             (Some(x), Some(y)) => x.checked_mul(y),
             _ => None,
         },
-    }
+    )
 }
 
 /// `a * b`, an error when both are static and the product overflows 64 bits.
