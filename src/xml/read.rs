@@ -49,21 +49,94 @@ pub fn bin_path_for(xml: &Path) -> PathBuf {
     xml.with_extension("bin")
 }
 
+/// A big XML file, memory-mapped. Pages the parser has passed are handed back to the kernel
+/// (`MADV_DONTNEED`): they stay readable (a later access reads them again from the page cache),
+/// but do not count in the process's memory while the model is built.
+pub(crate) struct MappedSource {
+    map: memmap2::Mmap,
+}
+
+/// Pages are released in steps of this many bytes.
+const RELEASE_STEP: usize = 4 << 20;
+const PAGE: usize = 4096;
+
+impl MappedSource {
+    /// Drop the pages wholly inside `[from, to)` from this process's resident set.
+    fn release(&self, from: usize, to: usize) {
+        let from = from.next_multiple_of(PAGE);
+        let to = to.min(self.map.len()) / PAGE * PAGE;
+        if to > from {
+            // SAFETY: the mapping is read-only and file-backed; after MADV_DONTNEED a read of
+            // these pages faults them in again from the file, so every `&str` into the
+            // mapping stays valid and unchanged.
+            unsafe {
+                let _ = self.map.unchecked_advise_range(
+                    memmap2::UncheckedAdvice::DontNeed,
+                    from,
+                    to - from,
+                );
+            }
+        }
+    }
+
+    /// Check the whole file is UTF-8, chunk by chunk, releasing each checked chunk.
+    /// `Err(pos)`: the first invalid byte.
+    fn validate(&self) -> Result<(), usize> {
+        let b: &[u8] = &self.map;
+        let mut start = 0;
+        while start < b.len() {
+            let end = (start + RELEASE_STEP).min(b.len());
+            match std::str::from_utf8(&b[start..end]) {
+                Ok(_) => start = end,
+                Err(e) if e.error_len().is_none() && end < b.len() => {
+                    // A character split by the chunk boundary: check it with the next chunk.
+                    start += e.valid_up_to();
+                }
+                Err(e) => return Err(start + e.valid_up_to()),
+            }
+            self.release(0, start);
+        }
+        Ok(())
+    }
+}
+
 /// Read `model.xml` and map `model.bin` beside it (if present).
 pub fn read_file(xml_path: &Path) -> Result<Parsed, Error> {
     let label = xml_path.display().to_string();
-    let bytes = std::fs::read(xml_path)
-        .map_err(|e| Error::io(&label, format!("cannot read {label}: {e}")))?;
-    let text = match String::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            let pos = e.utf8_error().valid_up_to();
-            let src: Arc<str> = Arc::from(String::from_utf8_lossy(e.as_bytes()).as_ref());
-            return Err(Error::single(
-                label,
-                Some(src),
-                Diag::new(Kind::Xml, "the file is not valid UTF-8").at(pos),
-            ));
+    let io_err = |e: std::io::Error| Error::io(&label, format!("cannot read {label}: {e}"));
+    let file = std::fs::File::open(xml_path).map_err(io_err)?;
+    let len = file.metadata().map_err(io_err)?.len();
+    // Big files are mapped (their pages released as the parser passes them); small ones read.
+    let mapped = if len >= PARALLEL_MIN as u64 {
+        // SAFETY: opened read-only; irc never writes its input (outputs are written to a
+        // temporary file and renamed).
+        unsafe { memmap2::Mmap::map(&file) }
+            .ok()
+            .map(|map| MappedSource { map })
+    } else {
+        None
+    };
+    let utf8_error = |bytes: &[u8], pos: usize| {
+        let src: Arc<str> = Arc::from(String::from_utf8_lossy(bytes).as_ref());
+        Error::single(
+            label.clone(),
+            Some(src),
+            Diag::new(Kind::Xml, "the file is not valid UTF-8").at(pos),
+        )
+    };
+    let owned;
+    let text: &str = match &mapped {
+        Some(m) => {
+            m.validate().map_err(|pos| utf8_error(&m.map, pos))?;
+            // SAFETY: validated just above (the file is not expected to change while read).
+            unsafe { std::str::from_utf8_unchecked(&m.map) }
+        }
+        None => {
+            let mut bytes = Vec::with_capacity(len as usize);
+            std::io::Read::read_to_end(&mut &file, &mut bytes).map_err(io_err)?;
+            owned = String::from_utf8(bytes)
+                .map_err(|e| utf8_error(e.as_bytes(), e.utf8_error().valid_up_to()))?;
+            &owned
         }
     };
     let bin = bin_path_for(xml_path);
@@ -77,7 +150,15 @@ pub fn read_file(xml_path: &Path) -> Result<Parsed, Error> {
             ))
         }
     };
-    parse(&text, None, &label, weights, &bin.display().to_string())
+    parse_with(
+        text,
+        None,
+        &label,
+        weights,
+        &bin.display().to_string(),
+        PARALLEL_MIN,
+        mapped.as_ref(),
+    )
 }
 
 /// Read an IR from text. `bin_label` names the weights file in messages.
@@ -87,7 +168,15 @@ pub fn read_str(
     weights: Option<Arc<Weights>>,
     bin_label: &str,
 ) -> Result<Parsed, Error> {
-    parse(&source.clone(), Some(source), path, weights, bin_label)
+    parse_with(
+        &source.clone(),
+        Some(source),
+        path,
+        weights,
+        bin_label,
+        PARALLEL_MIN,
+        None,
+    )
 }
 
 fn new_parser<'a>(
@@ -96,6 +185,7 @@ fn new_parser<'a>(
     end: usize,
     weights: Option<Arc<Weights>>,
     bin_label: &'a str,
+    mapped: Option<&'a MappedSource>,
 ) -> Parser<'a> {
     let mut p = Parser {
         src,
@@ -111,19 +201,11 @@ fn new_parser<'a>(
         base,
         split: None,
         second: None,
+        mapped,
+        released: base,
     };
     p.r.config_mut().trim_text(true);
     p
-}
-
-fn parse(
-    text: &str,
-    keep: Option<Arc<str>>,
-    path: &str,
-    weights: Option<Arc<Weights>>,
-    bin_label: &str,
-) -> Result<Parsed, Error> {
-    parse_with(text, keep, path, weights, bin_label, PARALLEL_MIN)
 }
 
 /// Read with two threads when the text is at least `parallel_min` bytes and splits cleanly;
@@ -135,6 +217,7 @@ pub(crate) fn parse_with(
     weights: Option<Arc<Weights>>,
     bin_label: &str,
     parallel_min: usize,
+    mapped: Option<&MappedSource>,
 ) -> Result<Parsed, Error> {
     let plan = (text.len() >= parallel_min)
         .then(|| split_plan(text))
@@ -144,14 +227,15 @@ pub(crate) fn parse_with(
         let w2 = weights.clone();
         let done = std::thread::scope(|s| {
             s.spawn(move || {
-                let mut b = new_parser(text, split, end, w2, bin_label);
+                let mut b = new_parser(text, split, end, w2, bin_label, mapped);
                 let _ = tx.send(b.layer_run());
             });
-            let mut p = new_parser(text, 0, text.len(), weights.clone(), bin_label);
+            let mut p = new_parser(text, 0, text.len(), weights.clone(), bin_label, mapped);
             p.cap_hint = Some((count_tags(text, "<layer "), count_tags(text, "<edge ")));
             p.split = Some(split);
             p.second = Some(rx);
             let result = p.document();
+            crate::trace("read: document");
             match result {
                 Ok(doc) if p.diags.is_empty() && p.split.is_none() => {
                     Some((doc, std::mem::take(&mut p.map)))
@@ -176,7 +260,7 @@ pub(crate) fn parse_with(
         // Errors (or an unexpected layout): read again on one thread for the exact diagnostics.
     }
     let source_for_error = || keep.clone().unwrap_or_else(|| Arc::from(text));
-    let mut p = new_parser(text, 0, text.len(), weights.clone(), bin_label);
+    let mut p = new_parser(text, 0, text.len(), weights.clone(), bin_label, mapped);
     p.cap_hint = Some((count_tags(text, "<layer "), count_tags(text, "<edge ")));
     let result = p.document();
 
@@ -268,6 +352,10 @@ struct Parser<'a> {
     split: Option<usize>,
     /// Parallel read: the second thread's result.
     second: Option<std::sync::mpsc::Receiver<SecondHalf>>,
+    /// The mapped file, to release the pages behind the parser.
+    mapped: Option<&'a MappedSource>,
+    /// Where the not yet released part of this parser's text starts.
+    released: usize,
 }
 
 /// What the second reader thread hands back: its layers with their positions and source map.
@@ -315,6 +403,13 @@ impl<'a> Parser<'a> {
                     .at(self.base + self.r.error_position() as usize)
             })?;
             let pos = skip_ws(self.src, before);
+            if let Some(m) = self.mapped {
+                if pos >= self.released + RELEASE_STEP {
+                    let to = pos - PAGE;
+                    m.release(self.released, to);
+                    self.released = to;
+                }
+            }
             return Ok(match ev {
                 Event::Start(s) => Ev::Open(self.tag(&s, pos, false)?),
                 Event::Empty(s) => Ev::Open(self.tag(&s, pos, true)?),
@@ -605,7 +700,13 @@ impl<'a> Parser<'a> {
                 Ev::Eof => return Err(eof(parent)),
             }
         }
+        if self.depth == 0 {
+            crate::trace("read: parsed");
+        }
         self.connect(&mut graph, &ids, raw_edges);
+        if self.depth == 0 {
+            crate::trace("read: connected");
+        }
         Ok(graph)
     }
 
@@ -678,6 +779,7 @@ impl<'a> Parser<'a> {
         self.r
             .read_to_end(quick_xml::name::QName(b"layers"))
             .map_err(|_| fallback())?;
+        crate::trace("read: first half");
         let second = self
             .second
             .take()
@@ -864,6 +966,11 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        // Exact-size port lists: `push` growth leaves room for 4 ports (704 bytes) where most
+        // layers have 1 or 2.
+        layer.inputs.shrink_to_fit();
+        layer.outputs.shrink_to_fit();
+        src.ports.shrink_to_fit();
         self.check_port_ids(&layer, &who, &src);
         if layer.is("Const") {
             self.konst(&mut layer, &who, &src);
@@ -1672,8 +1779,9 @@ mod parallel_tests {
                 continue;
             }
             let w = Weights::open(&bin_path_for(&xml)).ok().map(Arc::new);
-            let one = parse_with(&text, None, "m.xml", w.clone(), "m.bin", usize::MAX).unwrap();
-            let two = parse_with(&text, None, "m.xml", w, "m.bin", 0).unwrap();
+            let one =
+                parse_with(&text, None, "m.xml", w.clone(), "m.bin", usize::MAX, None).unwrap();
+            let two = parse_with(&text, None, "m.xml", w, "m.bin", 0, None).unwrap();
             assert_eq!(
                 crate::dump::dump(&one.model),
                 crate::dump::dump(&two.model),
@@ -1708,10 +1816,10 @@ mod parallel_tests {
             &text[..at],
             &text[at + 6..].replacen('"', "\" version=\"opset99\" x=\"", 1)
         );
-        let one = parse_with(&bad, None, "m.xml", None, "m.bin", usize::MAX)
+        let one = parse_with(&bad, None, "m.xml", None, "m.bin", usize::MAX, None)
             .err()
             .unwrap();
-        let two = parse_with(&bad, None, "m.xml", None, "m.bin", 0)
+        let two = parse_with(&bad, None, "m.xml", None, "m.bin", 0, None)
             .err()
             .unwrap();
         assert_eq!(one.to_string(), two.to_string());
