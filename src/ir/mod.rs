@@ -299,32 +299,45 @@ impl Graph {
     /// then layers irc created, by id. Deterministic, and idempotent: renumbering by it and
     /// sorting again gives the same order. `None` on a cycle.
     pub fn ordered(&self) -> Option<Vec<LayerId>> {
+        let key = |n: NodeIndex| order_key(&self.g[n], n);
+        // Fast path: when the nodes sorted by key already form a topological order, Kahn's
+        // algorithm with that priority yields exactly that order (the smallest remaining key
+        // is always ready, as all its producers sort before it). Read models usually are.
+        let bound = petgraph::visit::NodeIndexable::node_bound(&self.g);
+        let mut keyed: Vec<(u8, u32, u64, usize)> = self.g.node_indices().map(key).collect();
+        if !keyed.is_sorted() {
+            keyed.sort_unstable();
+        }
+        let mut rank = vec![u32::MAX; bound];
+        for (r, k) in keyed.iter().enumerate() {
+            rank[k.3] = r as u32;
+        }
+        if petgraph::visit::IntoEdgeReferences::edge_references(&self.g).all(|e| {
+            let (s, t) = (e.source().index(), e.target().index());
+            rank[s] < rank[t]
+        }) {
+            return Some(keyed.iter().map(|k| NodeIndex::new(k.3)).collect());
+        }
+        drop(rank);
+        drop(keyed);
+        self.ordered_kahn()
+    }
+
+    /// [`Graph::ordered`] by Kahn's algorithm with a priority queue (the general case).
+    fn ordered_kahn(&self) -> Option<Vec<LayerId>> {
         use std::cmp::Reverse;
         use std::collections::BinaryHeap;
-        let class = |l: &Layer| -> u8 {
-            if l.is("Parameter") {
-                0
-            } else if l.is("Result") {
-                3
-            } else if l.is("Assign") {
-                2
-            } else {
-                1
-            }
-        };
-        let mut indeg: Vec<usize> = vec![0; petgraph::visit::NodeIndexable::node_bound(&self.g)];
+        let key = |n: NodeIndex| order_key(&self.g[n], n);
+        let bound = petgraph::visit::NodeIndexable::node_bound(&self.g);
+        let mut indeg: Vec<usize> = vec![0; bound];
+
         let mut heap = BinaryHeap::new();
+
         for n in self.g.node_indices() {
             let d = self.g.edges_directed(n, Direction::Incoming).count();
             indeg[n.index()] = d;
             if d == 0 {
-                let l = &self.g[n];
-                heap.push(Reverse((
-                    class(l),
-                    l.origin.unwrap_or(u32::MAX),
-                    l.id,
-                    n.index(),
-                )));
+                heap.push(Reverse(key(n)));
             }
         }
         let mut out = Vec::with_capacity(self.g.node_count());
@@ -337,13 +350,7 @@ impl Graph {
 
                 *d -= 1;
                 if *d == 0 {
-                    let l = &self.g[t];
-                    heap.push(Reverse((
-                        class(l),
-                        l.origin.unwrap_or(u32::MAX),
-                        l.id,
-                        t.index(),
-                    )));
+                    heap.push(Reverse(key(t)));
                 }
             }
         }
@@ -352,6 +359,115 @@ impl Graph {
 
     pub fn find_by_id(&self, id: u64) -> Option<LayerId> {
         self.g.node_indices().find(|&n| self.g[n].id == id)
+    }
+}
+
+/// The priority of a layer in [`Graph::ordered`]: Parameters, other layers, Assigns, Results;
+/// then document position, id and node index.
+fn order_key(l: &Layer, n: NodeIndex) -> (u8, u32, u64, usize) {
+    let class = if l.is("Parameter") {
+        0
+    } else if l.is("Result") {
+        3
+    } else if l.is("Assign") {
+        2
+    } else {
+        1
+    };
+    (class, l.origin.unwrap_or(u32::MAX), l.id, n.index())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sorted-keys fast path of `ordered` gives what Kahn's algorithm gives, on random
+    /// graphs whose document order is and is not topological.
+    #[test]
+    fn ordered_fast_path_equals_kahn() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let types = ["Parameter", "Add", "Relu", "Result", "Assign", "Const"];
+        let mut fast_hits = 0;
+        for case in 0..400 {
+            let mut g = Graph::default();
+            let n = 1 + rnd(30) as usize;
+            // A random DAG over a random permutation; origins follow the permutation in half
+            // the cases (document order topological) and are shuffled otherwise.
+            let mut perm: Vec<usize> = (0..n).collect();
+            for i in (1..n).rev() {
+                perm.swap(i, rnd(i as u64 + 1) as usize);
+            }
+            let nodes: Vec<NodeIndex> = (0..n)
+                .map(|i| {
+                    let mut l = Layer::new(types[rnd(6) as usize], "opset1", "x");
+                    l.id = rnd(50);
+                    l.origin = if rnd(8) == 0 {
+                        None
+                    } else if case % 2 == 0 {
+                        Some(i as u32)
+                    } else {
+                        Some(rnd(n as u64) as u32)
+                    };
+                    g.g.add_node(l)
+                })
+                .collect();
+            for _ in 0..rnd(3 * n as u64 + 1) {
+                let (a, b) = (rnd(n as u64) as usize, rnd(n as u64) as usize);
+                if a < b {
+                    let (s, t) = (nodes[perm[a]], nodes[perm[b]]);
+                    let p = g.g.edge_count() as u32;
+                    g.g.add_edge(
+                        s,
+                        t,
+                        Edge {
+                            from_port: p,
+                            to_port: p,
+                        },
+                    );
+                }
+            }
+            let kahn = g.ordered_kahn();
+            assert_eq!(g.ordered(), kahn, "case {case}");
+            assert!(kahn.is_some());
+            let mut keys: Vec<_> = g.g.node_indices().map(|x| order_key(&g.g[x], x)).collect();
+            keys.sort();
+            if kahn
+                .unwrap()
+                .iter()
+                .map(|x| x.index())
+                .eq(keys.iter().map(|k| k.3))
+            {
+                fast_hits += 1;
+            }
+        }
+        assert!(fast_hits > 50, "the fast path was taken {fast_hits} times");
+        // A cycle: both say None.
+        let mut g = Graph::default();
+        let a = g.g.add_node(Layer::new("Add", "opset1", "a"));
+        let b = g.g.add_node(Layer::new("Add", "opset1", "b"));
+        g.g.add_edge(
+            a,
+            b,
+            Edge {
+                from_port: 0,
+                to_port: 0,
+            },
+        );
+        g.g.add_edge(
+            b,
+            a,
+            Edge {
+                from_port: 0,
+                to_port: 0,
+            },
+        );
+        assert_eq!(g.ordered(), None);
     }
 }
 
