@@ -50,7 +50,13 @@ pub struct Infer<'a> {
     /// Folding: evaluate f16/bf16 ops in f32 as OpenVINO's ConstantFolding does, and read
     /// Const values up to `value_limit` (except weights that only feed decompression Converts).
     pub fold_mode: bool,
+    /// Computed values of at least [`SHARE_MIN_BYTES`], by content hash: equal values share one
+    /// buffer (a decoder computes the same causal mask in every block).
+    shared: FastMap<u64, Vec<Arc<[u8]>>>,
 }
+
+/// Computed values this big or bigger are shared when equal.
+const SHARE_MIN_BYTES: usize = 1024;
 
 /// Ops whose outputs are never computed ahead of run time (OpenVINO never folds them).
 pub fn never_folds(l: &Layer) -> bool {
@@ -120,6 +126,30 @@ impl<'a> Infer<'a> {
             diags: Vec::new(),
             value_limit: MAX_VALUE_ELEMS,
             fold_mode: false,
+            shared: FastMap::default(),
+        }
+    }
+
+    /// The same tensor, its bytes shared with an equal value computed before.
+    fn share(&mut self, t: Arc<Tensor>) -> Arc<Tensor> {
+        if t.data.len() < SHARE_MIN_BYTES {
+            return t;
+        }
+        let bucket = self
+            .shared
+            .entry(crate::xml::write::hash_bytes(&t.data))
+            .or_default();
+        match bucket.iter().find(|d| **d == t.data) {
+            Some(d) if Arc::ptr_eq(d, &t.data) => t,
+            Some(d) => Arc::new(Tensor {
+                et: t.et,
+                shape: t.shape.clone(),
+                data: d.clone(),
+            }),
+            None => {
+                bucket.push(t.data.clone());
+                t
+            }
         }
     }
 
@@ -509,8 +539,8 @@ impl<'a> Infer<'a> {
                 for (o, v) in outs.iter_mut().zip(vals) {
                     if let Some(t) = v.value.filter(|t| t.len() <= self.value_limit) {
                         o.shape = PartialShape::from_static(&t.shape);
-                        o.value = Some(t);
-                        o.wide = v.wide;
+                        o.value = Some(self.share(t));
+                        o.wide = v.wide.map(|w| self.share(w));
                         o.bounds = None;
                     }
                 }
