@@ -248,19 +248,18 @@ impl Tensor {
     /// Encode integers as `et` (wrapping, like a C cast). Only byte-aligned integer/bool types.
     pub fn from_i64s(et: E, shape: Vec<u64>, v: &[i64]) -> Option<Self> {
         let mut b = Vec::with_capacity(v.len() * et.byte_size()?);
-        for &x in v {
-            match et {
-                E::I64 => b.extend_from_slice(&x.to_le_bytes()),
-                E::U64 => b.extend_from_slice(&(x as u64).to_le_bytes()),
-                E::I32 => b.extend_from_slice(&(x as i32).to_le_bytes()),
-                E::U32 => b.extend_from_slice(&(x as u32).to_le_bytes()),
-                E::I16 => b.extend_from_slice(&(x as i16).to_le_bytes()),
-                E::U16 => b.extend_from_slice(&(x as u16).to_le_bytes()),
-                E::I8 => b.push(x as i8 as u8),
-                E::U8 => b.push(x as u8),
-                E::Boolean => b.push((x != 0) as u8),
-                _ => return None,
-            }
+        // One loop per type: the per-element type dispatch cost more than the conversion.
+        match et {
+            E::I64 | E::U64 => v.iter().for_each(|x| b.extend_from_slice(&x.to_le_bytes())),
+            E::I32 | E::U32 => v
+                .iter()
+                .for_each(|&x| b.extend_from_slice(&(x as i32).to_le_bytes())),
+            E::I16 | E::U16 => v
+                .iter()
+                .for_each(|&x| b.extend_from_slice(&(x as i16).to_le_bytes())),
+            E::I8 | E::U8 => b.extend(v.iter().map(|&x| x as u8)),
+            E::Boolean => b.extend(v.iter().map(|&x| (x != 0) as u8)),
+            _ => return None,
         }
         Some(Tensor::new(et, shape, b))
     }

@@ -197,15 +197,22 @@ fn bcast_maps(a: &[u64], b: &[u64]) -> Option<(Vec<u64>, Vec<usize>, Vec<usize>)
         st
     };
     let (sa, sb) = (strides(&pa), strides(&pb));
-    let mut ia = Vec::with_capacity(total as usize);
-    let mut ib = Vec::with_capacity(total as usize);
-    // Offsets are updated incrementally: +stride on a step, -stride*(dim-1) on a carry.
+    let mut ia: Vec<usize> = Vec::with_capacity(total as usize);
+    let mut ib: Vec<usize> = Vec::with_capacity(total as usize);
+    if total == 0 {
+        return Some((out, ia, ib));
+    }
+    // The innermost dimension is a tight loop; the outer ones advance like an odometer, with
+    // offsets updated incrementally: +stride on a step, -stride*(dim-1) on a carry.
+    let inner = out[n - 1] as usize;
+    let (ia_in, ib_in) = (sa[n - 1] as usize, sb[n - 1] as usize);
     let mut idx = vec![0u64; n];
     let (mut oa, mut ob) = (0u64, 0u64);
-    for _ in 0..total {
-        ia.push(oa as usize);
-        ib.push(ob as usize);
-        for d in (0..n).rev() {
+    for _ in 0..total as usize / inner {
+        let (a0, b0) = (oa as usize, ob as usize);
+        ia.extend((0..inner).map(|k| a0 + k * ia_in));
+        ib.extend((0..inner).map(|k| b0 + k * ib_in));
+        for d in (0..n - 1).rev() {
             idx[d] += 1;
             if idx[d] < out[d] {
                 oa += sa[d];
@@ -218,6 +225,96 @@ fn bcast_maps(a: &[u64], b: &[u64]) -> Option<(Vec<u64>, Vec<usize>, Vec<usize>)
         }
     }
     Some((out, ia, ib))
+}
+
+/// `f` over the numpy-broadcast pairs of `va` (shape `a`) and `vb` (shape `b`): the output
+/// shape and values. No index maps: the innermost dimension is a tight loop.
+fn bcast_apply<T: Copy, U>(
+    a: &[u64],
+    b: &[u64],
+    va: &[T],
+    vb: &[T],
+    f: impl Fn(T, T) -> U,
+) -> Option<(Vec<u64>, Vec<U>)> {
+    let n = a.len().max(b.len());
+    let pad = |s: &[u64]| -> Vec<u64> {
+        let mut v = vec![1; n - s.len()];
+        v.extend_from_slice(s);
+        v
+    };
+    let (pa, pb) = (pad(a), pad(b));
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        out.push(match (pa[i], pb[i]) {
+            (x, y) if x == y => x,
+            (1, y) => y,
+            (x, 1) => x,
+            _ => return None,
+        });
+    }
+    let total = out.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d))?;
+    if total as usize > MAX_EVAL_ELEMS
+        || va.len() as u64 != pa.iter().product::<u64>()
+        || vb.len() as u64 != pb.iter().product::<u64>()
+    {
+        return None;
+    }
+    let mut vals = Vec::with_capacity(total as usize);
+    if total == 0 {
+        return Some((out, vals));
+    }
+    if n == 0 {
+        vals.push(f(va[0], vb[0]));
+        return Some((out, vals));
+    }
+    let strides = |s: &[u64]| -> Vec<usize> {
+        let mut st = vec![0usize; n];
+        let mut acc = 1usize;
+        for i in (0..n).rev() {
+            st[i] = if s[i] == 1 { 0 } else { acc };
+            acc *= s[i] as usize;
+        }
+        st
+    };
+    let (sa, sb) = (strides(&pa), strides(&pb));
+    let inner = out[n - 1] as usize;
+    let (ia_in, ib_in) = (sa[n - 1], sb[n - 1]);
+    let mut idx = vec![0u64; n];
+    let (mut oa, mut ob) = (0usize, 0usize);
+    for _ in 0..total as usize / inner {
+        match (ia_in, ib_in) {
+            (1, 1) => vals.extend(
+                va[oa..oa + inner]
+                    .iter()
+                    .zip(&vb[ob..ob + inner])
+                    .map(|(&x, &y)| f(x, y)),
+            ),
+            (1, 0) => {
+                let y = vb[ob];
+                vals.extend(va[oa..oa + inner].iter().map(|&x| f(x, y)));
+            }
+            (0, 1) => {
+                let x = va[oa];
+                vals.extend(vb[ob..ob + inner].iter().map(|&y| f(x, y)));
+            }
+            _ => {
+                let (x, y) = (va[oa], vb[ob]);
+                vals.extend((0..inner).map(|_| f(x, y)));
+            }
+        }
+        for d in (0..n - 1).rev() {
+            idx[d] += 1;
+            if idx[d] < out[d] {
+                oa += sa[d];
+                ob += sb[d];
+                break;
+            }
+            oa -= sa[d] * (out[d] as usize - 1);
+            ob -= sb[d] * (out[d] as usize - 1);
+            idx[d] = 0;
+        }
+    }
+    Some((out, vals))
 }
 
 fn binary_bounds(kind: Bin, cx: &Ctx, a: &Bounds, b: &Bounds) -> Option<Bounds> {
@@ -287,56 +384,61 @@ fn binary_eval(cx: &Ctx) -> R<Vec<Fact>> {
     if !(a.et.is_integral() || a.et == E::Boolean) || a.et.byte_size().is_none() {
         return Err("no kernel for this element type".into());
     }
-    let (out_shape, ia, ib) = bcast_maps(&a.shape, &b.shape).ok_or("cannot broadcast")?;
     let (va, vb) = (a.to_i64s().ok_or("bad")?, b.to_i64s().ok_or("bad")?);
     let signed = a.et.is_signed();
-    let mut out = Vec::with_capacity(ia.len());
-    for (&i, &j) in ia.iter().zip(&ib) {
-        let (x, y) = (va[i], vb[j]);
-        out.push(match kind {
-            Bin::Add => x.wrapping_add(y),
-            Bin::Sub => x.wrapping_sub(y),
-            Bin::Mul => x.wrapping_mul(y),
-            Bin::Div => {
-                if y == 0 {
-                    return Err("division by zero".into());
-                }
-                // OpenVINO's Divide (pythondivision=true) floors for signed integers.
-                let q = x.wrapping_div(y);
-                let floor = cx.attr_bool("m_pythondiv", true).unwrap_or(true);
-                if signed && floor && (x % y != 0) && ((x < 0) != (y < 0)) {
-                    q - 1
-                } else {
-                    q
-                }
-            }
-            Bin::Max => x.max(y),
-            Bin::Min => x.min(y),
-            Bin::SqDiff => (x - y).wrapping_mul(x - y),
-            Bin::Mod => {
-                if y == 0 {
-                    return Err("mod by zero".into());
-                }
-                x % y
-            }
-            Bin::FloorMod => {
-                if y == 0 {
-                    return Err("mod by zero".into());
-                }
-                if signed {
-                    // x - y * floor(x / (double)y) in double, then cast (as OpenVINO).
-                    let (xd, yd) = (x as f64, y as f64);
-                    convert::f_to_i64(xd - yd * (xd / yd).floor())
-                } else {
-                    (x as u64 % y as u64) as i64
-                }
-            }
-            // static_cast<T>(std::pow(double, double)).
-            Bin::Pow => convert::f_to_i64((x as f64).powf(y as f64)),
-            Bin::Cmp(c) => c.apply(x, y) as i64,
-            Bin::Logic(f) => f(x != 0, y != 0) as i64,
+    // Every element of `b` is read when the output is not empty.
+    let empty = a.shape.contains(&0) || b.shape.contains(&0);
+    if matches!(kind, Bin::Div | Bin::Mod | Bin::FloorMod) && !empty && vb.contains(&0) {
+        return Err(if matches!(kind, Bin::Div) {
+            "division by zero".into()
+        } else {
+            "mod by zero".into()
         });
     }
+    let floor = cx.attr_bool("m_pythondiv", true).unwrap_or(true);
+    macro_rules! m {
+        ($f:expr) => {
+            bcast_apply(&a.shape, &b.shape, &va, &vb, $f)
+        };
+    }
+    let (out_shape, out) = match kind {
+        Bin::Add => m!(i64::wrapping_add),
+        Bin::Sub => m!(i64::wrapping_sub),
+        Bin::Mul => m!(i64::wrapping_mul),
+        // OpenVINO's Divide (pythondivision=true) floors for signed integers.
+        Bin::Div => m!(|x, y| {
+            let q = x.wrapping_div(y);
+            if signed && floor && (x.wrapping_rem(y) != 0) && ((x < 0) != (y < 0)) {
+                q - 1
+            } else {
+                q
+            }
+        }),
+        Bin::Max => m!(|x, y| x.max(y)),
+        Bin::Min => m!(|x, y| x.min(y)),
+        Bin::SqDiff => m!(|x, y| x.wrapping_sub(y).wrapping_mul(x.wrapping_sub(y))),
+        Bin::Mod => m!(i64::wrapping_rem),
+
+        Bin::FloorMod if signed => {
+            // x - y * floor(x / (double)y) in double, then cast (as OpenVINO).
+            m!(|x, y| {
+                let (xd, yd) = (x as f64, y as f64);
+                convert::f_to_i64(xd - yd * (xd / yd).floor())
+            })
+        }
+        Bin::FloorMod => m!(|x, y| (x as u64 % y as u64) as i64),
+        // static_cast<T>(std::pow(double, double)).
+        Bin::Pow => m!(|x, y| convert::f_to_i64((x as f64).powf(y as f64))),
+        Bin::Cmp(CmpOp::Eq) => m!(|x, y| (x == y) as i64),
+        Bin::Cmp(CmpOp::Ne) => m!(|x, y| (x != y) as i64),
+        Bin::Cmp(CmpOp::Lt) => m!(|x, y| (x < y) as i64),
+        Bin::Cmp(CmpOp::Le) => m!(|x, y| (x <= y) as i64),
+        Bin::Cmp(CmpOp::Gt) => m!(|x, y| (x > y) as i64),
+        Bin::Cmp(CmpOp::Ge) => m!(|x, y| (x >= y) as i64),
+        Bin::Logic(f) => m!(|x, y| f(x != 0, y != 0) as i64),
+    }
+    .ok_or("cannot broadcast")?;
+
     let et = match kind {
         Bin::Cmp(_) | Bin::Logic(_) => E::Boolean,
         _ => a.et,
