@@ -232,7 +232,7 @@ pub(crate) fn parse_with(
             });
             let mut p = new_parser(text, 0, text.len(), weights.clone(), bin_label, mapped);
             p.cap_hint = Some((count_tags(text, "<layer "), count_tags(text, "<edge ")));
-            p.split = Some(split);
+            p.split = Some((split, end));
             p.second = Some(rx);
             let result = p.document();
             crate::trace("read: document");
@@ -349,7 +349,7 @@ struct Parser<'a> {
     /// Offset of the reader's slice in `src` (the second thread reads a slice).
     base: usize,
     /// Parallel read: where the second thread's part of the top-level layers starts.
-    split: Option<usize>,
+    split: Option<(usize, usize)>,
     /// Parallel read: the second thread's result.
     second: Option<std::sync::mpsc::Receiver<SecondHalf>>,
     /// The mapped file, to release the pages behind the parser.
@@ -637,9 +637,11 @@ impl<'a> Parser<'a> {
         };
         let mut extra = Vec::new();
         let graph = self.graph_body(&net, Some(&mut extra))?;
+        self.r.config_mut().allow_unmatched_ends = false;
         // Trailing content after </net> is ignored, as OpenVINO's reader does, but must be XML.
         loop {
-            let before = self.r.buffer_position() as usize;
+            let before = self.base + self.r.buffer_position() as usize;
+
             match self.next()? {
                 Ev::Eof => break,
                 Ev::Text(t) if !t.trim().is_empty() => {
@@ -725,9 +727,9 @@ impl<'a> Parser<'a> {
                     let pos = l.pos;
                     // Parallel read: the top-level layers from `split` on were parsed by a
                     // second thread; skip them here and take its result.
-                    if self.depth == 0 && self.split.is_some_and(|s| pos >= s) {
-                        self.split = None;
-                        return self.take_second_half(graph, ids);
+                    if self.depth == 0 && self.split.is_some_and(|(s, _)| pos >= s) {
+                        let end = self.split.take().map_or(0, |x| x.1);
+                        return self.take_second_half(graph, ids, end);
                     }
                     if let Some(layer) = self.layer(l)? {
                         let id = layer.id;
@@ -771,14 +773,20 @@ impl<'a> Parser<'a> {
         &mut self,
         graph: &mut Graph,
         ids: &mut FastMap<u64, (NodeIndex, usize)>,
+        end: usize,
     ) -> Result<(), Fatal> {
         let fallback = || Diag::new(Kind::Xml, PARALLEL_FALLBACK);
-        self.r
-            .read_to_end(quick_xml::name::QName(b"layer"))
-            .map_err(|_| fallback())?;
-        self.r
-            .read_to_end(quick_xml::name::QName(b"layers"))
-            .map_err(|_| fallback())?;
+        // Continue after `</layers>` with a fresh reader instead of scanning the second half
+        // again. Its end tags of elements opened before (`</net>`) are unmatched for it: allowed
+        // until `</net>` (see `document`); those of elements it opens are checked as usual.
+        let rest = end + "</layers>".len();
+        if self.src.get(end..rest) != Some("</layers>") {
+            return Err(fallback());
+        }
+        self.r = Reader::from_str(&self.src[rest..]);
+        self.r.config_mut().trim_text(true);
+        self.r.config_mut().allow_unmatched_ends = true;
+        self.base = rest;
         crate::trace("read: first half");
         let second = self
             .second
@@ -845,20 +853,17 @@ impl<'a> Parser<'a> {
                 None
             }
         };
-        let name = t.get("name").unwrap_or("").to_string();
-        let ty = t.get("type").unwrap_or("").to_string();
-        let version = t.get("version").map(str::to_string);
-        let who = format!(
-            "{} '{}' (id {})",
-            if ty.is_empty() { "layer" } else { &ty },
-            name,
-            id.map_or("?".into(), |i| i.to_string())
-        );
+        let name = t.get("name").unwrap_or("");
+        let ty = t.get("type").unwrap_or("");
+        let version = t.get("version");
+        // The layer as messages name it, formatted only when a message is made.
+        let who = Who { ty, name, id };
+
         if ty.is_empty() {
             self.err(
                 Diag::new(Kind::Schema, "<layer> has no 'type' attribute")
                     .at(t.pos)
-                    .layer(who.clone()),
+                    .layer(who),
             );
             ok = false;
         }
@@ -870,7 +875,7 @@ impl<'a> Parser<'a> {
                         "<layer> has no 'version' attribute (e.g. version=\"opset1\")",
                     )
                     .at(t.pos)
-                    .layer(who.clone()),
+                    .layer(who),
                 );
                 ok = false;
             }
@@ -885,7 +890,7 @@ impl<'a> Parser<'a> {
                                     format!("unknown opset '{v}': OpenVINO 2026.4 defines opset1 … opset17"),
                                 )
                                 .at(self.attr_pos(t.pos, "version"))
-                                .layer(who.clone()),
+                                .layer(who),
                             );
                             ok = false;
                         }
@@ -894,7 +899,7 @@ impl<'a> Parser<'a> {
                     self.err(
                         Diag::new(Kind::Schema, "layer 'version' is empty")
                             .at(self.attr_pos(t.pos, "version"))
-                            .layer(who.clone()),
+                            .layer(who),
                     );
                     ok = false;
                 }
@@ -906,13 +911,13 @@ impl<'a> Parser<'a> {
             .filter(|(k, _)| !matches!(*k, "id" | "name" | "type" | "version"))
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        let mut layer = Layer::new(&ty, version.as_deref().unwrap_or(""), &name);
+        let mut layer = Layer::new(ty, version.unwrap_or(""), name);
         layer.id = id.unwrap_or(0);
         layer.extra_attrs = extra_attrs;
         let mut src = LayerSrc {
             pos: t.pos,
             data: None,
-            ports: Vec::new(),
+            ports: Default::default(),
             pre: Vec::new(),
         };
         if !t.empty {
@@ -970,7 +975,7 @@ impl<'a> Parser<'a> {
         // layers have 1 or 2.
         layer.inputs.shrink_to_fit();
         layer.outputs.shrink_to_fit();
-        src.ports.shrink_to_fit();
+
         self.check_port_ids(&layer, &who, &src);
         if layer.is("Const") {
             self.konst(&mut layer, &who, &src);
@@ -990,7 +995,7 @@ impl<'a> Parser<'a> {
         Ok(Some(layer))
     }
 
-    fn ports(&mut self, t: &Tag, who: &str, src: &mut LayerSrc) -> Result<Vec<Port>, Fatal> {
+    fn ports(&mut self, t: &Tag, who: &Who, src: &mut LayerSrc) -> Result<Vec<Port>, Fatal> {
         let mut out = Vec::new();
         if t.empty {
             return Ok(out);
@@ -1010,7 +1015,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn port(&mut self, t: Tag, who: &str, src: &mut LayerSrc) -> Result<Option<Port>, Fatal> {
+    fn port(&mut self, t: Tag, who: &Who, src: &mut LayerSrc) -> Result<Option<Port>, Fatal> {
         let id = match t.get("id").map(|v| (v, v.trim().parse::<u32>())) {
             Some((_, Ok(i))) => Some(i),
             Some((v, Err(_))) => {
@@ -1098,7 +1103,7 @@ impl<'a> Parser<'a> {
             }
         }
         let Some(id) = id else { return Ok(None) };
-        src.ports.push((id, t.pos));
+        src.push_port(id, t.pos);
         Ok(Some(Port {
             id,
             precision,
@@ -1109,16 +1114,24 @@ impl<'a> Parser<'a> {
         }))
     }
 
-    fn check_port_ids(&mut self, layer: &Layer, who: &str, src: &LayerSrc) {
+    fn check_port_ids(&mut self, layer: &Layer, who: &Who, src: &LayerSrc) {
+        let ports: SmallVec<[&Port; 8]> = layer.inputs.iter().chain(layer.outputs.iter()).collect();
+
+        // Layers have a handful of ports: a quadratic check allocates nothing for them.
         let mut seen = std::collections::HashSet::new();
-        for p in layer.inputs.iter().chain(layer.outputs.iter()) {
-            if !seen.insert(p.id) {
+        for (k, p) in ports.iter().enumerate() {
+            let dup = if ports.len() <= 16 {
+                ports[..k].iter().any(|q| q.id == p.id)
+            } else {
+                !seen.insert(p.id)
+            };
+            if dup {
                 let pos = src
                     .ports
                     .iter()
                     .rev()
                     .find(|(i, _)| *i == p.id)
-                    .map(|x| x.1);
+                    .map(|&(_, r)| src.pos + r as usize);
                 self.err(
                     Diag::new(Kind::Graph, format!("port id {} is used twice", p.id))
                         .at(pos.unwrap_or(src.pos))
@@ -1128,7 +1141,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn parameter(&mut self, layer: &Layer, who: &str, src: &LayerSrc) {
+    fn parameter(&mut self, layer: &Layer, who: &Who, src: &LayerSrc) {
         let Some(data) = &layer.data else {
             self.err(
                 Diag::new(
@@ -1181,7 +1194,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn konst(&mut self, layer: &mut Layer, who: &str, src: &LayerSrc) {
+    fn konst(&mut self, layer: &mut Layer, who: &Who, src: &LayerSrc) {
         let Some(data) = layer.data.clone() else {
             self.err(
                 Diag::new(
@@ -1354,7 +1367,7 @@ impl<'a> Parser<'a> {
     }
 
     /// port_map / back_edges refer to body layer ids and to the op's port ids: check both.
-    fn check_port_maps(&mut self, layer: &Layer, who: &str, src: &LayerSrc) {
+    fn check_port_maps(&mut self, layer: &Layer, who: &Who, src: &LayerSrc) {
         if layer.pre.is_empty() {
             return;
         }
@@ -1427,7 +1440,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Loop/TensorIterator need a `<body>`, If needs `<then_body>` and `<else_body>`.
-    fn check_bodies(&mut self, layer: &Layer, who: &str, src: &LayerSrc) {
+    fn check_bodies(&mut self, layer: &Layer, who: &Who, src: &LayerSrc) {
         let need: &[&str] = if layer.is("Loop") || layer.is("TensorIterator") {
             &["body"]
         } else if layer.is("If") {
@@ -1607,7 +1620,8 @@ impl<'a> Parser<'a> {
             let pos = l
                 .origin
                 .map(|o| &self.map.layers[o as usize])
-                .and_then(|s| s.ports.iter().find(|(i, _)| *i == port).map(|x| x.1));
+                .and_then(|s| s.port(port));
+
             self.err(
                 Diag::new(
                     Kind::Graph,
@@ -1650,6 +1664,36 @@ impl<'a> Parser<'a> {
 }
 
 use petgraph::stable_graph::NodeIndex;
+
+/// How messages name a layer being read: `Gather 'g1' (id 7)`.
+#[derive(Clone, Copy)]
+struct Who<'x> {
+    ty: &'x str,
+    name: &'x str,
+    id: Option<u64>,
+}
+
+impl std::fmt::Display for Who<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ty = if self.ty.is_empty() { "layer" } else { self.ty };
+        match self.id {
+            Some(i) => write!(f, "{ty} '{}' (id {i})", self.name),
+            None => write!(f, "{ty} '{}' (id ?)", self.name),
+        }
+    }
+}
+
+impl From<Who<'_>> for String {
+    fn from(w: Who<'_>) -> String {
+        w.to_string()
+    }
+}
+
+impl From<&Who<'_>> for String {
+    fn from(w: &Who<'_>) -> String {
+        w.to_string()
+    }
+}
 
 fn eof(t: &Tag) -> Diag {
     Diag::new(
@@ -1823,5 +1867,39 @@ mod parallel_tests {
             .err()
             .unwrap();
         assert_eq!(one.to_string(), two.to_string());
+    }
+
+    /// After the second half the main thread reads on with a fresh reader that allows the
+    /// end tags of elements it did not open: broken end tags there are still reported, the
+    /// same as by a one-thread read.
+    #[test]
+    fn parallel_read_checks_end_tags_after_the_layers() {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("ir-samples/models/silero_seq.xml"),
+        )
+        .unwrap();
+        let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("ir-samples/models/silero_seq.bin");
+        let w = Some(Arc::new(Weights::open(&bin).unwrap()));
+        assert!(parse_with(&text, None, "m.xml", w.clone(), "m.bin", 0, None).is_ok());
+        let breakages: [(&str, &str); 5] = [
+            ("</edges>", "</edges></edges>"),
+            ("</net>", "</net></net>"),
+            ("</net>", "</net></x>"),
+            ("</edges>", "</edgez>"),
+            ("</layers>", "</layers></layers>"),
+        ];
+        for (from, to) in breakages {
+            let at = text.rfind(from).unwrap();
+            let bad = format!("{}{to}{}", &text[..at], &text[at + from.len()..]);
+            let one = parse_with(&bad, None, "m.xml", w.clone(), "m.bin", usize::MAX, None)
+                .err()
+                .unwrap_or_else(|| panic!("{to}: the one-thread read accepts it"));
+            let two = parse_with(&bad, None, "m.xml", w.clone(), "m.bin", 0, None)
+                .err()
+                .unwrap_or_else(|| panic!("{to}: the two-thread read accepts it"));
+            assert_eq!(one.to_string(), two.to_string(), "{to}");
+        }
     }
 }
