@@ -8,7 +8,10 @@ pub struct Weights {
     owned: Vec<u8>,
     /// The open file, for copying ranges file-to-file without touching the mapping.
     file: Option<File>,
+    /// Bytes read through the mapping so far (see [`Weights::note_read`]).
+    read: std::sync::atomic::AtomicU64,
 }
+
 
 impl std::fmt::Debug for Weights {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -26,6 +29,7 @@ impl Weights {
                 map: None,
                 owned: Vec::new(),
                 file: None,
+                read: Default::default(),
             });
         }
         // SAFETY: the file is opened read-only; irc never writes to its input .bin (outputs go to
@@ -35,6 +39,7 @@ impl Weights {
             map: Some(map),
             owned: Vec::new(),
             file: Some(file),
+            read: Default::default(),
         })
     }
 
@@ -43,6 +48,7 @@ impl Weights {
             map: None,
             owned: bytes,
             file: None,
+            read: Default::default(),
         }
     }
 
@@ -65,4 +71,30 @@ impl Weights {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Count `n` bytes read through the mapping; every [`RELEASE_EVERY`] bytes, hand the
+    /// mapped pages back to the kernel so reading many constants does not grow the process's
+    /// resident memory by the size of the .bin. The mapping stays valid: a later read faults
+    /// the pages in again from the page cache.
+    pub fn note_read(&self, n: usize) {
+        use std::sync::atomic::Ordering;
+        let before = self.read.fetch_add(n as u64, Ordering::Relaxed);
+        if (before + n as u64) / RELEASE_EVERY != before / RELEASE_EVERY {
+            self.release();
+        }
+    }
+
+    /// Drop the mapped pages from the resident set (`MADV_DONTNEED`).
+    pub fn release(&self) {
+        if let Some(m) = &self.map {
+            // SAFETY: a read-only, file-backed mapping: after MADV_DONTNEED the pages read the
+            // same bytes again from the file, so outstanding slices stay valid.
+            unsafe {
+                let _ = m.unchecked_advise(memmap2::UncheckedAdvice::DontNeed);
+            }
+        }
+    }
 }
+
+/// See [`Weights::note_read`].
+const RELEASE_EVERY: u64 = 8 << 20;

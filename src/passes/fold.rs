@@ -67,11 +67,15 @@ pub fn fold(
     let weights = model.weights.clone();
     let g = &mut model.graph;
     fold_rec(g, &facts, weights.as_deref(), opts, &mut report);
+    crate::trace("fold: consts");
     // Shapes and types of every remaining port, as inferred (with --input overrides applied).
     infer::apply(g, &facts, overrides, true);
+    crate::trace("fold: apply");
     report.removed_dead = dce(g);
+    crate::trace("fold: dce");
 
     report.deduplicated = dedup(g, model.weights.as_deref());
+
     report.layers_after = model.graph.g.node_count();
     Ok(report)
 }
@@ -362,6 +366,10 @@ fn dedup(g: &mut Graph, weights: Option<&Weights>) -> usize {
             let Some(b) = bytes_of(l, weights).filter(|b| b.len() <= 1 << 16) else {
                 continue;
             };
+            if let (Some(w), Some(ConstData::Bin { .. })) = (weights, &l.konst) {
+                w.note_read(b.len());
+            }
+
             let (et, shape) = (
                 l.attr("element_type").unwrap_or(""),
                 l.attr("shape").unwrap_or(""),

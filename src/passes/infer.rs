@@ -651,6 +651,10 @@ impl<'a> Infer<'a> {
             if let Some(bytes) = l.konst.as_ref().and_then(|k| self.model.const_bytes(k)) {
                 let need = et.storage_bytes(count).unwrap_or(0) as usize;
                 let bytes = &bytes[..need.min(bytes.len())];
+                if let Some(w) = &self.model.weights {
+                    w.note_read(bytes.len());
+                }
+
                 f.value = Some(Arc::new(Tensor::new(et, dims, bytes.to_vec())));
             }
         }

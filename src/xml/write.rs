@@ -320,8 +320,14 @@ impl<'a, W: Write> Writer<'a, '_, W> {
                         .ok_or_else(|| format!("constant data of {} is unavailable", l.label()))?;
                     let off = match k {
                         ConstData::Bin { offset, size } => {
+                            if *size < BIG_CONST {
+                                if let Some(w) = &self.model.weights {
+                                    w.note_read(bytes.len()); // hashed through the mapping
+                                }
+                            }
                             self.bin.put_range(*offset, *size, bytes)
                         }
+
                         ConstData::Owned(_) => self.bin.put(bytes),
                     }
                     .map_err(|e| format!("writing weights: {e}"))?;
