@@ -132,6 +132,8 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             verbose,
         } => {
             let overrides = parse_inputs(&inputs)?;
+            // Big weights: start copying them to the output now, beside the work on the graph.
+            let copy = xml::write::BinCopy::start(&xml::read::bin_path_for(&input), &output);
             let mut parsed = read(&input)?;
             {
                 let inf = infer::Infer::new(&parsed.model, Some(&parsed.source_map), &overrides);
@@ -148,7 +150,7 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             )
             .map_err(|d| Fail::Model(parsed.into_error(d)))?;
             crate::trace("fold");
-            let bin_after = xml::write_files(&parsed.model, &output)?;
+            let bin_after = xml::write::write_files_with(&parsed.model, &output, copy)?;
             crate::trace("write");
             if verbose {
                 for f in &report.folded {
@@ -178,7 +180,14 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             check,
         } => {
             let overrides = parse_inputs(&inputs)?;
+            let copy = match (&output, check) {
+                (Some(out), false) => {
+                    xml::write::BinCopy::start(&xml::read::bin_path_for(&input), out)
+                }
+                _ => None,
+            };
             let mut parsed = read(&input)?;
+
             let facts = {
                 let mut inf =
                     infer::Infer::new(&parsed.model, Some(&parsed.source_map), &overrides);
@@ -228,8 +237,9 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             crate::trace("apply");
             match output {
                 Some(out) => {
-                    xml::write_files(&parsed.model, &out)?;
+                    xml::write::write_files_with(&parsed.model, &out, copy)?;
                 }
+
                 None => print!("{}", io_summary(&parsed.model)),
             }
             Ok(0)

@@ -12,7 +12,6 @@ pub struct Weights {
     read: std::sync::atomic::AtomicU64,
 }
 
-
 impl std::fmt::Debug for Weights {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Weights({} bytes)", self.len())

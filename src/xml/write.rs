@@ -31,6 +31,9 @@ pub struct BinSink<'a, W: Write> {
     ranges: HashMap<(u64, u64), u64>,
     /// A run of input bytes not yet copied: (input offset, length); output is at `len - length`.
     pending: Option<(u64, u64)>,
+    /// The output .bin already holds the input .bin's first `prefix` bytes at the same
+    /// offsets ([`BinCopy`]): constants inside that range are referenced where they are.
+    prefix: u64,
 }
 
 impl<'a, W: Write> BinSink<'a, W> {
@@ -42,7 +45,16 @@ impl<'a, W: Write> BinSink<'a, W> {
             copy: None,
             ranges: HashMap::new(),
             pending: None,
+            prefix: 0,
         }
+    }
+
+    /// A sink whose output follows a copy of the input .bin's first `prefix` bytes.
+    fn after_prefix(out: W, prefix: u64) -> Self {
+        let mut s = BinSink::new(out);
+        s.len = prefix;
+        s.prefix = prefix;
+        s
     }
 
     /// Copy big constants from `input` with `copier` instead of through memory.
@@ -77,6 +89,12 @@ impl<'a, W: Write> BinSink<'a, W> {
     /// Place a constant that lives at `offset..offset+size` of the input .bin (`bytes` is that
     /// range). Big ones are copied file-to-file, contiguous runs in one go.
     pub fn put_range(&mut self, offset: u64, size: u64, bytes: &'a [u8]) -> io::Result<u64> {
+        if offset
+            .checked_add(size)
+            .is_some_and(|end| end <= self.prefix)
+        {
+            return Ok(offset);
+        }
         if self.copy.is_none() || size < BIG_CONST {
             return self.put(bytes);
         }
@@ -320,7 +338,7 @@ impl<'a, W: Write> Writer<'a, '_, W> {
                         .ok_or_else(|| format!("constant data of {} is unavailable", l.label()))?;
                     let off = match k {
                         ConstData::Bin { offset, size } => {
-                            if *size < BIG_CONST {
+                            if *size < BIG_CONST && offset + size > self.bin.prefix {
                                 if let Some(w) = &self.model.weights {
                                     w.note_read(bytes.len()); // hashed through the mapping
                                 }
@@ -512,15 +530,175 @@ fn temp_path(target: &Path) -> PathBuf {
     dir.join(format!(".{name}.irc-tmp-{}", std::process::id()))
 }
 
+/// Input .bin files at least this big are copied whole to the output's temporary .bin while irc
+/// reads, infers and folds (one kernel copy, like `cp`); the environment variable
+/// `IRC_BIN_COPY_MIN` (bytes) overrides it.
+pub const BIN_COPY_MIN: u64 = 64 << 20;
+
+/// The early whole-file copy is kept when constants still reference at least this share of the
+/// input .bin (folding rarely drops weights); otherwise the .bin is written compactly.
+const BIN_COPY_LIVE: f64 = 0.99;
+
+/// Copies the input .bin in steps of this size (a cancelled copy stops after the current one).
+const BIN_COPY_STEP: u64 = 64 << 20;
+
+/// A copy of the input .bin to the temporary output .bin, started early on another thread.
+/// [`write_files_with`] builds on it (constants are referenced at their input offsets, new
+/// ones appended) or, when too much of the input became unused, drops it.
+pub struct BinCopy {
+    tmp: PathBuf,
+    len: u64,
+    cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    handle: Option<std::thread::JoinHandle<io::Result<()>>>,
+}
+
+impl BinCopy {
+    /// Start copying the .bin at `bin` for an output at `out_xml`, if it is big enough to pay.
+    /// Called before the XML is read, so the copy runs beside all the work on the graph.
+    pub fn start(bin: &Path, out_xml: &Path) -> Option<BinCopy> {
+        let min = std::env::var("IRC_BIN_COPY_MIN")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(BIN_COPY_MIN);
+        let mut src = std::fs::File::open(bin).ok()?;
+        let len = src.metadata().ok()?.len();
+        if len == 0 || len < min {
+            return None;
+        }
+
+        let tmp = temp_path(&out_xml.with_extension("bin"));
+        let mut dst = std::fs::File::create(&tmp).ok()?;
+        let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stop = cancel.clone();
+        let handle = std::thread::spawn(move || -> io::Result<()> {
+            use std::io::{Read, Seek, SeekFrom};
+            src.seek(SeekFrom::Start(0))?;
+            let mut done = 0;
+            while done < len {
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    return Ok(());
+                }
+                let step = BIN_COPY_STEP.min(len - done);
+                // File to file: std copies with copy_file_range, inside the kernel.
+                let n = io::copy(&mut (&mut src).take(step), &mut dst)?;
+                if n != step {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        format!("the input .bin ended after {} of {len} bytes", done + n),
+                    ));
+                }
+                done += n;
+            }
+            Ok(())
+        });
+        Some(BinCopy {
+            tmp,
+            len,
+            cancel,
+            handle: Some(handle),
+        })
+    }
+
+    fn join(&mut self) -> Result<(), String> {
+        match self.handle.take().map(|h| h.join()) {
+            None | Some(Ok(Ok(()))) => Ok(()),
+            Some(Ok(Err(e))) => Err(format!("copying the weights: {e}")),
+            Some(Err(_)) => Err("copying the weights: the copy thread failed".into()),
+        }
+    }
+}
+
+impl Drop for BinCopy {
+    /// An unused copy is stopped and removed (an error before writing leaves nothing behind).
+    fn drop(&mut self) {
+        self.cancel
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        let _ = self.join();
+        let _ = std::fs::remove_file(&self.tmp);
+    }
+}
+
+/// Bytes of the input .bin that constants of `g` (and its bodies) reference, overlaps counted
+/// once.
+fn live_bin_bytes(g: &Graph, ranges: &mut Vec<(u64, u64)>) {
+    for l in g.g.node_weights() {
+        if let Some(ConstData::Bin { offset, size }) = &l.konst {
+            ranges.push((*offset, offset.saturating_add(*size)));
+        }
+        for b in &l.bodies {
+            live_bin_bytes(&b.graph, ranges);
+        }
+    }
+}
+
+fn merged_len(mut ranges: Vec<(u64, u64)>) -> u64 {
+    ranges.sort_unstable();
+    let (mut total, mut end) = (0u64, 0u64);
+    for (a, b) in ranges {
+        let a = a.max(end);
+        if b > a {
+            total += b - a;
+            end = b;
+        }
+    }
+    total
+}
+
 /// Write `out.xml` and `out.bin` atomically: both go to temporary files in the target directory
 /// and are renamed into place only when both are complete. On error nothing is left behind.
 /// Returns the number of bytes in the written .bin.
 pub fn write_files(model: &Model, out_xml: &Path) -> Result<u64, Error> {
+    write_files_with(model, out_xml, None)
+}
+
+/// [`write_files`], building on an early copy of the input .bin when one was started.
+pub fn write_files_with(
+    model: &Model,
+    out_xml: &Path,
+    copy: Option<BinCopy>,
+) -> Result<u64, Error> {
     let label = out_xml.display().to_string();
     let out_bin = out_xml.with_extension("bin");
     let tmp_xml = temp_path(out_xml);
     let tmp_bin = temp_path(&out_bin);
     let result = (|| -> Result<u64, String> {
+        // The copy must be of the .bin the model was read with (same length).
+        let copy = copy.filter(|c| model.weights.as_ref().map(|w| w.len() as u64) == Some(c.len));
+        if let Some(mut copy) = copy {
+            copy.join()?;
+
+            let mut ranges = Vec::new();
+            live_bin_bytes(&model.graph, &mut ranges);
+            if merged_len(ranges) as f64 >= BIN_COPY_LIVE * copy.len as f64 {
+                // Keep the copy: constants stay where they are, new ones are appended.
+                let mut sink = BinSink::after_prefix(Vec::new(), copy.len);
+                let xf = std::fs::File::create(&tmp_xml)
+                    .map_err(|e| format!("cannot create {}: {e}", tmp_xml.display()))?;
+                let mut xw = io::BufWriter::with_capacity(1 << 20, xf);
+                write_stream(model, &mut xw, &mut sink)?;
+                xw.flush()
+                    .map_err(|e| format!("writing {}: {e}", out_xml.display()))?;
+                drop(xw);
+                let bin_len = sink.len();
+                let tail = sink
+                    .finish()
+                    .map_err(|e| format!("writing {}: {e}", out_bin.display()))?;
+                let mut bf = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&copy.tmp)
+                    .map_err(|e| format!("cannot open {}: {e}", copy.tmp.display()))?;
+                bf.write_all(&tail)
+                    .map_err(|e| format!("writing {}: {e}", out_bin.display()))?;
+                drop(bf);
+                std::fs::rename(&copy.tmp, &out_bin)
+                    .map_err(|e| format!("cannot move the .bin into place: {e}"))?;
+                std::fs::rename(&tmp_xml, out_xml)
+                    .map_err(|e| format!("cannot move the .xml into place: {e}"))?;
+                return Ok(bin_len);
+            }
+            // Too much of the input is unused now: write compactly (`copy` is dropped here).
+        }
+
         let f = std::fs::File::create(&tmp_bin)
             .map_err(|e| format!("cannot create {}: {e}", tmp_bin.display()))?;
         let mut sink = BinSink::new(io::BufWriter::with_capacity(1 << 20, f));

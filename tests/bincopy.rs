@@ -1,0 +1,146 @@
+//! The early whole-.bin copy (`BinCopy`, used for weights >= 64 MiB; forced here with
+//! `IRC_BIN_COPY_MIN=0`) gives the same model as the compact writer, and leaves nothing behind
+//! when the run fails.
+
+use irc::ir::{ConstData, Model};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn irc(env_min: Option<&str>, args: &[&str]) -> std::process::Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_irc"));
+    c.args(args);
+    match env_min {
+        Some(v) => c.env("IRC_BIN_COPY_MIN", v),
+        None => c.env_remove("IRC_BIN_COPY_MIN"),
+    };
+    c.output().expect("run irc")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("irc-bincopy-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Every Const's element type, shape and bytes, in layer order.
+fn consts(xml: &Path) -> Vec<(String, String, String, Vec<u8>)> {
+    let p = irc::xml::read_file(xml).unwrap_or_else(|e| panic!("{}: {e}", xml.display()));
+    let m: &Model = &p.model;
+    let g = &m.graph;
+    g.ordered()
+        .unwrap()
+        .into_iter()
+        .filter_map(|n| {
+            let l = &g.g[n];
+            let k = l.konst.as_ref()?;
+            Some((
+                l.name.clone(),
+                l.attr("element_type").unwrap_or("").to_string(),
+                l.attr("shape").unwrap_or("").to_string(),
+                m.const_bytes(k).unwrap().to_vec(),
+            ))
+        })
+        .collect()
+}
+
+#[test]
+fn whole_copy_gives_the_same_constants() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("ir-samples/models/silero_seq.xml");
+    let src_bin_len = std::fs::metadata(src.with_extension("bin")).unwrap().len();
+    let dir = scratch("same");
+    for cmd in [
+        vec!["fold", "--input", "input[4,576]"],
+        vec!["infer-shapes", "--input", "input[4,576]"],
+    ] {
+        let compact = dir.join(format!("{}-compact.xml", cmd[0]));
+        let copied = dir.join(format!("{}-copied.xml", cmd[0]));
+        for (out, min) in [(&compact, None), (&copied, Some("0"))] {
+            let mut args = vec![cmd[0], src.to_str().unwrap(), "-o", out.to_str().unwrap()];
+            args.extend(&cmd[1..]);
+            let o = irc(min, &args);
+            assert!(
+                o.status.success(),
+                "{args:?}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+        assert_eq!(consts(&compact), consts(&copied), "{}", cmd[0]);
+        // The copied .bin starts with the whole input .bin.
+        let bin = std::fs::read(copied.with_extension("bin")).unwrap();
+        let input = std::fs::read(src.with_extension("bin")).unwrap();
+        assert!(bin.len() as u64 >= src_bin_len);
+        assert_eq!(&bin[..input.len()], &input[..], "{}", cmd[0]);
+        // Constants that stayed reference the input bytes in place: no Const reads past the
+        // copy unless irc made it.
+        let p = irc::xml::read_file(&copied).unwrap();
+        for l in p.model.graph.g.node_weights() {
+            if let Some(ConstData::Bin { offset, size }) = &l.konst {
+                assert!(offset + size <= bin.len() as u64);
+            }
+        }
+    }
+    // Deterministic: the same run twice gives the same bytes.
+    let again = dir.join("again.xml");
+    let o = irc(
+        Some("0"),
+        &[
+            "fold",
+            src.to_str().unwrap(),
+            "-o",
+            again.to_str().unwrap(),
+            "--input",
+            "input[4,576]",
+        ],
+    );
+    assert!(o.status.success());
+    assert_eq!(
+        std::fs::read(dir.join("fold-copied.bin")).unwrap(),
+        std::fs::read(again.with_extension("bin")).unwrap()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn failed_runs_leave_no_copy_behind() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("ir-samples/models/silero_seq.xml");
+    let dir = scratch("fail");
+    let out = dir.join("out.xml");
+    // Fails after the copy started: an --input that names no input, and a broken XML.
+    let broken = dir.join("broken.xml");
+    std::fs::write(&broken, "<net name=\"x\" version=\"11\"><layers>").unwrap();
+    std::fs::copy(src.with_extension("bin"), broken.with_extension("bin")).unwrap();
+    let runs: [Vec<&str>; 3] = [
+        vec![
+            "fold",
+            src.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--input",
+            "nope[1]",
+        ],
+        vec![
+            "fold",
+            broken.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        vec![
+            "infer-shapes",
+            broken.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    ];
+    for args in runs {
+        let o = irc(Some("0"), &args);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        let mut left: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["broken.bin", "broken.xml"], "{args:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
