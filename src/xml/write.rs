@@ -237,9 +237,29 @@ impl<W: Write> Writer<'_, '_, W> {
 }
 
 fn indent(xml: &mut String, depth: usize) {
-    for _ in 0..depth {
-        xml.push('\t');
+    const TABS: &str = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
+    let mut d = depth;
+    while d > 0 {
+        let k = d.min(TABS.len());
+        xml.push_str(&TABS[..k]);
+        d -= k;
     }
+}
+
+/// Append a decimal number (the writer's hot path; `write!` costs several times more).
+fn push_u64(xml: &mut String, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    // SAFETY: ASCII digits only.
+    xml.push_str(unsafe { std::str::from_utf8_unchecked(&buf[i..]) });
 }
 
 impl<'a, W: Write> Writer<'a, '_, W> {
@@ -248,14 +268,15 @@ impl<'a, W: Write> Writer<'a, '_, W> {
         let order = g
             .ordered()
             .ok_or_else(|| "cannot write a graph with a cycle".to_string())?;
-        let mut new_id: HashMap<LayerId, usize> = HashMap::with_capacity(order.len());
+        let mut new_id: Vec<usize> =
+            vec![usize::MAX; petgraph::visit::NodeIndexable::node_bound(&g.g)];
         for (i, &n) in order.iter().enumerate() {
-            new_id.insert(n, i);
+            new_id[n.index()] = i;
         }
         indent(self.xml, depth);
         self.xml.push_str("<layers>\n");
         for &n in &order {
-            self.layer(&g.g[n], new_id[&n], depth + 1)?;
+            self.layer(&g.g[n], new_id[n.index()], depth + 1)?;
             self.flush(1 << 20)?;
         }
 
@@ -266,7 +287,7 @@ impl<'a, W: Write> Writer<'a, '_, W> {
                 .filter_map(|e| {
                     let (a, b) = g.g.edge_endpoints(e)?;
                     let w = g.g[e];
-                    Some((new_id[&a], w.from_port, new_id[&b], w.to_port))
+                    Some((new_id[a.index()], w.from_port, new_id[b.index()], w.to_port))
                 })
                 .collect();
         edges.sort_unstable();
@@ -274,10 +295,16 @@ impl<'a, W: Write> Writer<'a, '_, W> {
         self.xml.push_str("<edges>\n");
         for (a, ap, b, bp) in edges {
             indent(self.xml, depth + 1);
-            let _ = writeln!(
-                self.xml,
-                "<edge from-layer=\"{a}\" from-port=\"{ap}\" to-layer=\"{b}\" to-port=\"{bp}\" />"
-            );
+            self.xml.push_str("<edge from-layer=\"");
+            push_u64(self.xml, a as u64);
+            self.xml.push_str("\" from-port=\"");
+            push_u64(self.xml, ap as u64);
+            self.xml.push_str("\" to-layer=\"");
+            push_u64(self.xml, b as u64);
+            self.xml.push_str("\" to-port=\"");
+            push_u64(self.xml, bp as u64);
+            self.xml.push_str("\" />\n");
+            self.flush(1 << 20)?;
         }
         indent(self.xml, depth);
         self.xml.push_str("</edges>\n");
@@ -289,13 +316,15 @@ impl<'a, W: Write> Writer<'a, '_, W> {
 
     fn layer(&mut self, l: &'a Layer, id: usize, depth: usize) -> Result<(), String> {
         indent(self.xml, depth);
-        let _ = write!(
-            self.xml,
-            "<layer id=\"{id}\" name=\"{}\" type=\"{}\" version=\"{}\"",
-            esc(&l.name),
-            esc(&l.ty),
-            esc(&l.version)
-        );
+        self.xml.push_str("<layer id=\"");
+        push_u64(self.xml, id as u64);
+        self.xml.push_str("\" name=\"");
+        self.xml.push_str(&esc(&l.name));
+        self.xml.push_str("\" type=\"");
+        self.xml.push_str(&esc(&l.ty));
+        self.xml.push_str("\" version=\"");
+        self.xml.push_str(&esc(&l.version));
+        self.xml.push('"');
         attrs_inline(self.xml, &l.extra_attrs);
         self.xml.push_str(">\n");
 
@@ -361,7 +390,7 @@ impl<'a, W: Write> Writer<'a, '_, W> {
                     ("size", Some((_, n))) => n.as_str(),
                     _ => v,
                 };
-                let _ = write!(self.xml, " {k}=\"{}\"", esc(v));
+                push_attr(self.xml, k, v);
             }
             self.xml.push_str(" />\n");
         }
@@ -374,12 +403,16 @@ impl<'a, W: Write> Writer<'a, '_, W> {
                 continue;
             }
             indent(self.xml, depth + 1);
-            let _ = writeln!(self.xml, "<{tag}>");
+            self.xml.push('<');
+            self.xml.push_str(tag);
+            self.xml.push_str(">\n");
             for p in ports {
                 self.port(p, depth + 2);
             }
             indent(self.xml, depth + 1);
-            let _ = writeln!(self.xml, "</{tag}>");
+            self.xml.push_str("</");
+            self.xml.push_str(tag);
+            self.xml.push_str(">\n");
         }
         for b in &l.bodies {
             indent(self.xml, depth + 1);
@@ -395,9 +428,13 @@ impl<'a, W: Write> Writer<'a, '_, W> {
 
     fn port(&mut self, p: &Port, depth: usize) {
         indent(self.xml, depth);
-        let _ = write!(self.xml, "<port id=\"{}\"", p.id);
+        self.xml.push_str("<port id=\"");
+        push_u64(self.xml, p.id as u64);
+        self.xml.push('"');
         if let Some(e) = p.precision {
-            let _ = write!(self.xml, " precision=\"{}\"", e.precision_name());
+            self.xml.push_str(" precision=\"");
+            self.xml.push_str(e.precision_name());
+            self.xml.push('"');
         }
         if !p.names.is_empty() {
             let mut names: Vec<&str> = p.names.iter().map(String::as_str).collect();
@@ -417,7 +454,9 @@ impl<'a, W: Write> Writer<'a, '_, W> {
             indent(self.xml, depth + 1);
             match d.get() {
                 Some(v) => {
-                    let _ = writeln!(self.xml, "<dim>{v}</dim>");
+                    self.xml.push_str("<dim>");
+                    push_u64(self.xml, v);
+                    self.xml.push_str("</dim>\n");
                 }
                 None => self.xml.push_str("<dim>-1</dim>\n"),
             }
@@ -440,7 +479,8 @@ impl<'a, W: Write> Writer<'a, '_, W> {
             match step {
                 Step::Open(e, d) => {
                     indent(self.xml, d);
-                    let _ = write!(self.xml, "<{}", e.name);
+                    self.xml.push('<');
+                    self.xml.push_str(&e.name);
                     attrs_inline(self.xml, &e.attrs);
                     match (&e.text, e.children.is_empty()) {
                         (None, true) => self.xml.push_str(" />\n"),
@@ -486,8 +526,17 @@ fn remap_ids(el: &XmlElement, m: &HashMap<u64, usize>) -> XmlElement {
 
 fn attrs_inline(xml: &mut String, attrs: &[(String, String)]) {
     for (k, v) in attrs {
-        let _ = write!(xml, " {k}=\"{}\"", esc(v));
+        push_attr(xml, k, v);
     }
+}
+
+/// ` k="v"` with `v` escaped.
+fn push_attr(xml: &mut String, k: &str, v: &str) {
+    xml.push(' ');
+    xml.push_str(k);
+    xml.push_str("=\"");
+    xml.push_str(&esc(v));
+    xml.push('"');
 }
 
 /// Escape an attribute value.
