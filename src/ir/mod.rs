@@ -44,8 +44,16 @@ impl Attrs {
         Attrs::default()
     }
 
-    pub fn from_pairs<'x>(pairs: impl IntoIterator<Item = (&'x str, &'x str)>) -> Self {
-        let mut a = Attrs::new();
+    pub fn from_pairs<'x>(pairs: impl IntoIterator<Item = (&'x str, &'x str)> + Clone) -> Self {
+        // One exact allocation (growing, then shrinking, cost two more per layer).
+        let len: usize = pairs
+            .clone()
+            .into_iter()
+            .map(|(k, v)| k.len() + v.len() + 2)
+            .sum();
+        let mut a = Attrs {
+            buf: String::with_capacity(len),
+        };
         for (k, v) in pairs {
             a.push(k, v);
         }
@@ -74,7 +82,18 @@ impl Attrs {
     }
 
     pub fn get(&self, k: &str) -> Option<&str> {
-        self.iter().find(|(n, _)| *n == k).map(|(_, v)| v)
+        // Scan `k\0v\0` pairs without the general iterator (this is on every layer's path).
+        let b = self.buf.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            let ke = i + memchr::memchr(0, &b[i..])?;
+            let ve = ke + 1 + memchr::memchr(0, &b[ke + 1..])?;
+            if &b[i..ke] == k.as_bytes() {
+                return self.buf.get(ke + 1..ve);
+            }
+            i = ve + 1;
+        }
+        None
     }
 
     /// Set an attribute, keeping its position when present, appending otherwise.
@@ -150,14 +169,90 @@ pub struct Body {
     pub graph: Graph,
 }
 
+/// A short string that is usually one of a known few (op types, `opsetN`, `Const`): those are
+/// borrowed from static tables, so a 100k-layer model does not allocate them 200k times.
+#[derive(Clone)]
+pub enum Sym {
+    Static(&'static str),
+    Owned(Box<str>),
+}
+
+impl Sym {
+    /// The static spelling when `s` is an op type of the opset table or `opset1..17`.
+    pub fn new(s: &str) -> Sym {
+        use std::sync::OnceLock;
+        static KNOWN: OnceLock<FastMap<&'static str, ()>> = OnceLock::new();
+        const VERSIONS: [&str; 18] = [
+            "opset1", "opset2", "opset3", "opset4", "opset5", "opset6", "opset7", "opset8",
+            "opset9", "opset10", "opset11", "opset12", "opset13", "opset14", "opset15", "opset16",
+            "opset17", "Const",
+        ];
+        let known = KNOWN.get_or_init(|| {
+            let mut m = FastMap::default();
+            for (_, ops) in crate::ops::opset_table::OPSETS {
+                for &(t, _) in ops.iter() {
+                    m.insert(t, ());
+                }
+            }
+            for v in VERSIONS {
+                m.insert(v, ());
+            }
+            m
+        });
+        match known.get_key_value(s) {
+            Some((k, _)) => Sym::Static(k),
+            None => Sym::Owned(s.into()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            Sym::Static(s) => s,
+            Sym::Owned(s) => s,
+        }
+    }
+}
+
+impl std::ops::Deref for Sym {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq for Sym {
+    fn eq(&self, o: &Sym) -> bool {
+        self.as_str() == o.as_str()
+    }
+}
+impl Eq for Sym {}
+
+impl PartialEq<&str> for Sym {
+    fn eq(&self, o: &&str) -> bool {
+        self.as_str() == *o
+    }
+}
+
+impl std::fmt::Display for Sym {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::fmt::Debug for Sym {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Layer {
     /// The id as read (the writer renumbers).
     pub id: u64,
     pub name: String,
-    pub ty: String,
+    pub ty: Sym,
     /// The `version` attribute, e.g. `opset8`.
-    pub version: String,
+    pub version: Sym,
     /// Other `<layer>` attributes (e.g. `output_names`), verbatim, in order.
     pub extra_attrs: Vec<(String, String)>,
     /// `<data>` attributes in file order; `None` when the layer has no `<data>`.
@@ -179,8 +274,9 @@ impl Layer {
         Layer {
             id: 0,
             name: name.to_string(),
-            ty: ty.to_string(),
-            version: version.to_string(),
+            ty: Sym::new(ty),
+            version: Sym::new(version),
+
             extra_attrs: Vec::new(),
             data: None,
             rt_info: None,
@@ -510,10 +606,19 @@ impl std::hash::Hasher for FastHasher {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
+        // Eight bytes at a time (strings: op types, names).
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.write_u64(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            self.write_u64(u64::from_le_bytes(last) ^ ((rest.len() as u64) << 59));
         }
     }
+
     fn write_u64(&mut self, n: u64) {
         self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }

@@ -17,7 +17,6 @@ mod shape_ops;
 pub use util::*;
 
 use crate::ir::{tensor::Tensor, ElementType, Layer, PartialShape};
-use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 /// Integer value bounds of a small tensor (shape values): `hi == i64::MAX` means unbounded.
@@ -159,7 +158,7 @@ impl OpDef {
 /// Op versions every registration covers (the table decides which exist).
 pub const ALL_VERSIONS: [u32; 18] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17];
 
-type Registry = HashMap<(&'static str, u32), (OpDef, &'static str)>;
+type Registry = crate::ir::FastMap<(&'static str, u32), (OpDef, &'static str)>;
 
 pub struct Reg(Registry);
 
@@ -175,7 +174,7 @@ impl Reg {
 fn registry() -> &'static Registry {
     static R: OnceLock<Registry> = OnceLock::new();
     R.get_or_init(|| {
-        let mut r = Reg(HashMap::new());
+        let mut r = Reg(Default::default());
         elementwise::register(&mut r);
         shape_ops::register(&mut r);
         conv::register(&mut r);
@@ -200,15 +199,15 @@ fn canonical_type(ty: &str) -> &str {
 /// (type as spelled in the opset table, opset) → op version, plus the same keyed by the
 /// lower-case type for OpenVINO's case-insensitive lookup. Built once.
 struct OpsetIndex {
-    exact: HashMap<(&'static str, u32), (&'static str, u32)>,
-    lower: HashMap<(String, u32), (&'static str, u32)>,
+    exact: crate::ir::FastMap<(&'static str, u32), (&'static str, u32)>,
+    lower: crate::ir::FastMap<(String, u32), (&'static str, u32)>,
 }
 
 fn opset_index() -> &'static OpsetIndex {
     static I: OnceLock<OpsetIndex> = OnceLock::new();
     I.get_or_init(|| {
-        let mut exact = HashMap::new();
-        let mut lower = HashMap::new();
+        let mut exact = crate::ir::FastMap::default();
+        let mut lower = crate::ir::FastMap::default();
         for (n, ops) in opset_table::OPSETS {
             for &(t, v) in ops.iter() {
                 exact.insert((t, *n), (t, v));

@@ -11,7 +11,6 @@ use crate::ops::Fact;
 use crate::xml::SourceMap;
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 #[derive(Debug, Clone)]
@@ -135,7 +134,7 @@ fn fold_graph(
     let _ = weights;
     let Some(order) = g.ordered() else { return };
     // A layer is folded when every output has a known value.
-    let mut folded: HashSet<LayerId> = HashSet::new();
+    let mut folded = NodeSet::new(g);
     for &n in &order {
         let l = &g.g[n];
         if l.is("Const") || infer::never_folds(l) || l.outputs.is_empty() || !l.bodies.is_empty() {
@@ -315,10 +314,32 @@ fn fold_graph(
     }
 }
 
+/// A set of nodes of one graph, as a bit per node index.
+struct NodeSet(Vec<bool>);
+
+impl NodeSet {
+    fn new(g: &Graph) -> Self {
+        NodeSet(vec![
+            false;
+            petgraph::visit::NodeIndexable::node_bound(&g.g)
+        ])
+    }
+    fn contains(&self, n: &LayerId) -> bool {
+        self.0.get(n.index()).copied().unwrap_or(false)
+    }
+    /// Add `n`; false when it was there already.
+    fn insert(&mut self, n: LayerId) -> bool {
+        if n.index() >= self.0.len() {
+            self.0.resize(n.index() + 1, false);
+        }
+        !std::mem::replace(&mut self.0[n.index()], true)
+    }
+}
+
 /// Remove layers that no Result or sink depends on (Parameters always stay: they are the
 /// model's inputs). Returns how many were removed.
 pub fn dce(g: &mut Graph) -> usize {
-    let mut live: HashSet<LayerId> = HashSet::new();
+    let mut live = NodeSet::new(g);
     let mut stack: Vec<LayerId> =
         g.g.node_indices()
             .filter(|&n| {
@@ -356,7 +377,7 @@ fn dedup(g: &mut Graph, weights: Option<&Weights>) -> usize {
                     .get(*offset as usize..(*offset + *size) as usize),
             }
         }
-        let mut seen: HashMap<u64, Vec<LayerId>> = HashMap::new();
+        let mut seen: FastMap<u64, Vec<LayerId>> = FastMap::default();
         for &n in &order {
             let l = &g.g[n];
             if !l.is("Const") || l.outputs.len() != 1 || !l.outputs[0].names.is_empty() {

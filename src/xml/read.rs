@@ -293,7 +293,8 @@ pub(crate) fn parse_with(
 /// the byte position of `<`.
 struct Tag<'a> {
     name: &'a str,
-    attrs: SmallVec<[(&'a str, Cow<'a, str>); 6]>,
+    attrs: SmallVec<[(&'a str, Cow<'a, str>); 4]>,
+
     pos: usize,
     /// `<x/>`: no children, no end event follows.
     empty: bool,
@@ -1070,10 +1071,12 @@ impl<'a> Parser<'a> {
                             self.err(Diag::new(Kind::Schema, "empty <dim/>").at(c.pos).layer(who));
                             continue;
                         }
-                        let mut text = String::new();
+                        // Usually one text event: borrowed, no allocation per dim.
+                        let mut text: Cow<str> = Cow::Borrowed("");
                         loop {
                             match self.next()? {
-                                Ev::Text(s) => text.push_str(&s),
+                                Ev::Text(s) if text.is_empty() => text = s,
+                                Ev::Text(s) => text.to_mut().push_str(&s),
                                 Ev::Close => break,
                                 Ev::Open(x) => self.skip(&x)?,
                                 Ev::Eof => return Err(eof(&c)),
