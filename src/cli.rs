@@ -277,7 +277,7 @@ fn io_summary(m: &crate::ir::Model) -> String {
             if let Some(p) = l.inputs.first() {
                 let names = g
                     .producer(n, 0)
-                    .map(|(src, o)| g.g[src].outputs[o].names.join(","))
+                    .map(|(src, o)| g.g[src].outputs[o].names().join(","))
                     .filter(|x| !x.is_empty())
                     .unwrap_or_else(|| l.name.clone());
                 let et = p.precision.map_or("?".into(), |e| e.to_string());

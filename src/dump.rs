@@ -101,7 +101,7 @@ fn graph(model: &Model, g: &Graph, depth: usize, out: &mut String) {
         let names: Vec<&str> = l
             .outputs
             .iter()
-            .flat_map(|p| p.names.iter().map(String::as_str))
+            .flat_map(|p| p.names().iter().map(String::as_str))
             .collect();
         if !names.is_empty() && !l.is("Parameter") {
             let mut names = names;

@@ -17,7 +17,7 @@ use smallvec::SmallVec;
 use std::sync::Arc;
 
 /// A generic XML element kept verbatim (rt_info, meta_data, port_map, back_edges …).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct XmlElement {
     pub name: String,
     pub attrs: Vec<(String, String)>,
@@ -132,9 +132,16 @@ pub fn attr<'a>(attrs: &'a [(String, String)], name: &str) -> Option<&'a str> {
 pub struct Port {
     pub id: u32,
     pub precision: Option<ElementType>,
+    pub shape: PartialShape,
+    /// Names, other attributes and rt_info: most ports have none, so they sit behind one
+    /// pointer (a port is 96 bytes instead of 144; big models have 200k+ ports).
+    pub meta: Option<Box<PortMeta>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PortMeta {
     /// Tensor names (output ports), unescaped, in file order.
     pub names: Vec<String>,
-    pub shape: PartialShape,
     /// Port attributes other than id/precision/names, verbatim.
     pub extra_attrs: Vec<(String, String)>,
     pub rt_info: Option<Box<XmlElement>>,
@@ -145,11 +152,33 @@ impl Port {
         Port {
             id,
             precision: Some(precision),
-            names: Vec::new(),
             shape,
-            extra_attrs: Vec::new(),
-            rt_info: None,
+            meta: None,
         }
+    }
+
+    /// Tensor names (output ports), unescaped, in file order.
+    pub fn names(&self) -> &[String] {
+        self.meta.as_ref().map_or(&[], |m| &m.names)
+    }
+    /// Port attributes other than id/precision/names, verbatim.
+    pub fn extra_attrs(&self) -> &[(String, String)] {
+        self.meta.as_ref().map_or(&[], |m| &m.extra_attrs)
+    }
+    pub fn rt_info(&self) -> Option<&XmlElement> {
+        self.meta.as_ref().and_then(|m| m.rt_info.as_deref())
+    }
+    pub fn set_names(&mut self, names: Vec<String>) {
+        if names.is_empty() && self.meta.is_none() {
+            return;
+        }
+        self.meta.get_or_insert_with(Default::default).names = names;
+    }
+    /// Build the metadata box only when there is something to keep.
+    pub fn with_meta(mut self, meta: PortMeta) -> Self {
+        let empty = meta.names.is_empty() && meta.extra_attrs.is_empty() && meta.rt_info.is_none();
+        self.meta = (!empty).then(|| Box::new(meta));
+        self
     }
 }
 
@@ -257,7 +286,7 @@ pub struct Layer {
     pub extra_attrs: Vec<(String, String)>,
     /// `<data>` attributes in file order; `None` when the layer has no `<data>`.
     pub data: Option<Attrs>,
-    pub rt_info: Option<Box<XmlElement>>,
+    pub rt_info: Option<Arc<XmlElement>>,
     /// Ports live on the heap: a `Port` is large and most layers have two or three.
     pub inputs: Vec<Port>,
     pub outputs: Vec<Port>,

@@ -150,7 +150,7 @@ fn fold_graph(
         name: String,
         value: Arc<Tensor>,
         names: Vec<String>,
-        rt_info: Option<Box<XmlElement>>,
+        rt_info: Option<Arc<XmlElement>>,
         consumers: Vec<(LayerId, u32)>,
         producer: LayerId,
         output: usize,
@@ -209,7 +209,7 @@ fn fold_graph(
             new_consts.push(NewConst {
                 name,
                 value,
-                names: l.outputs[o].names.clone(),
+                names: l.outputs[o].names().to_vec(),
                 rt_info: l.rt_info.clone(),
                 consumers: consumers
                     .iter()
@@ -283,7 +283,7 @@ fn fold_graph(
 
         layer.rt_info = c.rt_info;
         let mut port = Port::new(0, t.et, PartialShape::from_static(&t.shape));
-        port.names = c.names;
+        port.set_names(c.names);
         layer.outputs.push(port);
         layer.konst = Some(ConstData::Owned(t.data.clone()));
         // The new Const sorts where its producer stood.
@@ -310,7 +310,7 @@ fn fold_graph(
             );
         }
         // The producer's output loses its names to the Const that replaces it.
-        g.g[c.producer].outputs[c.output].names.clear();
+        g.g[c.producer].outputs[c.output].set_names(Vec::new());
     }
 }
 
@@ -380,7 +380,7 @@ fn dedup(g: &mut Graph, weights: Option<&Weights>) -> usize {
         let mut seen: FastMap<u64, Vec<LayerId>> = FastMap::default();
         for &n in &order {
             let l = &g.g[n];
-            if !l.is("Const") || l.outputs.len() != 1 || !l.outputs[0].names.is_empty() {
+            if !l.is("Const") || l.outputs.len() != 1 || !l.outputs[0].names().is_empty() {
                 continue;
             }
             // Small constants only: comparing big ones costs more than it saves.

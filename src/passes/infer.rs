@@ -165,7 +165,7 @@ impl<'a> Infer<'a> {
         for o in self.overrides {
             let hit = params
                 .iter()
-                .any(|p| p.name == o.name || p.outputs.iter().any(|q| q.names.contains(&o.name)));
+                .any(|p| p.name == o.name || p.outputs.iter().any(|q| q.names().contains(&o.name)));
             if !hit {
                 let mut names: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
                 names.sort();
@@ -182,7 +182,7 @@ impl<'a> Infer<'a> {
     fn override_for(&self, l: &Layer) -> Option<&PartialShape> {
         self.overrides
             .iter()
-            .find(|o| l.name == o.name || l.outputs.iter().any(|q| q.names.contains(&o.name)))
+            .find(|o| l.name == o.name || l.outputs.iter().any(|q| q.names().contains(&o.name)))
             .map(|o| &o.shape)
     }
 
@@ -778,7 +778,7 @@ pub fn apply(g: &mut Graph, facts: &Facts, overrides: &[InputOverride], top: boo
         if top && l.is("Parameter") {
             if let Some(ov) = overrides
                 .iter()
-                .find(|o| l.name == o.name || l.outputs.iter().any(|q| q.names.contains(&o.name)))
+                .find(|o| l.name == o.name || l.outputs.iter().any(|q| q.names().contains(&o.name)))
             {
                 l.set_data_attr("shape", ov.shape.to_string());
             }

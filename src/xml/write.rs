@@ -436,16 +436,16 @@ impl<'a, W: Write> Writer<'a, '_, W> {
             self.xml.push_str(e.precision_name());
             self.xml.push('"');
         }
-        if !p.names.is_empty() {
-            let mut names: Vec<&str> = p.names.iter().map(String::as_str).collect();
+        if !p.names().is_empty() {
+            let mut names: Vec<&str> = p.names().iter().map(String::as_str).collect();
             names.sort_unstable();
             names.dedup();
             let joined: Vec<String> = names.iter().map(|n| n.replace(',', "\\,")).collect();
             let _ = write!(self.xml, " names=\"{}\"", esc(&joined.join(",")));
         }
-        attrs_inline(self.xml, &p.extra_attrs);
+        attrs_inline(self.xml, p.extra_attrs());
         let dims = p.shape.dims().unwrap_or(&[]);
-        if dims.is_empty() && p.rt_info.is_none() {
+        if dims.is_empty() && p.rt_info().is_none() {
             self.xml.push_str(" />\n");
             return;
         }
@@ -461,7 +461,7 @@ impl<'a, W: Write> Writer<'a, '_, W> {
                 None => self.xml.push_str("<dim>-1</dim>\n"),
             }
         }
-        if let Some(rt) = &p.rt_info {
+        if let Some(rt) = p.rt_info() {
             self.element(rt, depth + 1);
         }
         indent(self.xml, depth);
