@@ -714,8 +714,6 @@ pub fn write_files_with(
         // The copy must be of the .bin the model was read with (same length).
         let copy = copy.filter(|c| model.weights.as_ref().map(|w| w.len() as u64) == Some(c.len));
         if let Some(mut copy) = copy {
-            copy.join()?;
-
             let mut ranges = Vec::new();
             live_bin_bytes(&model.graph, &mut ranges);
             if merged_len(ranges) as f64 >= BIN_COPY_LIVE * copy.len as f64 {
@@ -732,6 +730,8 @@ pub fn write_files_with(
                 let tail = sink
                     .finish()
                     .map_err(|e| format!("writing {}: {e}", out_bin.display()))?;
+                // The XML was written while the copy may still have been running.
+                copy.join()?;
                 let mut bf = std::fs::OpenOptions::new()
                     .append(true)
                     .open(&copy.tmp)
@@ -745,7 +745,8 @@ pub fn write_files_with(
                     .map_err(|e| format!("cannot move the .xml into place: {e}"))?;
                 return Ok(bin_len);
             }
-            // Too much of the input is unused now: write compactly (`copy` is dropped here).
+            // Too much of the input is unused now: write compactly (the copy is stopped and
+            // removed when `copy` is dropped here).
         }
 
         let f = std::fs::File::create(&tmp_bin)
