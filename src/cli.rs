@@ -133,7 +133,11 @@ fn run(cli: Cli) -> Result<i32, Fail> {
         } => {
             let overrides = parse_inputs(&inputs)?;
             // Big weights: start copying them to the output now, beside the work on the graph.
-            let copy = xml::write::BinCopy::start(&xml::read::bin_path_for(&input), &output);
+            let copy = xml::write::BinCopy::start(
+                &xml::read::bin_path_for(&input),
+                &output,
+                xml::write::BIN_COPY_MIN,
+            );
             let mut parsed = read(&input)?;
             {
                 let inf = infer::Infer::new(&parsed.model, Some(&parsed.source_map), &overrides);
@@ -182,7 +186,7 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             let overrides = parse_inputs(&inputs)?;
             let copy = match (&output, check) {
                 (Some(out), false) => {
-                    xml::write::BinCopy::start(&xml::read::bin_path_for(&input), out)
+                    xml::write::BinCopy::start(&xml::read::bin_path_for(&input), out, 0)
                 }
                 _ => None,
             };

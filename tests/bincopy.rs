@@ -1,6 +1,6 @@
-//! The early whole-.bin copy (`BinCopy`, used for weights >= 64 MiB; forced here with
-//! `IRC_BIN_COPY_MIN=0`) gives the same model as the compact writer, and leaves nothing behind
-//! when the run fails.
+//! The early whole-.bin copy (`BinCopy`: `fold` uses it for weights >= 64 MiB, `infer-shapes`
+//! always; `IRC_BIN_COPY_MIN` forces either way here) gives the same model as the compact
+//! writer, and leaves nothing behind when the run fails.
 
 use irc::ir::{ConstData, Model};
 use std::path::{Path, PathBuf};
@@ -55,7 +55,10 @@ fn whole_copy_gives_the_same_constants() {
     ] {
         let compact = dir.join(format!("{}-compact.xml", cmd[0]));
         let copied = dir.join(format!("{}-copied.xml", cmd[0]));
-        for (out, min) in [(&compact, None), (&copied, Some("0"))] {
+        for (out, min) in [
+            (&compact, Some("18446744073709551615")),
+            (&copied, Some("0")),
+        ] {
             let mut args = vec![cmd[0], src.to_str().unwrap(), "-o", out.to_str().unwrap()];
             args.extend(&cmd[1..]);
             let o = irc(min, &args);
@@ -80,6 +83,22 @@ fn whole_copy_gives_the_same_constants() {
             }
         }
     }
+    // infer-shapes changes no constant: by default its .bin is the input's, byte for byte.
+    let shapes = dir.join("shapes-default.xml");
+    let o = irc(
+        None,
+        &[
+            "infer-shapes",
+            src.to_str().unwrap(),
+            "-o",
+            shapes.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success());
+    assert_eq!(
+        std::fs::read(shapes.with_extension("bin")).unwrap(),
+        std::fs::read(src.with_extension("bin")).unwrap()
+    );
     // Deterministic: the same run twice gives the same bytes.
     let again = dir.join("again.xml");
     let o = irc(

@@ -204,6 +204,7 @@ fn new_parser<'a>(
         second: None,
         mapped,
         released: base,
+        pending_second: false,
     };
     p.r.config_mut().trim_text(true);
     p
@@ -357,6 +358,8 @@ struct Parser<'a> {
     split: Option<(usize, usize)>,
     /// Parallel read: the second thread's result.
     second: Option<std::sync::mpsc::Receiver<SecondHalf>>,
+    /// Parallel read: the second thread's layers are still to be added.
+    pending_second: bool,
     /// The mapped file, to release the pages behind the parser.
     mapped: Option<&'a MappedSource>,
     /// Where the not yet released part of this parser's text starts.
@@ -723,6 +726,9 @@ impl<'a> Parser<'a> {
         }
         if self.depth == 0 {
             crate::trace("read: parsed");
+            if self.pending_second {
+                self.join_second_half(&mut graph, &mut ids)?;
+            }
         }
         self.connect(&mut graph, &ids, raw_edges);
         if self.depth == 0 {
@@ -807,6 +813,21 @@ impl<'a> Parser<'a> {
         self.r.config_mut().allow_unmatched_ends = true;
         self.base = rest;
         crate::trace("read: first half");
+        // The edges after `</layers>` are read while the second thread may still be busy; its
+        // layers are added when the graph is complete (`join_second_half`).
+        self.pending_second = true;
+        let _ = (graph, ids);
+        Ok(())
+    }
+
+    /// Add the layers the second thread read (after the rest of the top-level graph was read).
+    fn join_second_half(
+        &mut self,
+        graph: &mut Graph,
+        ids: &mut FastMap<u64, (NodeIndex, usize)>,
+    ) -> Result<(), Fatal> {
+        let fallback = || Diag::new(Kind::Xml, PARALLEL_FALLBACK);
+        self.pending_second = false;
         let second = self
             .second
             .take()
@@ -824,6 +845,7 @@ impl<'a> Parser<'a> {
             }
             ids.insert(id, (n, pos));
         }
+        crate::trace("read: joined");
         Ok(())
     }
 

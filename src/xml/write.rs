@@ -579,9 +579,11 @@ fn temp_path(target: &Path) -> PathBuf {
     dir.join(format!(".{name}.irc-tmp-{}", std::process::id()))
 }
 
-/// Input .bin files at least this big are copied whole to the output's temporary .bin while irc
-/// reads, infers and folds (one kernel copy, like `cp`); the environment variable
-/// `IRC_BIN_COPY_MIN` (bytes) overrides it.
+/// `irc fold`: input .bin files at least this big are copied whole to the output's temporary
+/// .bin while irc reads, infers and folds (one kernel copy, like `cp`); smaller ones are written
+/// compactly, equal constants once. `irc infer-shapes -o` changes no constant and always
+/// copies (threshold 0), so its .bin is the input's, byte for byte. The environment variable
+/// `IRC_BIN_COPY_MIN` (bytes) overrides both.
 pub const BIN_COPY_MIN: u64 = 64 << 20;
 
 /// The early whole-file copy is kept when constants still reference at least this share of the
@@ -602,13 +604,14 @@ pub struct BinCopy {
 }
 
 impl BinCopy {
-    /// Start copying the .bin at `bin` for an output at `out_xml`, if it is big enough to pay.
-    /// Called before the XML is read, so the copy runs beside all the work on the graph.
-    pub fn start(bin: &Path, out_xml: &Path) -> Option<BinCopy> {
+    /// Start copying the .bin at `bin` for an output at `out_xml`, if it is at least `min`
+    /// bytes (`IRC_BIN_COPY_MIN` overrides). Called before the XML is read, so the copy runs
+    /// beside all the work on the graph.
+    pub fn start(bin: &Path, out_xml: &Path, min: u64) -> Option<BinCopy> {
         let min = std::env::var("IRC_BIN_COPY_MIN")
             .ok()
             .and_then(|v| v.parse().ok())
-            .unwrap_or(BIN_COPY_MIN);
+            .unwrap_or(min);
         let mut src = std::fs::File::open(bin).ok()?;
         let len = src.metadata().ok()?.len();
         if len == 0 || len < min {
