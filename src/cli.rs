@@ -242,6 +242,7 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             match output {
                 Some(out) => {
                     xml::write::write_files_with(&parsed.model, &out, copy)?;
+                    crate::trace("write");
                 }
 
                 None => print!("{}", io_summary(&parsed.model)),

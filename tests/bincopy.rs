@@ -163,3 +163,42 @@ fn failed_runs_leave_no_copy_behind() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The two-thread XML formatting (graphs of >= 20,000 layers) writes exactly what one thread
+/// writes: forced here on small models with tiny chunks, as read and as folded.
+#[test]
+fn two_thread_writer_equals_one_thread() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("../shared/models"))
+        .expect("../shared/models beside the repository")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "xml"))
+        .collect();
+    files.push(root.join("ir-samples/models/silero_seq.xml"));
+    files.sort();
+    let write = |m: &Model, parallel: (usize, usize)| {
+        let mut xml: Vec<u8> = Vec::new();
+        let mut sink = irc::xml::BinSink::new(Vec::new());
+        irc::xml::write::write_stream_with(m, &mut xml, &mut sink, parallel).unwrap();
+        (xml, sink.finish().unwrap())
+    };
+    let mut compared = 0;
+    for xml in files {
+        let mut p = irc::xml::read_file(&xml).unwrap();
+        for pass in 0..2 {
+            if pass == 1 {
+                let opts = irc::passes::fold::FoldOptions::default();
+                if irc::passes::fold::fold(&mut p.model, None, &[], &opts).is_err() {
+                    continue;
+                }
+            }
+            let one = write(&p.model, (usize::MAX, 2048));
+            for chunk in [1, 7, 64] {
+                let two = write(&p.model, (1, chunk));
+                assert!(one == two, "{} (pass {pass}, chunk {chunk})", xml.display());
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared >= 24, "compared {compared}");
+}

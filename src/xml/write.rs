@@ -15,6 +15,11 @@ type Written<'a> = Vec<(u64, &'a [u8])>;
 /// Copies `len` bytes at `offset` of the input .bin to the end of the output.
 pub type RangeCopier<W> = fn(&mut W, &std::fs::File, u64, u64) -> io::Result<()>;
 
+/// Graphs with at least this many layers (and no bodies) are formatted on two threads.
+pub const PARALLEL_LAYERS: usize = 20_000;
+/// Layers per chunk of the two-thread writer.
+const PARALLEL_CHUNK: usize = 2048;
+
 /// Constants at least this big are copied file-to-file (never read through the mapping) and
 /// shared by identity of their input range rather than by content.
 pub const BIG_CONST: u64 = 64 << 10;
@@ -171,7 +176,7 @@ pub fn write_to<'a, W: Write>(
     xml: &mut String,
     bin: &mut BinSink<'a, W>,
 ) -> Result<(), String> {
-    write_impl(model, xml, bin, None)
+    write_impl(model, xml, bin, None, (usize::MAX, PARALLEL_CHUNK))
 }
 
 /// Write the model as XML to `out` (streamed: the text is flushed every megabyte) and its
@@ -182,8 +187,26 @@ pub fn write_stream<'a, W: Write>(
     bin: &mut BinSink<'a, W>,
 ) -> Result<(), String> {
     let mut xml = String::with_capacity(2 << 20);
-    write_impl(model, &mut xml, bin, Some(out))?;
+    write_impl(
+        model,
+        &mut xml,
+        bin,
+        Some(out),
+        (PARALLEL_LAYERS, PARALLEL_CHUNK),
+    )?;
     Ok(())
+}
+
+/// [`write_stream`] with the two-thread formatting thresholds given (tests).
+#[doc(hidden)]
+pub fn write_stream_with<'a, W: Write>(
+    model: &'a Model,
+    out: &mut dyn Write,
+    bin: &mut BinSink<'a, W>,
+    parallel: (usize, usize),
+) -> Result<(), String> {
+    let mut xml = String::with_capacity(2 << 20);
+    write_impl(model, &mut xml, bin, Some(out), parallel)
 }
 
 fn write_impl<'a, 'm, W: Write>(
@@ -191,6 +214,7 @@ fn write_impl<'a, 'm, W: Write>(
     xml: &'m mut String,
     bin: &'m mut BinSink<'a, W>,
     mut out: Option<&'m mut dyn Write>,
+    parallel: (usize, usize),
 ) -> Result<(), String> {
     xml.push_str("<?xml version=\"1.0\"?>\n");
     let _ = writeln!(
@@ -204,6 +228,7 @@ fn write_impl<'a, 'm, W: Write>(
         xml,
         bin,
         out: out.take(),
+        parallel,
     };
     w.graph(&model.graph, 1)?;
     for e in &model.extra {
@@ -220,6 +245,8 @@ struct Writer<'a, 'm, W: Write> {
     bin: &'m mut BinSink<'a, W>,
     /// When streaming: where the XML text goes once the buffer holds `limit` bytes.
     out: Option<&'m mut dyn Write>,
+    /// Two-thread formatting: (minimum layers of a graph, layers per chunk).
+    parallel: (usize, usize),
 }
 
 impl<W: Write> Writer<'_, '_, W> {
@@ -263,6 +290,69 @@ fn push_u64(xml: &mut String, mut v: u64) {
 }
 
 impl<'a, W: Write> Writer<'a, '_, W> {
+    /// The layers of a big graph without bodies, formatted on two threads: the constants are
+    /// placed first (in order, so the .bin is the same as a one-thread write), then chunks of
+    /// layers alternate between this thread and a helper, and are written in order. Memory
+    /// stays bounded: at most two chunks wait.
+    fn layers_parallel(
+        &mut self,
+        g: &'a Graph,
+        order: &[LayerId],
+        new_id: &[usize],
+        depth: usize,
+    ) -> Result<(), String> {
+        let placed: Vec<Option<(u64, u64)>> = order
+            .iter()
+            .map(|&n| self.place(&g.g[n]))
+            .collect::<Result<_, _>>()?;
+        let chunk = self.parallel.1.max(1);
+        let chunks: Vec<&[LayerId]> = order.chunks(chunk).collect();
+        let model = self.model;
+        std::thread::scope(|s| -> Result<(), String> {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<String, String>>(1);
+            let (chunks2, placed2) = (&chunks, &placed);
+            s.spawn(move || {
+                let mut sink = BinSink::new(io::sink());
+                for (k, c) in chunks2.iter().enumerate().skip(1).step_by(2) {
+                    let mut xml = String::with_capacity(chunk * 512);
+                    let mut w = Writer {
+                        model,
+                        xml: &mut xml,
+                        bin: &mut sink,
+                        out: None,
+                        parallel: (usize::MAX, chunk),
+                    };
+                    let r = c.iter().enumerate().try_for_each(|(j, &n)| {
+                        let p = placed2[k * chunk + j];
+                        w.layer(&g.g[n], new_id[n.index()], depth, Some(p))
+                    });
+                    if tx.send(r.map(|()| xml)).is_err() {
+                        return;
+                    }
+                }
+            });
+            for (k, c) in chunks.iter().enumerate() {
+                if k % 2 == 0 {
+                    for (j, &n) in c.iter().enumerate() {
+                        let p = placed[k * chunk + j];
+                        self.layer(&g.g[n], new_id[n.index()], depth, Some(p))?;
+                    }
+                } else {
+                    let text = rx
+                        .recv()
+                        .map_err(|_| "the writer thread stopped".to_string())??;
+                    self.flush(0)?;
+                    if let Some(out) = self.out.as_mut() {
+                        out.write_all(text.as_bytes())
+                            .map_err(|e| format!("writing XML: {e}"))?;
+                    }
+                }
+                self.flush(1 << 20)?;
+            }
+            Ok(())
+        })
+    }
+
     /// `<layers>`, `<edges>`, `<rt_info>` of a graph at indentation `depth`.
     fn graph(&mut self, g: &'a Graph, depth: usize) -> Result<(), String> {
         let order = g
@@ -275,9 +365,16 @@ impl<'a, W: Write> Writer<'a, '_, W> {
         }
         indent(self.xml, depth);
         self.xml.push_str("<layers>\n");
-        for &n in &order {
-            self.layer(&g.g[n], new_id[n.index()], depth + 1)?;
-            self.flush(1 << 20)?;
+        let parallel = self.out.is_some()
+            && order.len() >= self.parallel.0
+            && order.iter().all(|&n| g.g[n].bodies.is_empty());
+        if parallel {
+            self.layers_parallel(g, &order, &new_id, depth + 1)?;
+        } else {
+            for &n in &order {
+                self.layer(&g.g[n], new_id[n.index()], depth + 1, None)?;
+                self.flush(1 << 20)?;
+            }
         }
 
         indent(self.xml, depth);
@@ -314,7 +411,37 @@ impl<'a, W: Write> Writer<'a, '_, W> {
         Ok(())
     }
 
-    fn layer(&mut self, l: &'a Layer, id: usize, depth: usize) -> Result<(), String> {
+    /// Put a Const's bytes into the .bin: (offset, size) there; `None` for other layers.
+    fn place(&mut self, l: &'a Layer) -> Result<Option<(u64, u64)>, String> {
+        let Some(k) = &l.konst else { return Ok(None) };
+        let bytes = self
+            .model
+            .const_bytes(k)
+            .ok_or_else(|| format!("constant data of {} is unavailable", l.label()))?;
+        let off = match k {
+            ConstData::Bin { offset, size } => {
+                if *size < BIG_CONST && offset + size > self.bin.prefix {
+                    if let Some(w) = &self.model.weights {
+                        w.note_read(bytes.len()); // hashed through the mapping
+                    }
+                }
+                self.bin.put_range(*offset, *size, bytes)
+            }
+            ConstData::Owned(_) => self.bin.put(bytes),
+        }
+        .map_err(|e| format!("writing weights: {e}"))?;
+        Ok(Some((off, bytes.len() as u64)))
+    }
+
+    /// One `<layer>`. `placed`: its constant's place in the .bin when already put there
+    /// (`Some`), else it is put there now.
+    fn layer(
+        &mut self,
+        l: &'a Layer,
+        id: usize,
+        depth: usize,
+        placed: Option<Option<(u64, u64)>>,
+    ) -> Result<(), String> {
         indent(self.xml, depth);
         self.xml.push_str("<layer id=\"");
         push_u64(self.xml, id as u64);
@@ -359,29 +486,11 @@ impl<'a, W: Write> Writer<'a, '_, W> {
 
         if let Some(data) = &l.data {
             // A Const's offset/size are where its bytes land in the new .bin.
-            let placed = match &l.konst {
-                Some(k) => {
-                    let bytes = self
-                        .model
-                        .const_bytes(k)
-                        .ok_or_else(|| format!("constant data of {} is unavailable", l.label()))?;
-                    let off = match k {
-                        ConstData::Bin { offset, size } => {
-                            if *size < BIG_CONST && offset + size > self.bin.prefix {
-                                if let Some(w) = &self.model.weights {
-                                    w.note_read(bytes.len()); // hashed through the mapping
-                                }
-                            }
-                            self.bin.put_range(*offset, *size, bytes)
-                        }
-
-                        ConstData::Owned(_) => self.bin.put(bytes),
-                    }
-                    .map_err(|e| format!("writing weights: {e}"))?;
-                    Some((off.to_string(), bytes.len().to_string()))
-                }
-                None => None,
-            };
+            let placed = match placed {
+                Some(p) => p,
+                None => self.place(l)?,
+            }
+            .map(|(o, n)| (o.to_string(), n.to_string()));
             indent(self.xml, depth + 1);
             self.xml.push_str("<data");
             for (k, v) in data.iter() {
