@@ -7,7 +7,26 @@ use std::sync::Arc;
 pub fn pipeline(xml: &[u8], bin: Option<&[u8]>) -> bool {
     let Ok(text) = std::str::from_utf8(xml) else { return false };
     let weights = bin.map(|b| Arc::new(Weights::from_bytes(b.to_vec())));
-    let Ok(parsed) = irc::xml::read_str(Arc::from(text), "fuzz.xml", weights, "fuzz.bin") else {
+    let one = irc::xml::read_str(Arc::from(text), "fuzz.xml", weights.clone(), "fuzz.bin");
+    // On a quarter of the inputs (threads cost): the two-thread read (used for files >= 4 MB)
+    // must agree with the one-thread read, and the two-thread writer with the one-thread one.
+    let differential = xml.len() % 4 == 0;
+    if differential {
+        let two =
+            irc::xml::read::read_str_with(Arc::from(text), "fuzz.xml", weights, "fuzz.bin", 0);
+        match (&one, &two) {
+            (Ok(a), Ok(b)) => assert_eq!(
+                irc::dump::dump(&a.model),
+                irc::dump::dump(&b.model),
+                "two-thread read differs"
+            ),
+            (Err(a), Err(b)) => {
+                assert_eq!(a.to_string(), b.to_string(), "two-thread read errors differ")
+            }
+            _ => panic!("one- and two-thread reads disagree: {} / {}", one.is_ok(), two.is_ok()),
+        }
+    }
+    let Ok(parsed) = one else {
         return false;
     };
     // Inference on its own (what infer-shapes does) ...
@@ -18,7 +37,7 @@ pub fn pipeline(xml: &[u8], bin: Option<&[u8]>) -> bool {
         irc::passes::infer::apply(&mut m.graph, &facts, &[], true);
         let mut drift = Vec::new();
         irc::passes::infer::drift(&parsed.model.graph, &facts, Some(&parsed.source_map), &mut drift);
-        write(&m);
+        write(&m, differential);
     }
     // ... and folding, then writing.
     let mut m = parsed.model.clone();
@@ -26,15 +45,27 @@ pub fn pipeline(xml: &[u8], bin: Option<&[u8]>) -> bool {
         max_fold_bytes: 1 << 20,
     };
     if irc::passes::fold::fold(&mut m, Some(&parsed.source_map), &[], &opts).is_ok() {
-        write(&m);
+        write(&m, differential);
         let _ = irc::dump::dump(&m);
     }
     true
 }
 
 
-fn write(m: &irc::ir::Model) {
+fn write(m: &irc::ir::Model, differential: bool) {
     let mut xml = String::new();
     let mut sink = irc::xml::BinSink::new(Vec::new());
-    let _ = irc::xml::write_to(m, &mut xml, &mut sink);
+    let r = irc::xml::write_to(m, &mut xml, &mut sink);
+    if !differential {
+        return;
+    }
+    // The two-thread writer (graphs >= 20,000 layers) must write the same, forced here.
+    let mut xml2: Vec<u8> = Vec::new();
+    let mut sink2 = irc::xml::BinSink::new(Vec::new());
+    let r2 = irc::xml::write::write_stream_with(m, &mut xml2, &mut sink2, (1, 3));
+    assert_eq!(r.is_ok(), r2.is_ok(), "two-thread writer result differs");
+    if r.is_ok() {
+        assert!(xml.as_bytes() == &xml2[..], "two-thread writer XML differs");
+        assert!(sink.finish().ok() == sink2.finish().ok(), "two-thread writer .bin differs");
+    }
 }

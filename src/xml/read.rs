@@ -162,7 +162,29 @@ pub fn read_file(xml_path: &Path) -> Result<Parsed, Error> {
     )
 }
 
+/// [`read_str`] with the size from which the two-thread read is tried (the fuzzer compares
+/// both reads on every input).
+#[doc(hidden)]
+pub fn read_str_with(
+    source: Arc<str>,
+    path: &str,
+    weights: Option<Arc<Weights>>,
+    bin_label: &str,
+    parallel_min: usize,
+) -> Result<Parsed, Error> {
+    parse_with(
+        &source.clone(),
+        Some(source),
+        path,
+        weights,
+        bin_label,
+        parallel_min,
+        None,
+    )
+}
+
 /// Read an IR from text. `bin_label` names the weights file in messages.
+
 pub fn read_str(
     source: Arc<str>,
     path: &str,
