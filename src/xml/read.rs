@@ -184,7 +184,6 @@ pub fn read_str_with(
 }
 
 /// Read an IR from text. `bin_label` names the weights file in messages.
-
 pub fn read_str(
     source: Arc<str>,
     path: &str,
