@@ -132,7 +132,7 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             verbose,
         } => {
             let overrides = parse_inputs(&inputs)?;
-            // Big weights: start copying them to the output now, beside the work on the graph.
+            // Weights >= 4 MiB: start copying them to the output now, beside the work on the graph.
             let copy = xml::write::BinCopy::start(
                 &xml::read::bin_path_for(&input),
                 &output,

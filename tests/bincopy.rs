@@ -1,4 +1,4 @@
-//! The early whole-.bin copy (`BinCopy`: `fold` uses it for weights >= 64 MiB, `infer-shapes`
+//! The early whole-.bin copy (`BinCopy`: `fold` uses it for weights >= 4 MiB, `infer-shapes`
 //! always; `IRC_BIN_COPY_MIN` forces either way here) gives the same model as the compact
 //! writer, and leaves nothing behind when the run fails.
 

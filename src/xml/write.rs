@@ -693,7 +693,7 @@ fn temp_path(target: &Path) -> PathBuf {
 /// compactly, equal constants once. `irc infer-shapes -o` changes no constant and always
 /// copies (threshold 0), so its .bin is the input's, byte for byte. The environment variable
 /// `IRC_BIN_COPY_MIN` (bytes) overrides both.
-pub const BIN_COPY_MIN: u64 = 64 << 20;
+pub const BIN_COPY_MIN: u64 = 4 << 20;
 
 /// The early whole-file copy is kept when constants still reference at least this share of the
 /// input .bin (folding rarely drops weights); otherwise the .bin is written compactly.

@@ -1108,9 +1108,10 @@ def model_cases():
     out = []
     for xml in sorted(SHARED_MODELS.glob("*.xml")):
         inputs = meta.get(xml.stem, {}).get("inputs", [])
-        out.append(("model_%s" % xml.stem, xml, inputs, None))
-        # Again with the early whole-.bin copy irc uses for big weights (>= 64 MiB): the
-        # output .bin is the input's copy plus appended constants, when >= 99% stays live.
+        # The compact .bin writer (irc fold uses it for .bin files under 4 MiB) ...
+        out.append(("model_%s" % xml.stem, xml, inputs, {"IRC_BIN_COPY_MIN": str(2**64 - 1)}))
+        # ... and the early whole-.bin copy (4 MiB and up): the output .bin is the input's
+        # copy plus appended constants, when >= 99% of it stays referenced.
         out.append(("model_%s_bincopy" % xml.stem, xml, inputs, {"IRC_BIN_COPY_MIN": "0"}))
     return out
 
