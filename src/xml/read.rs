@@ -227,6 +227,7 @@ fn new_parser<'a>(
         mapped,
         released: base,
         pending_second: false,
+        map_base: 0,
     };
     p.r.config_mut().trim_text(true);
     p
@@ -252,9 +253,8 @@ pub(crate) fn parse_with(
         let done = std::thread::scope(|s| {
             s.spawn(move || {
                 let mut b = new_parser(text, split, end, w2, bin_label, mapped);
-                let r = b.layer_run();
+                b.layer_run(&tx);
                 crate::trace("read: second thread done");
-                let _ = tx.send(r);
             });
             let mut p = new_parser(text, 0, text.len(), weights.clone(), bin_label, mapped);
             p.cap_hint = Some(capacity_hint(text));
@@ -384,6 +384,9 @@ struct Parser<'a> {
     second: Option<std::sync::mpsc::Receiver<SecondHalf>>,
     /// Parallel read: the second thread's layers are still to be added.
     pending_second: bool,
+    /// Source-map entries already handed over in batches (the second thread's origins count
+    /// them).
+    map_base: usize,
     /// The mapped file, to release the pages behind the parser.
     mapped: Option<&'a MappedSource>,
     /// Where the not yet released part of this parser's text starts.
@@ -391,7 +394,13 @@ struct Parser<'a> {
 }
 
 /// What the second reader thread hands back: its layers with their positions and source map.
-type SecondHalf = Result<(Vec<(Layer, usize)>, SourceMap), ()>;
+/// A batch of its layers (with positions), their source-map entries, and whether it is the
+/// last one; `Err` when its part must be read again by one thread.
+type SecondHalf = Result<(Vec<(Layer, usize)>, Vec<LayerSrc>, bool), ()>;
+
+/// Layers per batch sent by the second reader thread (tiny in unit tests, so the small
+/// models there go through many batches).
+const SECOND_BATCH: usize = if cfg!(test) { 7 } else { 4096 };
 
 /// Marks a parallel read that must be redone on one thread (never shown to users).
 const PARALLEL_FALLBACK: &str = "(internal) parallel read fallback";
@@ -853,30 +862,38 @@ impl<'a> Parser<'a> {
     ) -> Result<(), Fatal> {
         let fallback = || Diag::new(Kind::Xml, PARALLEL_FALLBACK);
         self.pending_second = false;
-        let second = self
-            .second
-            .take()
-            .and_then(|rx| rx.recv().ok())
-            .ok_or_else(fallback)?;
-        let (layers, map) = second.map_err(|_| fallback())?;
+        let rx = self.second.take().ok_or_else(fallback)?;
+        // The second thread's source-map entries follow this thread's, in order.
         let shift = self.map.layers.len() as u32;
-        self.map.layers.extend(map.layers);
-        for (mut layer, pos) in layers {
-            shift_origins(&mut layer, shift);
-            let id = layer.id;
-            let n = graph.g.add_node(layer);
-            if ids.contains_key(&id) {
-                return Err(fallback()); // duplicate ids: let the one-thread read report them
+        loop {
+            let (layers, srcs, last) = rx.recv().ok().and_then(|m| m.ok()).ok_or_else(fallback)?;
+            self.map.layers.extend(srcs);
+            for (mut layer, pos) in layers {
+                shift_origins(&mut layer, shift);
+                let id = layer.id;
+                let n = graph.g.add_node(layer);
+                if ids.contains_key(&id) {
+                    return Err(fallback()); // duplicate ids: let the one-thread read report them
+                }
+                ids.insert(id, (n, pos));
             }
-            ids.insert(id, (n, pos));
+            if last {
+                break;
+            }
         }
         crate::trace("read: joined");
         Ok(())
     }
 
     /// The second thread's job: the `<layer>` elements of its slice, in order.
-    fn layer_run(&mut self) -> Result<(Vec<(Layer, usize)>, SourceMap), ()> {
-        let mut out = Vec::new();
+    /// Sent in batches, so the first thread can add them while this one reads on.
+    fn layer_run(&mut self, tx: &std::sync::mpsc::Sender<SecondHalf>) {
+        let r = self.layer_run_inner(tx);
+        let _ = tx.send(r);
+    }
+
+    fn layer_run_inner(&mut self, tx: &std::sync::mpsc::Sender<SecondHalf>) -> SecondHalf {
+        let mut out = Vec::with_capacity(SECOND_BATCH);
         loop {
             match self.next().map_err(|_| ())? {
                 Ev::Open(l) if l.name == "layer" => {
@@ -884,6 +901,14 @@ impl<'a> Parser<'a> {
                     match self.layer(l) {
                         Ok(Some(layer)) => out.push((layer, pos)),
                         _ => return Err(()),
+                    }
+                    if out.len() == SECOND_BATCH && self.diags.is_empty() {
+                        let batch = std::mem::replace(&mut out, Vec::with_capacity(SECOND_BATCH));
+                        let srcs = std::mem::take(&mut self.map.layers);
+                        self.map_base += srcs.len();
+                        if tx.send(Ok((batch, srcs, false))).is_err() {
+                            return Err(());
+                        }
                     }
                 }
                 Ev::Text(_) => {}
@@ -894,7 +919,7 @@ impl<'a> Parser<'a> {
         if !self.diags.is_empty() {
             return Err(());
         }
-        Ok((out, std::mem::take(&mut self.map)))
+        Ok((out, std::mem::take(&mut self.map.layers), true))
     }
 
     /// One `<layer>`. Returns `None` when it is too broken to be a node (errors recorded).
@@ -1059,7 +1084,7 @@ impl<'a> Parser<'a> {
         if id.is_none() {
             return Ok(None);
         }
-        layer.origin = Some(self.map.layers.len() as u32);
+        layer.origin = Some((self.map_base + self.map.layers.len()) as u32);
         self.map.layers.push(src);
         Ok(Some(layer))
     }
