@@ -1623,8 +1623,16 @@ impl<'a> Parser<'a> {
         ids: &FastMap<u64, (NodeIndex, usize)>,
         edges: Vec<RawEdge>,
     ) {
-        let mut fed: FastMap<(NodeIndex, u32), usize> = FastMap::default();
-        fed.reserve(edges.len());
+        // Where the edge into each input port is (`usize::MAX`: none yet): one slot per input
+        // port, the slots of a node starting at `start[node]`. No hashing per edge.
+        let bound = petgraph::visit::NodeIndexable::node_bound(&graph.g);
+        let mut start = vec![0usize; bound + 1];
+        for i in 0..bound {
+            let n = NodeIndex::new(i);
+            start[i + 1] = start[i] + graph.g.node_weight(n).map_or(0, |l| l.inputs.len());
+        }
+        let mut fed = vec![usize::MAX; start[bound]];
+        let slot = |n: NodeIndex, idx: usize| start[n.index()] + idx;
         for e in edges {
             let from = ids.get(&e.from).map(|x| x.0);
             let to = ids.get(&e.to).map(|x| x.0);
@@ -1661,7 +1669,7 @@ impl<'a> Parser<'a> {
                 );
                 continue;
             }
-            if tl.input_index(e.to_port).is_none() {
+            let Some(to_idx) = tl.input_index(e.to_port) else {
                 let have: Vec<String> = tl.inputs.iter().map(|p| p.id.to_string()).collect();
                 self.err(
                     Diag::new(
@@ -1676,8 +1684,9 @@ impl<'a> Parser<'a> {
                     .note(format!("input ports of that layer: [{}]", have.join(", "))),
                 );
                 continue;
-            }
-            if let Some(&first) = fed.get(&(to, e.to_port)) {
+            };
+            let first = fed[slot(to, to_idx)];
+            if first != usize::MAX {
                 let (line, _) = crate::error::line_col(self.src, first);
                 self.err(
                     Diag::new(
@@ -1693,7 +1702,7 @@ impl<'a> Parser<'a> {
                 );
                 continue;
             }
-            fed.insert((to, e.to_port), e.pos);
+            fed[slot(to, to_idx)] = e.pos;
             graph.g.add_edge(
                 from,
                 to,
@@ -1710,8 +1719,11 @@ impl<'a> Parser<'a> {
             if l.is("LSTMCell") && l.version == "opset1" {
                 continue; // the peephole port is legitimately unconnected
             }
-            for p in &l.inputs {
-                if !fed.contains_key(&(n, p.id)) {
+            for (i, p) in l.inputs.iter().enumerate() {
+                // Edges are matched to the first input with a port id (ids repeat only in
+                // files that fail anyway).
+                let fed_at = |idx: usize| fed[slot(n, idx)] != usize::MAX;
+                if !fed_at(i) && !l.input_index(p.id).is_some_and(fed_at) {
                     unfed.push((n, p.id));
                 }
             }
