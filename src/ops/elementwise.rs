@@ -167,75 +167,18 @@ fn bcast_maps(a: &[u64], b: &[u64]) -> Option<(Vec<u64>, Vec<usize>, Vec<usize>)
         return Some((out, ia, ib));
     }
 
-    let n = a.len().max(b.len());
-    let pad = |s: &[u64]| -> Vec<u64> {
-        let mut v = vec![1; n - s.len()];
-        v.extend_from_slice(s);
-        v
-    };
-    let (pa, pb) = (pad(a), pad(b));
-    let mut out = Vec::with_capacity(n);
-    for i in 0..n {
-        out.push(match (pa[i], pb[i]) {
-            (x, y) if x == y => x,
-            (1, y) => y,
-            (x, 1) => x,
-            _ => return None,
-        });
-    }
-    let total: u64 = out.iter().product();
-    if total as usize > MAX_EVAL_ELEMS {
-        return None;
-    }
-    let strides = |s: &[u64]| -> Vec<u64> {
-        let mut st = vec![0u64; n];
-        let mut acc = 1;
-        for i in (0..n).rev() {
-            st[i] = if s[i] == 1 { 0 } else { acc };
-            acc *= s[i];
-        }
-        st
-    };
-    let (sa, sb) = (strides(&pa), strides(&pb));
-    let mut ia: Vec<usize> = Vec::with_capacity(total as usize);
-    let mut ib: Vec<usize> = Vec::with_capacity(total as usize);
-    if total == 0 {
-        return Some((out, ia, ib));
-    }
-    // The innermost dimension is a tight loop; the outer ones advance like an odometer, with
-    // offsets updated incrementally: +stride on a step, -stride*(dim-1) on a carry.
-    let inner = out[n - 1] as usize;
-    let (ia_in, ib_in) = (sa[n - 1] as usize, sb[n - 1] as usize);
-    let mut idx = vec![0u64; n];
-    let (mut oa, mut ob) = (0u64, 0u64);
-    for _ in 0..total as usize / inner {
-        let (a0, b0) = (oa as usize, ob as usize);
-        ia.extend((0..inner).map(|k| a0 + k * ia_in));
-        ib.extend((0..inner).map(|k| b0 + k * ib_in));
-        for d in (0..n - 1).rev() {
-            idx[d] += 1;
-            if idx[d] < out[d] {
-                oa += sa[d];
-                ob += sb[d];
-                break;
-            }
-            oa -= sa[d] * (out[d] - 1);
-            ob -= sb[d] * (out[d] - 1);
-            idx[d] = 0;
-        }
-    }
+    // The general case: pairs of flat indices, by the same loop the kernels use.
+    bcast_shapes(a, b)?;
+    let ids = |s: &[u64]| -> Vec<usize> { (0..s.iter().product::<u64>() as usize).collect() };
+    let (out, pairs) = bcast_apply(a, b, &ids(a), &ids(b), |i, j| (i, j))?;
+    let (ia, ib) = pairs.into_iter().unzip();
     Some((out, ia, ib))
 }
 
-/// `f` over the numpy-broadcast pairs of `va` (shape `a`) and `vb` (shape `b`): the output
-/// shape and values. No index maps: the innermost dimension is a tight loop.
-fn bcast_apply<T: Copy, U>(
-    a: &[u64],
-    b: &[u64],
-    va: &[T],
-    vb: &[T],
-    f: impl Fn(T, T) -> U,
-) -> Option<(Vec<u64>, Vec<U>)> {
+/// Numpy broadcasting of two static shapes: both left-padded with 1s, the output shape and its
+/// element count; `None` when they do not broadcast or the output is over the evaluation limit.
+#[allow(clippy::type_complexity)]
+fn bcast_shapes(a: &[u64], b: &[u64]) -> Option<(Vec<u64>, Vec<u64>, Vec<u64>, u64)> {
     let n = a.len().max(b.len());
     let pad = |s: &[u64]| -> Vec<u64> {
         let mut v = vec![1; n - s.len()];
@@ -253,8 +196,35 @@ fn bcast_apply<T: Copy, U>(
         });
     }
     let total = out.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d))?;
-    if total as usize > MAX_EVAL_ELEMS
-        || va.len() as u64 != pa.iter().product::<u64>()
+    if total as usize > MAX_EVAL_ELEMS {
+        return None;
+    }
+    Some((pa, pb, out, total))
+}
+
+/// Element strides of a padded input shape, 0 along broadcast (size-1) dimensions.
+fn bcast_strides(s: &[u64]) -> Vec<u64> {
+    let mut st = vec![0u64; s.len()];
+    let mut acc = 1;
+    for i in (0..s.len()).rev() {
+        st[i] = if s[i] == 1 { 0 } else { acc };
+        acc *= s[i];
+    }
+    st
+}
+
+/// `f` over the numpy-broadcast pairs of `va` (shape `a`) and `vb` (shape `b`): the output
+/// shape and values. No index maps: the innermost dimension is a tight loop.
+fn bcast_apply<T: Copy, U>(
+    a: &[u64],
+    b: &[u64],
+    va: &[T],
+    vb: &[T],
+    f: impl Fn(T, T) -> U,
+) -> Option<(Vec<u64>, Vec<U>)> {
+    let (pa, pb, out, total) = bcast_shapes(a, b)?;
+    let n = out.len();
+    if va.len() as u64 != pa.iter().product::<u64>()
         || vb.len() as u64 != pb.iter().product::<u64>()
     {
         return None;
@@ -267,15 +237,8 @@ fn bcast_apply<T: Copy, U>(
         vals.push(f(va[0], vb[0]));
         return Some((out, vals));
     }
-    let strides = |s: &[u64]| -> Vec<usize> {
-        let mut st = vec![0usize; n];
-        let mut acc = 1usize;
-        for i in (0..n).rev() {
-            st[i] = if s[i] == 1 { 0 } else { acc };
-            acc *= s[i] as usize;
-        }
-        st
-    };
+    let strides =
+        |s: &[u64]| -> Vec<usize> { bcast_strides(s).iter().map(|&x| x as usize).collect() };
     let (sa, sb) = (strides(&pa), strides(&pb));
     let inner = out[n - 1] as usize;
     let (ia_in, ib_in) = (sa[n - 1], sb[n - 1]);

@@ -190,15 +190,7 @@ pub fn read_str(
     weights: Option<Arc<Weights>>,
     bin_label: &str,
 ) -> Result<Parsed, Error> {
-    parse_with(
-        &source.clone(),
-        Some(source),
-        path,
-        weights,
-        bin_label,
-        PARALLEL_MIN,
-        None,
-    )
+    read_str_with(source, path, weights, bin_label, PARALLEL_MIN)
 }
 
 fn new_parser<'a>(

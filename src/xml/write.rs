@@ -805,6 +805,27 @@ fn merged_len(mut ranges: Vec<(u64, u64)>) -> u64 {
     total
 }
 
+/// The XML to the temporary file `tmp` (for `out`), constants into `sink`.
+fn write_xml_file<'a, W: Write>(
+    model: &'a Model,
+    tmp: &Path,
+    out: &Path,
+    sink: &mut BinSink<'a, W>,
+) -> Result<(), String> {
+    let xf =
+        std::fs::File::create(tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
+    let mut xw = io::BufWriter::with_capacity(1 << 20, xf);
+    write_stream(model, &mut xw, sink)?;
+    xw.flush()
+        .map_err(|e| format!("writing {}: {e}", out.display()))
+}
+
+/// Rename the finished temporary files over the targets, the .bin first.
+fn move_into_place(tmp_bin: &Path, bin: &Path, tmp_xml: &Path, xml: &Path) -> Result<(), String> {
+    std::fs::rename(tmp_bin, bin).map_err(|e| format!("cannot move the .bin into place: {e}"))?;
+    std::fs::rename(tmp_xml, xml).map_err(|e| format!("cannot move the .xml into place: {e}"))
+}
+
 /// Write `out.xml` and `out.bin` atomically: both go to temporary files in the target directory
 /// and are renamed into place only when both are complete. On error nothing is left behind.
 /// Returns the number of bytes in the written .bin.
@@ -831,13 +852,7 @@ pub fn write_files_with(
             if merged_len(ranges) as f64 >= BIN_COPY_LIVE * copy.len as f64 {
                 // Keep the copy: constants stay where they are, new ones are appended.
                 let mut sink = BinSink::after_prefix(Vec::new(), copy.len);
-                let xf = std::fs::File::create(&tmp_xml)
-                    .map_err(|e| format!("cannot create {}: {e}", tmp_xml.display()))?;
-                let mut xw = io::BufWriter::with_capacity(1 << 20, xf);
-                write_stream(model, &mut xw, &mut sink)?;
-                xw.flush()
-                    .map_err(|e| format!("writing {}: {e}", out_xml.display()))?;
-                drop(xw);
+                write_xml_file(model, &tmp_xml, out_xml, &mut sink)?;
                 let bin_len = sink.len();
                 let tail = sink
                     .finish()
@@ -851,10 +866,7 @@ pub fn write_files_with(
                 bf.write_all(&tail)
                     .map_err(|e| format!("writing {}: {e}", out_bin.display()))?;
                 drop(bf);
-                std::fs::rename(&copy.tmp, &out_bin)
-                    .map_err(|e| format!("cannot move the .bin into place: {e}"))?;
-                std::fs::rename(&tmp_xml, out_xml)
-                    .map_err(|e| format!("cannot move the .xml into place: {e}"))?;
+                move_into_place(&copy.tmp, &out_bin, &tmp_xml, out_xml)?;
                 return Ok(bin_len);
             }
             // Too much of the input is unused now: write compactly (the copy is stopped and
@@ -867,13 +879,7 @@ pub fn write_files_with(
         if let Some(input) = model.weights.as_ref().and_then(|w| w.file()) {
             sink = sink.with_range_copy(input, copy_range_to_file);
         }
-        let xf = std::fs::File::create(&tmp_xml)
-            .map_err(|e| format!("cannot create {}: {e}", tmp_xml.display()))?;
-        let mut xw = io::BufWriter::with_capacity(1 << 20, xf);
-        write_stream(model, &mut xw, &mut sink)?;
-        xw.flush()
-            .map_err(|e| format!("writing {}: {e}", out_xml.display()))?;
-        drop(xw);
+        write_xml_file(model, &tmp_xml, out_xml, &mut sink)?;
         let bin_len = sink.len();
         let mut bw = sink
             .finish()
@@ -881,11 +887,7 @@ pub fn write_files_with(
         bw.flush()
             .map_err(|e| format!("writing {}: {e}", out_bin.display()))?;
         drop(bw);
-
-        std::fs::rename(&tmp_bin, &out_bin)
-            .map_err(|e| format!("cannot move the .bin into place: {e}"))?;
-        std::fs::rename(&tmp_xml, out_xml)
-            .map_err(|e| format!("cannot move the .xml into place: {e}"))?;
+        move_into_place(&tmp_bin, &out_bin, &tmp_xml, out_xml)?;
         Ok(bin_len)
     })();
     match result {
