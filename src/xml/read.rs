@@ -218,7 +218,6 @@ fn new_parser<'a>(
         second: None,
         mapped,
         released: base,
-        pending_second: false,
         map_base: 0,
     };
     p.r.config_mut().trim_text(true);
@@ -261,19 +260,8 @@ pub(crate) fn parse_with(
                 _ => None,
             }
         });
-        if let Some(((name, version, graph, extra), map)) = done {
-            return Ok(Parsed {
-                model: Model {
-                    name,
-                    version,
-                    graph,
-                    extra,
-                    weights,
-                },
-                source_map: map,
-                source: keep,
-                path: path.to_string(),
-            });
+        if let Some((doc, map)) = done {
+            return Ok(parsed(doc, map, weights, keep, path));
         }
         // Errors (or an unexpected layout): read again on one thread for the exact diagnostics.
     }
@@ -286,24 +274,37 @@ pub(crate) fn parse_with(
     diags.sort_by_key(|d| d.pos.unwrap_or(usize::MAX));
     let map = std::mem::take(&mut p.map);
     match result {
-        Ok((name, version, graph, extra)) if diags.is_empty() => Ok(Parsed {
-            model: Model {
-                name,
-                version,
-                graph,
-                extra,
-                weights,
-            },
-            source_map: map,
-            source: keep.clone(),
-            path: path.to_string(),
-        }),
+        Ok(doc) if diags.is_empty() => Ok(parsed(doc, map, weights, keep.clone(), path)),
         Ok(_) => Err(Error::new(path, Some(source_for_error()), diags)),
         Err(fatal) => {
             diags.push(fatal);
             diags.sort_by_key(|d| d.pos.unwrap_or(usize::MAX));
             Err(Error::new(path, Some(source_for_error()), diags))
         }
+    }
+}
+
+/// What `Parser::document` returns: the net's name, IR version, graph and other children.
+type Document = (String, u32, Graph, Vec<XmlElement>);
+
+fn parsed(
+    (name, version, graph, extra): Document,
+    source_map: SourceMap,
+    weights: Option<Arc<Weights>>,
+    source: Option<Arc<str>>,
+    path: &str,
+) -> Parsed {
+    Parsed {
+        model: Model {
+            name,
+            version,
+            graph,
+            extra,
+            weights,
+        },
+        source_map,
+        source,
+        path: path.to_string(),
     }
 }
 
@@ -374,8 +375,6 @@ struct Parser<'a> {
     split: Option<(usize, usize)>,
     /// Parallel read: the second thread's result.
     second: Option<std::sync::mpsc::Receiver<SecondHalf>>,
-    /// Parallel read: the second thread's layers are still to be added.
-    pending_second: bool,
     /// Source-map entries already handed over in batches (the second thread's origins count
     /// them).
     map_base: usize,
@@ -645,7 +644,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn document(&mut self) -> Result<(String, u32, Graph, Vec<XmlElement>), Fatal> {
+    fn document(&mut self) -> Result<Document, Fatal> {
         let net = loop {
             match self.next()? {
                 Ev::Open(t) => break t,
@@ -752,7 +751,9 @@ impl<'a> Parser<'a> {
         }
         if self.depth == 0 {
             crate::trace("read: parsed");
-            if self.pending_second {
+            // The split was passed: the second thread's layers are still to be added (the
+            // edges after `</layers>` were read while it may still have been busy).
+            if self.split.is_none() && self.second.is_some() {
                 self.join_second_half(&mut graph, &mut ids)?;
             }
         }
@@ -780,7 +781,7 @@ impl<'a> Parser<'a> {
                     // second thread; skip them here and take its result.
                     if self.depth == 0 && self.split.is_some_and(|(s, _)| pos >= s) {
                         let end = self.split.take().map_or(0, |x| x.1);
-                        return self.take_second_half(graph, ids, end);
+                        return self.skip_second_half(end);
                     }
                     if let Some(layer) = self.layer(l)? {
                         let id = layer.id;
@@ -818,14 +819,10 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Skip the rest of the top-level `<layers>` (the second thread parsed it) and add its
-    /// layers. Any problem there makes the whole read fall back to one thread.
-    fn take_second_half(
-        &mut self,
-        graph: &mut Graph,
-        ids: &mut FastMap<u64, (NodeIndex, usize)>,
-        end: usize,
-    ) -> Result<(), Fatal> {
+    /// Skip the rest of the top-level `<layers>` (the second thread reads it; its layers are
+    /// added by `join_second_half` once the rest of the graph is read). Any problem there makes
+    /// the whole read fall back to one thread.
+    fn skip_second_half(&mut self, end: usize) -> Result<(), Fatal> {
         let fallback = || Diag::new(Kind::Xml, PARALLEL_FALLBACK);
         // Continue after `</layers>` with a fresh reader instead of scanning the second half
         // again. Its end tags of elements opened before (`</net>`) are unmatched for it: allowed
@@ -839,10 +836,6 @@ impl<'a> Parser<'a> {
         self.r.config_mut().allow_unmatched_ends = true;
         self.base = rest;
         crate::trace("read: first half");
-        // The edges after `</layers>` are read while the second thread may still be busy; its
-        // layers are added when the graph is complete (`join_second_half`).
-        self.pending_second = true;
-        let _ = (graph, ids);
         Ok(())
     }
 
@@ -853,7 +846,6 @@ impl<'a> Parser<'a> {
         ids: &mut FastMap<u64, (NodeIndex, usize)>,
     ) -> Result<(), Fatal> {
         let fallback = || Diag::new(Kind::Xml, PARALLEL_FALLBACK);
-        self.pending_second = false;
         let rx = self.second.take().ok_or_else(fallback)?;
         // The second thread's source-map entries follow this thread's, in order.
         let shift = self.map.layers.len() as u32;
