@@ -191,7 +191,6 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                 _ => None,
             };
             let mut parsed = read(&input)?;
-
             let facts = {
                 let mut inf =
                     infer::Infer::new(&parsed.model, Some(&parsed.source_map), &overrides);
@@ -244,7 +243,6 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                     xml::write::write_files_with(&parsed.model, &out, copy)?;
                     crate::trace("write");
                 }
-
                 None => print!("{}", io_summary(&parsed.model)),
             }
             Ok(0)

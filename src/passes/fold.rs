@@ -74,7 +74,6 @@ pub fn fold(
     crate::trace("fold: dce");
 
     report.deduplicated = dedup(g, model.weights.as_deref());
-
     report.layers_after = model.graph.g.node_count();
     Ok(report)
 }

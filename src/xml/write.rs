@@ -39,6 +39,9 @@ pub struct BinSink<'a, W: Write> {
     /// The output .bin already holds the input .bin's first `prefix` bytes at the same
     /// offsets ([`BinCopy`]): constants inside that range are referenced where they are.
     prefix: u64,
+    /// The mapped input .bin, told how much of it is read through the mapping (hashed for
+    /// dedup) so it can release the pages.
+    mapped: Option<&'a Weights>,
 }
 
 impl<'a, W: Write> BinSink<'a, W> {
@@ -51,6 +54,7 @@ impl<'a, W: Write> BinSink<'a, W> {
             ranges: HashMap::new(),
             pending: None,
             prefix: 0,
+            mapped: None,
         }
     }
 
@@ -60,6 +64,12 @@ impl<'a, W: Write> BinSink<'a, W> {
         s.len = prefix;
         s.prefix = prefix;
         s
+    }
+
+    /// Account the input bytes read through `w`'s mapping (see [`Weights::note_read`]).
+    pub fn reading(mut self, w: Option<&'a Weights>) -> Self {
+        self.mapped = w;
+        self
     }
 
     /// Copy big constants from `input` with `copier` instead of through memory.
@@ -101,6 +111,9 @@ impl<'a, W: Write> BinSink<'a, W> {
             return Ok(offset);
         }
         if self.copy.is_none() || size < BIG_CONST {
+            if let Some(w) = self.mapped {
+                w.note_read(bytes.len()); // hashed through the mapping
+            }
             return self.put(bytes);
         }
         if let Some(&o) = self.ranges.get(&(offset, size)) {
@@ -419,14 +432,7 @@ impl<'a, W: Write> Writer<'a, '_, W> {
             .const_bytes(k)
             .ok_or_else(|| format!("constant data of {} is unavailable", l.label()))?;
         let off = match k {
-            ConstData::Bin { offset, size } => {
-                if *size < BIG_CONST && offset + size > self.bin.prefix {
-                    if let Some(w) = &self.model.weights {
-                        w.note_read(bytes.len()); // hashed through the mapping
-                    }
-                }
-                self.bin.put_range(*offset, *size, bytes)
-            }
+            ConstData::Bin { offset, size } => self.bin.put_range(*offset, *size, bytes),
             ConstData::Owned(_) => self.bin.put(bytes),
         }
         .map_err(|e| format!("writing weights: {e}"))?;
@@ -851,7 +857,8 @@ pub fn write_files_with(
             live_bin_bytes(&model.graph, &mut ranges);
             if merged_len(ranges) as f64 >= BIN_COPY_LIVE * copy.len as f64 {
                 // Keep the copy: constants stay where they are, new ones are appended.
-                let mut sink = BinSink::after_prefix(Vec::new(), copy.len);
+                let mut sink =
+                    BinSink::after_prefix(Vec::new(), copy.len).reading(model.weights.as_deref());
                 write_xml_file(model, &tmp_xml, out_xml, &mut sink)?;
                 let bin_len = sink.len();
                 let tail = sink
@@ -875,7 +882,8 @@ pub fn write_files_with(
 
         let f = std::fs::File::create(&tmp_bin)
             .map_err(|e| format!("cannot create {}: {e}", tmp_bin.display()))?;
-        let mut sink = BinSink::new(io::BufWriter::with_capacity(1 << 20, f));
+        let mut sink = BinSink::new(io::BufWriter::with_capacity(1 << 20, f))
+            .reading(model.weights.as_deref());
         if let Some(input) = model.weights.as_ref().and_then(|w| w.file()) {
             sink = sink.with_range_copy(input, copy_range_to_file);
         }
