@@ -207,11 +207,12 @@ pub enum Sym {
 }
 
 impl Sym {
-    /// The static spelling when `s` is an op type of the opset table or `opset1..17`.
+    /// The static spelling when `s` is an op type of the opset table, `opset1..17` or `Const`.
     pub fn new(s: &str) -> Sym {
         use std::sync::OnceLock;
         static KNOWN: OnceLock<FastMap<&'static str, ()>> = OnceLock::new();
-        const VERSIONS: [&str; 18] = [
+        // The opsets, and the IR's spelling of Constant.
+        const OTHERS: [&str; 18] = [
             "opset1", "opset2", "opset3", "opset4", "opset5", "opset6", "opset7", "opset8",
             "opset9", "opset10", "opset11", "opset12", "opset13", "opset14", "opset15", "opset16",
             "opset17", "Const",
@@ -223,7 +224,7 @@ impl Sym {
                     m.insert(t, ());
                 }
             }
-            for v in VERSIONS {
+            for v in OTHERS {
                 m.insert(v, ());
             }
             m
