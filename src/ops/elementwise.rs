@@ -521,7 +521,6 @@ const UNARY: &[&str] = &[
     "Selu",
     "PRelu",
     "LogicalNot",
-    "BitwiseNot",
     "Identity",
     "FakeQuantize",
     "FakeConvert",

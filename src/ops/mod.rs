@@ -5,6 +5,7 @@
 pub mod opset_table;
 pub mod util;
 
+mod bitwise;
 mod conv;
 pub mod convert;
 mod elementwise;
@@ -13,6 +14,7 @@ mod misc;
 mod pool;
 mod reduce;
 mod shape_ops;
+pub mod state;
 
 pub use util::*;
 
@@ -181,6 +183,8 @@ fn registry() -> &'static Registry {
         pool::register(&mut r);
         reduce::register(&mut r);
         misc::register(&mut r);
+        state::register(&mut r);
+        bitwise::register(&mut r);
         r.0
     })
 }

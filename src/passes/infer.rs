@@ -237,7 +237,50 @@ impl<'a> Infer<'a> {
             };
             facts.set(n, outs);
         }
+        self.check_variables(g, &facts, top);
         facts
+    }
+
+    /// Every Assign of a graph must write what the ReadValue of its variable reads. A variable
+    /// may be declared in another graph when there are bodies: only a top-level graph without
+    /// bodies reports Assigns whose variable no ReadValue declares.
+    fn check_variables(&mut self, g: &Graph, facts: &Facts, top: bool) {
+        use ops::state::VariableUse;
+        let mut reads = Vec::new();
+        let mut assigns = Vec::new();
+        for n in g.g.node_indices() {
+            let l = &g.g[n];
+            let (list, fact) = if l.is("ReadValue") {
+                (&mut reads, facts.get(n, 0))
+            } else if l.is("Assign") {
+                let input = g.producer(n, 0).and_then(|(p, o)| facts.get(p, o));
+                (&mut assigns, input)
+            } else {
+                continue;
+            };
+            if let (Some(id), Some(f)) = (l.attr("variable_id"), fact) {
+                list.push((
+                    n,
+                    VariableUse {
+                        variable_id: id,
+                        et: f.et,
+                        shape: &f.shape,
+                    },
+                ));
+            }
+        }
+        if assigns.is_empty() {
+            return;
+        }
+        let reads: Vec<VariableUse> = reads.into_iter().map(|r| r.1).collect();
+        let (nodes, uses): (Vec<LayerId>, Vec<VariableUse>) = assigns.into_iter().unzip();
+        let whole = top && g.g.node_weights().all(|l| l.bodies.is_empty());
+        for (i, msg) in ops::state::check_variables(&reads, &uses) {
+            if !whole && !reads.iter().any(|r| r.variable_id == uses[i].variable_id) {
+                continue;
+            }
+            self.err(&g.g[nodes[i]], msg);
+        }
     }
 
     /// If / Loop / TensorIterator: infer each body with its Parameters fed through the port
