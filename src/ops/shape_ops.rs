@@ -1070,12 +1070,35 @@ fn tile_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(2, 2)?;
     cx.expect_int(1, "repeats")?;
     let x = cx.input(0)?;
-    let (Some(d), Some(rep)) = (x.shape.dims(), cx.ints(1)) else {
+    let reps = cx.input(1)?;
+    if reps.shape.rank().is_some_and(|r| r != 1) {
+        return Err(format!(
+            "repeats must have rank 1, has shape {}",
+            sh(&reps.shape)
+        ));
+    }
+    let Some(d) = x.shape.dims() else {
         return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
     };
-    if rep.iter().any(|&r| r < 0) {
-        return Err(format!("repeats must be non-negative, are {rep:?}"));
-    }
+    // Repeats are read as a shape (bounds become intervals); negative repeats count as 0, as
+    // OpenVINO's shape_infer clamps them.
+    let Some(b) = cx.shape_bounds(1) else {
+        // Unknown values but a known count: that many (or the data rank) dynamic dims.
+        return Ok(vec![Fact::new(
+            x.et,
+            match reps.shape.dims().and_then(|r| r[0].get()) {
+                Some(n) => {
+                    PartialShape::Ranked((0..d.len().max(n as usize)).map(|_| Dim::any()).collect())
+                }
+                None => PartialShape::Dynamic,
+            },
+        )]);
+    };
+    let rep: Vec<Dim> =
+        b.lo.iter()
+            .zip(&b.hi)
+            .map(|(&lo, &hi)| dim_from_bounds(lo.max(0), hi.max(0)))
+            .collect();
     let r = d.len().max(rep.len());
     let mut out = Dims::new();
     for i in 0..r {
@@ -1087,9 +1110,9 @@ fn tile_infer(cx: &Ctx) -> R<Vec<Fact>> {
         let rr = if i + rep.len() >= r {
             rep[i + rep.len() - r]
         } else {
-            1
+            Dim::known(1)
         };
-        out.push(checked_dim_mul(dd, Dim::known(rr as u64))?);
+        out.push(checked_dim_mul(dd, rr)?);
     }
     Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
 }
