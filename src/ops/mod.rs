@@ -15,6 +15,7 @@ mod pool;
 mod reduce;
 mod shape_ops;
 pub mod state;
+mod string;
 
 pub use util::*;
 
@@ -185,6 +186,7 @@ fn registry() -> &'static Registry {
         misc::register(&mut r);
         state::register(&mut r);
         bitwise::register(&mut r);
+        string::register(&mut r);
         r.0
     })
 }

@@ -31,29 +31,52 @@ fn declared_variable(cx: &Ctx) -> R<(E, PartialShape)> {
 fn read_value_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(if cx.version < 6 { 1 } else { 0 }, 1)?;
     cx.attr_req("variable_id")?;
-    let (mut et, mut shape) = declared_variable(cx)?;
-    if let Some(init) = cx.inputs.first() {
-        if shape.rank().is_none() {
-            shape = init.shape.clone();
-        }
-        if et == E::Dynamic {
-            et = init.et;
-        }
-        if !shapes_compatible(&init.shape, &shape) {
-            return Err(format!(
-                "the init input {} does not fit the variable's shape {}",
-                sh(&init.shape),
-                sh(&shape)
-            ));
-        }
-        if init.et != E::Dynamic && init.et != et {
-            return Err(format!(
-                "the init input is {} but the variable's type is {et}",
-                init.et
-            ));
-        }
+    let (et, shape) = declared_variable(cx)?;
+    let Some(init) = cx.inputs.first() else {
+        return Ok(vec![Fact::new(et, shape)]);
+    };
+    if cx.version < 6 {
+        return Ok(vec![Fact::new(init.et, init.shape.clone())]);
+    }
+    if !relaxes(&shape, &init.shape) {
+        return Err(format!(
+            "the variable's shape {} does not extend the init input's shape {}",
+            sh(&shape),
+            sh(&init.shape)
+        ));
+    }
+    if et != E::Dynamic && init.et != et {
+        return Err(format!(
+            "the variable's type {et} does not extend the init input's type {}",
+            init.et
+        ));
+    }
+    // Older IRs leave the variable fully dynamic: the init input decides (OpenVINO's fix-up
+    // applies only when both the rank and the type are dynamic).
+    if shape.rank().is_none() && et == E::Dynamic {
+        return Ok(vec![Fact::new(init.et, init.shape.clone())]);
     }
     Ok(vec![Fact::new(et, shape)])
+}
+
+/// OpenVINO's `PartialShape::relaxes`: every dim of `var` contains the matching dim of `init`
+/// (a dynamic rank contains any shape).
+fn relaxes(var: &PartialShape, init: &PartialShape) -> bool {
+    match (var.dims(), init.dims()) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(v), Some(i)) => {
+            v.len() == i.len()
+                && v.iter().zip(i).all(|(v, i)| {
+                    v.min <= i.min
+                        && match (v.max(), i.max()) {
+                            (None, _) => true,
+                            (Some(_), None) => false,
+                            (Some(a), Some(b)) => b <= a,
+                        }
+                })
+        }
+    }
 }
 
 fn assign_infer(cx: &Ctx) -> R<Vec<Fact>> {
@@ -168,6 +191,14 @@ mod tests {
             (o[0].et, o[0].shape.clone()),
             (E::Boolean, PartialShape::scalar())
         );
+        // Only one of them dynamic: the variable as declared (OpenVINO 2026.4.1, measured).
+        let half = [
+            ("variable_id", "t"),
+            ("variable_type", "dynamic"),
+            ("variable_shape", "?,2,?,16"),
+        ];
+        let o = run(6, &half, std::slice::from_ref(&init)).unwrap();
+        assert_eq!((o[0].et, o[0].shape.clone()), (E::Dynamic, p("?,2,?,16")));
         // v3: the init input's type and shape.
         let o = run(3, &[("variable_id", "v")], std::slice::from_ref(&init)).unwrap();
         assert_eq!(o[0].shape, p("?,2,0,16"));
@@ -185,6 +216,14 @@ mod tests {
         ];
         let e = run(6, &kv, &[Fact::new(E::F32, p("1,3,0,16"))]).unwrap_err();
         assert!(e.contains("[1,3,0,16]") && e.contains("[?,2,?,16]"), "{e}");
+        // `?` is not inside 1..4: the variable does not extend the init.
+        let iv = [
+            ("variable_id", "k"),
+            ("variable_type", "f32"),
+            ("variable_shape", "1..4,2"),
+        ];
+        assert!(run(6, &iv, &[Fact::new(E::F32, p("?,2"))]).is_err());
+        assert!(run(6, &iv, &[Fact::new(E::F32, p("2..3,2"))]).is_ok());
         let e = run(6, &kv, &[Fact::new(E::I64, p("1,2,0,16"))]).unwrap_err();
         assert!(e.contains("i64") && e.contains("f32"), "{e}");
     }

@@ -690,9 +690,14 @@ impl<'a> Infer<'a> {
             let c = g.consumers(n, o);
             !c.is_empty() && c.iter().all(|&(t, _)| g.g[t].is_decompression())
         });
-        if count as usize <= self.value_limit && et != ElementType::String && !only_decompression {
+        if count as usize <= self.value_limit && !only_decompression {
             if let Some(bytes) = l.konst.as_ref().and_then(|k| self.model.const_bytes(k)) {
-                let need = et.storage_bytes(count).unwrap_or(0) as usize;
+                // String constants keep their whole encoding (count, offsets, bytes): no value
+                // rule moves them, but StringTensorUnpack reads their byte count.
+                let need = match et {
+                    ElementType::String => bytes.len(),
+                    _ => et.storage_bytes(count).unwrap_or(0) as usize,
+                };
                 let bytes = &bytes[..need.min(bytes.len())];
                 if let Some(w) = &self.model.weights {
                     w.note_read(bytes.len());
