@@ -54,6 +54,10 @@ pub struct Fact {
     /// ops in f32 and feeds the f32 constant to folded consumers, rounding only where an unfolded
     /// consumer reads it; this carries that f32 value.
     pub wide: Option<Arc<Tensor>>,
+    /// Folding behind a weight-decompression Convert: the value before that Convert (its
+    /// low-precision element type), where `et`/`shape` describe the widened tensor. Data movement
+    /// runs on it, so the Convert can move after the folded op (passes::decompress).
+    pub compressed: Option<Arc<Tensor>>,
 }
 
 impl Fact {
@@ -64,6 +68,7 @@ impl Fact {
             value: None,
             bounds: None,
             wide: None,
+            compressed: None,
         }
     }
     pub fn with_value(t: Tensor) -> Self {
@@ -74,6 +79,7 @@ impl Fact {
             value: Some(Arc::new(t)),
             bounds: None,
             wide: None,
+            compressed: None,
         }
     }
     pub fn with_bounds(mut self, b: Bounds) -> Self {
@@ -127,6 +133,12 @@ pub enum BoundsRule {
     /// Data movement: run the value rule on lower and on upper inputs separately. Inputs listed
     /// in the mask (bit i = input i) may carry bounds; the others must be exact.
     Movement(u32),
+}
+
+/// Is input `i` in a [`BoundsRule::Movement`] mask? `u32::MAX` means every input (Concat),
+/// however many there are.
+pub fn mask_has(mask: u32, i: usize) -> bool {
+    mask == u32::MAX || (i < 32 && (mask >> i) & 1 == 1)
 }
 
 #[derive(Clone, Copy)]

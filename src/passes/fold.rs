@@ -139,7 +139,11 @@ fn fold_graph(
         if l.is("Const") || infer::never_folds(l) || l.outputs.is_empty() || !l.bodies.is_empty() {
             continue;
         }
-        let all = (0..l.outputs.len()).all(|o| facts.get(n, o).and_then(fact_value).is_some());
+        let all = (0..l.outputs.len()).all(|o| {
+            facts
+                .get(n, o)
+                .is_some_and(|f| f.compressed.is_some() || fact_value(f).is_some())
+        });
         if all {
             folded.insert(n);
         }
@@ -148,6 +152,8 @@ fn fold_graph(
     struct NewConst {
         name: String,
         value: Arc<Tensor>,
+        /// The value is compressed: a decompression Convert to this type follows the Const.
+        widen_to: Option<ElementType>,
         names: Vec<String>,
         rt_info: Option<Arc<XmlElement>>,
         consumers: Vec<(LayerId, u32)>,
@@ -173,8 +179,12 @@ fn fold_graph(
             let Some(fact) = facts.get(n, o) else {
                 continue;
             };
-            let Some(value) = fact_value(fact) else {
-                continue;
+            // Known widened, or only compressed (then the Const holds the compressed value and
+            // a decompression Convert follows it).
+            let (value, widen_to) = match (fact_value(fact), &fact.compressed) {
+                (Some(v), _) => (v, None),
+                (None, Some(c)) => (c.clone(), Some(fact.et)),
+                (None, None) => continue,
             };
             // Growth of the weights: the new bytes minus the constants this layer alone reads.
             let freed: u64 = g
@@ -208,6 +218,7 @@ fn fold_graph(
             new_consts.push(NewConst {
                 name,
                 value,
+                widen_to,
                 names: l.outputs[o].names().to_vec(),
                 rt_info: l.rt_info.clone(),
                 consumers: consumers
@@ -280,16 +291,44 @@ fn fold_graph(
             ("size", size.as_str()),
         ]));
 
-        layer.rt_info = c.rt_info;
-        let mut port = Port::new(0, t.et, PartialShape::from_static(&t.shape));
-        port.set_names(c.names);
-        layer.outputs.push(port);
-        layer.konst = Some(ConstData::Owned(t.data.clone()));
-        // The new Const sorts where its producer stood.
+        let shape = PartialShape::from_static(&t.shape);
+        let mut port = Port::new(0, t.et, shape.clone());
+        // The new Const (and its Convert) sorts where its producer stood.
         layer.id = g.g[c.producer].id;
         layer.origin = g.g[c.producer].origin;
-        let _ = c.output;
-        let k = g.g.add_node(layer);
+        layer.konst = Some(ConstData::Owned(t.data.clone()));
+        let k = if let Some(wide) = c.widen_to {
+            // Const (compressed) → Convert(decompression): the Convert takes the name, the
+            // tensor names and the rt_info, as the folded layer's output it stands for.
+            layer.name = format!("{}/compressed", c.name);
+            layer.outputs.push(port);
+            let (id, origin) = (layer.id, layer.origin);
+            let k0 = g.g.add_node(layer);
+            let mut cv = Layer::new("Convert", "opset1", &c.name);
+            cv.data = Some(Attrs::from_pairs([("destination_type", wide.name())]));
+            cv.rt_info = Some(Arc::new(decompression_rt_info(c.rt_info.as_deref())));
+            cv.inputs.push(Port::new(0, t.et, shape.clone()));
+            let mut out = Port::new(1, wide, shape);
+            out.set_names(c.names);
+            cv.outputs.push(out);
+            cv.id = id;
+            cv.origin = origin;
+            let k1 = g.g.add_node(cv);
+            g.g.add_edge(
+                k0,
+                k1,
+                Edge {
+                    from_port: 0,
+                    to_port: 0,
+                },
+            );
+            k1
+        } else {
+            layer.rt_info = c.rt_info;
+            port.set_names(c.names);
+            layer.outputs.push(port);
+            g.g.add_node(layer)
+        };
         for (consumer, port_id) in c.consumers {
             let old: Vec<_> =
                 g.g.edges_directed(consumer, Direction::Incoming)
@@ -303,7 +342,7 @@ fn fold_graph(
                 k,
                 consumer,
                 Edge {
-                    from_port: 0,
+                    from_port: g.g[k].outputs[0].id,
                     to_port: port_id,
                 },
             );
@@ -311,6 +350,33 @@ fn fold_graph(
         // The producer's output loses its names to the Const that replaces it.
         g.g[c.producer].outputs[c.output].set_names(Vec::new());
     }
+}
+
+/// rt_info marking a Convert as weight decompression (OpenVINO's `decompression` attribute),
+/// keeping whatever else `base` carries.
+fn decompression_rt_info(base: Option<&XmlElement>) -> XmlElement {
+    let mut rt = base.cloned().unwrap_or_else(|| XmlElement {
+        name: "rt_info".into(),
+        attrs: Vec::new(),
+        children: Vec::new(),
+        text: None,
+    });
+    if !rt
+        .children
+        .iter()
+        .any(|c| c.attr("name") == Some("decompression"))
+    {
+        rt.children.push(XmlElement {
+            name: "attribute".into(),
+            attrs: vec![
+                ("name".into(), "decompression".into()),
+                ("version".into(), "0".into()),
+            ],
+            children: Vec::new(),
+            text: None,
+        });
+    }
+    rt
 }
 
 /// A set of nodes of one graph, as a bit per node index.

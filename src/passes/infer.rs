@@ -3,6 +3,7 @@
 //! shape subgraphs resolve). Recorded port dims/precisions are ignored except for Parameter and
 //! Const data and for ops irc does not know (opaque), whose declared ports are trusted.
 
+use super::decompress;
 use crate::error::{Diag, Kind};
 use crate::ir::tensor::Tensor;
 use crate::ir::*;
@@ -214,7 +215,7 @@ impl<'a> Infer<'a> {
         };
         for n in order {
             let l = &g.g[n];
-            let inputs: Vec<Fact> = g
+            let mut inputs: Vec<Fact> = g
                 .producers(n)
                 .iter()
                 .map(|p| {
@@ -233,7 +234,8 @@ impl<'a> Infer<'a> {
                 }
                 outs
             } else {
-                self.layer(l, &inputs, top)
+                self.compressed_inputs(g, n, &mut inputs);
+                self.layer(l, &inputs, top, decompress::is_head(g, n))
             };
             facts.set(n, outs);
         }
@@ -506,7 +508,7 @@ impl<'a> Infer<'a> {
     }
 
     /// Facts for the outputs of one layer.
-    fn layer(&mut self, l: &Layer, inputs: &[Fact], top: bool) -> Vec<Fact> {
+    fn layer(&mut self, l: &Layer, inputs: &[Fact], top: bool, head: bool) -> Vec<Fact> {
         if l.is("Parameter") {
             let et = l
                 .attr("element_type")
@@ -554,8 +556,15 @@ impl<'a> Infer<'a> {
             );
             return declared(l);
         }
-        if never_folds(l) {
+        // A decompression Convert is never computed: its weights stay compressed.
+        if never_folds(l) || head {
             return outs;
+        }
+        if inputs
+            .iter()
+            .any(|f| f.value.is_none() && f.compressed.is_some())
+        {
+            return self.behind_decompression(l, &def, version, inputs, outs);
         }
         // Values: exact when every input is known, else bounds for movement ops. ConvertLike
         // needs only its data (the `like` input gives just a type).
@@ -674,40 +683,195 @@ impl<'a> Infer<'a> {
     }
 
     fn constant(&self, g: &Graph, n: LayerId) -> Fact {
-        let l = &g.g[n];
-        let et = l
-            .attr("element_type")
-            .and_then(ElementType::parse_attr)
-            .unwrap_or(ElementType::Dynamic);
-        let dims = l
-            .attr("shape")
-            .and_then(|s| PartialShape::parse_static(s).ok())
-            .unwrap_or_default();
+        let (et, dims) = const_type(&g.g[n]);
         let mut f = Fact::new(et, PartialShape::from_static(&dims));
-        let count = PartialShape::element_count(&dims).unwrap_or(u64::MAX);
-        // Weights that only feed decompression Converts are never folded: do not read them.
-        let only_decompression = (0..1).all(|o| {
-            let c = g.consumers(n, o);
-            !c.is_empty() && c.iter().all(|&(t, _)| g.g[t].is_decompression())
-        });
-        if count as usize <= self.value_limit && !only_decompression {
-            if let Some(bytes) = l.konst.as_ref().and_then(|k| self.model.const_bytes(k)) {
-                // String constants keep their whole encoding (count, offsets, bytes): no value
-                // rule moves them, but StringTensorUnpack reads their byte count.
-                let need = match et {
-                    ElementType::String => bytes.len(),
-                    _ => et.storage_bytes(count).unwrap_or(0) as usize,
-                };
-                let bytes = &bytes[..need.min(bytes.len())];
-                if let Some(w) = &self.model.weights {
-                    w.note_read(bytes.len());
-                }
-
-                f.value = Some(Arc::new(Tensor::new(et, dims, bytes.to_vec())));
-            }
+        // Weights that only feed decompression Converts are never folded: do not read them
+        // (a consumer that folds behind the Convert reads them then, see `compressed_input`).
+        let only_decompression = {
+            let c = g.consumers(n, 0);
+            !c.is_empty() && c.iter().all(|&(t, _)| decompress::is_head(g, t))
+        };
+        if !only_decompression {
+            f.value = self.read_const(&g.g[n]).map(Arc::new);
         }
         f
     }
+
+    /// A Const's value, if it has at most `value_limit` elements.
+    fn read_const(&self, l: &Layer) -> Option<Tensor> {
+        let (et, dims) = const_type(l);
+        let count = PartialShape::element_count(&dims).unwrap_or(u64::MAX);
+        if count as usize > self.value_limit {
+            return None;
+        }
+        let bytes = l.konst.as_ref().and_then(|k| self.model.const_bytes(k))?;
+        // String constants keep their whole encoding (count, offsets, bytes): no value rule
+        // moves them, but StringTensorUnpack reads their byte count.
+        let need = match et {
+            ElementType::String => bytes.len(),
+            _ => et.storage_bytes(count).unwrap_or(0) as usize,
+        };
+        let bytes = &bytes[..need.min(bytes.len())];
+        if let Some(w) = &self.model.weights {
+            w.note_read(bytes.len());
+        }
+        Some(Tensor::new(et, dims, bytes.to_vec()))
+    }
+
+    /// Fold mode: the inputs of layer `n` with the compressed value filled in for those read
+    /// from a decompression Convert, when `n` may fold behind it (every other input known).
+    /// Weights feeding run-time ops are never read.
+    fn compressed_inputs(&self, g: &Graph, n: LayerId, inputs: &mut [Fact]) {
+        let l = &g.g[n];
+        if !self.fold_mode || never_folds(l) || !l.bodies.is_empty() {
+            return;
+        }
+        let known = |f: &Fact| f.value.is_some() || f.compressed.is_some() || f.ints().is_some();
+        let prods = g.producers(n);
+        let heads: Vec<usize> = (0..inputs.len())
+            .filter(|&i| !known(&inputs[i]))
+            .filter(|&i| prods[i].is_some_and(|(p, _)| decompress::is_head(g, p)))
+            .collect();
+        let others_known = (0..inputs.len())
+            .filter(|i| !heads.contains(i))
+            .all(|i| known(&inputs[i]));
+        if heads.is_empty() || !others_known || ops::lookup(l).and_then(|d| d.0.eval).is_none() {
+            return;
+        }
+        for i in heads {
+            let Some((head, _)) = prods[i] else { continue };
+            let Some((k, _)) = g.producer(head, 0).filter(|(k, _)| g.g[*k].is("Const")) else {
+                continue;
+            };
+            inputs[i].compressed = self.read_const(&g.g[k]).map(Arc::new);
+        }
+    }
+
+    /// Facts of a layer some of whose inputs are known only compressed (behind a decompression
+    /// Convert): data movement runs on the compressed values; anything else folds on the
+    /// widened values when its result is no bigger than what it reads (passes::decompress).
+    fn behind_decompression(
+        &mut self,
+        l: &Layer,
+        def: &ops::OpDef,
+        version: u32,
+        inputs: &[Fact],
+        mut outs: Vec<Fact>,
+    ) -> Vec<Fact> {
+        let packed = |i: usize| inputs[i].value.is_none() && inputs[i].compressed.is_some();
+        let comp: Vec<usize> = (0..inputs.len()).filter(|&i| packed(i)).collect();
+        let first = &inputs[comp[0]];
+        let (cet, wet) = (first.compressed.as_ref().map(|c| c.et), first.et);
+        let same = comp
+            .iter()
+            .all(|&i| inputs[i].compressed.as_ref().map(|c| c.et) == cet && inputs[i].et == wet);
+        if let (BoundsRule::Movement(mask), Some(eval), true) = (def.bounds, def.eval, same) {
+            // Every data input must be compressed alike (Concat of a compressed and a plain
+            // input is not data movement of one compressed tensor).
+            let data_ok = (0..inputs.len()).all(|i| (ops::mask_has(mask, i)) == packed(i));
+            if data_ok {
+                if let Some(done) = self.move_compressed(l, version, inputs, &outs, eval) {
+                    return done;
+                }
+            }
+        }
+        // Any other op: fold on the widened values when the result stays small.
+        let read: u64 = comp
+            .iter()
+            .filter_map(|&i| inputs[i].compressed.as_ref())
+            .map(|c| c.data.len() as u64)
+            .sum();
+        let out_bytes = outs.iter().try_fold(0u64, |acc, o| {
+            let d = o.shape.to_static()?;
+            let b = o.et.storage_bytes(PartialShape::element_count(&d)?)?;
+            acc.checked_add(b)
+        });
+        if out_bytes.is_none_or(|b| b > read.max(decompress::SMALL_FOLD_BYTES)) {
+            return outs;
+        }
+        let Some(eval) = def.eval else { return outs };
+        let widened: Option<Vec<Fact>> = inputs
+            .iter()
+            .map(|f| match (&f.value, &f.compressed) {
+                (None, Some(c)) => ops::convert::convert(c, f.et).map(Fact::with_value),
+                _ => Some(f.clone()),
+            })
+            .collect();
+        let Some(widened) = widened else { return outs };
+        if let Some(vals) = self.evaluate(l, version, &widened, &outs, eval) {
+            for (o, v) in outs.iter_mut().zip(vals) {
+                if let Some(t) = v.value {
+                    o.shape = PartialShape::from_static(&t.shape);
+                    o.value = Some(self.share(t));
+                    o.wide = v.wide.map(|w| self.share(w));
+                }
+            }
+        }
+        outs
+    }
+
+    /// Run a data-movement op on compressed inputs: outputs stay compressed (the Convert moves
+    /// after the op), and ones of at most SMALL_FOLD_BYTES widened also get their value.
+    fn move_compressed(
+        &mut self,
+        l: &Layer,
+        version: u32,
+        inputs: &[Fact],
+        outs: &[Fact],
+        eval: ops::InferFn,
+    ) -> Option<Vec<Fact>> {
+        let known: Vec<Fact> = inputs
+            .iter()
+            .map(|f| match (&f.value, &f.compressed) {
+                (None, Some(c)) => Some(Fact::with_value((**c).clone())),
+                (Some(_), _) => Some(f.clone()),
+                _ => materialize(f).value.is_some().then(|| materialize(f)),
+            })
+            .collect::<Option<_>>()?;
+        let cet = known
+            .iter()
+            .zip(inputs)
+            .find(|(_, f)| f.value.is_none())
+            .map(|(k, _)| k.et)?;
+        let cx = Ctx {
+            layer: l,
+            inputs: &known,
+            version,
+            f32_mode: false,
+        };
+        let vals = eval(&cx).ok()?;
+        if vals.len() != outs.len() {
+            return None;
+        }
+        let mut res = Vec::with_capacity(outs.len());
+        for (v, o) in vals.into_iter().zip(outs) {
+            let t = v.value?;
+            if t.et != cet || t.len() > self.value_limit {
+                return None;
+            }
+            let mut f = Fact::new(o.et, PartialShape::from_static(&t.shape));
+            let wide_bytes = o.et.storage_bytes(t.len() as u64).unwrap_or(u64::MAX);
+            if wide_bytes <= decompress::SMALL_FOLD_BYTES {
+                f.value = ops::convert::convert(&t, o.et).map(|w| self.share(Arc::new(w)));
+            }
+            f.compressed = Some(self.share(t));
+            res.push(f);
+        }
+        Some(res)
+    }
+}
+
+/// A Const's element type and static dims, as declared.
+fn const_type(l: &Layer) -> (ElementType, Vec<u64>) {
+    let et = l
+        .attr("element_type")
+        .and_then(ElementType::parse_attr)
+        .unwrap_or(ElementType::Dynamic);
+    let dims = l
+        .attr("shape")
+        .and_then(|s| PartialShape::parse_static(s).ok())
+        .unwrap_or_default();
+    (et, dims)
 }
 
 /// Turn exact integer bounds into a value tensor so eval rules see plain values.
@@ -733,7 +897,7 @@ fn movement_bounds(cx: &Ctx, mask: u32, eval: ops::InferFn) -> Option<Vec<Option
     let mut lo_in = Vec::with_capacity(cx.inputs.len());
     let mut hi_in = Vec::with_capacity(cx.inputs.len());
     for (i, f) in cx.inputs.iter().enumerate() {
-        let may_bound = mask & (1 << i) != 0;
+        let may_bound = ops::mask_has(mask, i);
         if let Some(v) = f.ints() {
             // Bounds are carried as i64 whatever the element type, so inputs stay uniform.
             let t = Tensor::from_i64s(ElementType::I64, f.shape.to_static()?, &v)?;

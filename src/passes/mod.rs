@@ -1,4 +1,5 @@
 //! Passes over a model: shape/type inference (`infer`), constant folding and dead-layer removal.
 
+pub mod decompress;
 pub mod fold;
 pub mod infer;
