@@ -239,7 +239,12 @@ fn fold_graph(
     // said so (a Broadcast or Tile to gigabytes is never attempted).
     for &n in &order {
         let l = &g.g[n];
-        if folded.contains(&n) || l.is("Const") || infer::never_folds(l) || !l.bodies.is_empty() {
+        if folded.contains(&n)
+            || l.is("Const")
+            || infer::never_folds(l)
+            || !l.bodies.is_empty()
+            || super::decompress::is_head(g, n)
+        {
             continue;
         }
         let inputs_known = g

@@ -215,7 +215,7 @@ impl<'a> Infer<'a> {
         };
         for n in order {
             let l = &g.g[n];
-            let mut inputs: Vec<Fact> = g
+            let inputs: Vec<Fact> = g
                 .producers(n)
                 .iter()
                 .map(|p| {
@@ -234,8 +234,12 @@ impl<'a> Infer<'a> {
                 }
                 outs
             } else {
-                self.compressed_inputs(g, n, &mut inputs);
-                self.layer(l, &inputs, top, decompress::is_head(g, n))
+                let pending: Vec<(usize, &Layer)> = self
+                    .compressed_inputs(g, n, &inputs)
+                    .into_iter()
+                    .map(|(i, k)| (i, &g.g[k]))
+                    .collect();
+                self.layer(l, &inputs, top, decompress::is_head(g, n), &pending)
             };
             facts.set(n, outs);
         }
@@ -508,7 +512,14 @@ impl<'a> Infer<'a> {
     }
 
     /// Facts for the outputs of one layer.
-    fn layer(&mut self, l: &Layer, inputs: &[Fact], top: bool, head: bool) -> Vec<Fact> {
+    fn layer(
+        &mut self,
+        l: &Layer,
+        inputs: &[Fact],
+        top: bool,
+        head: bool,
+        pending: &[(usize, &Layer)],
+    ) -> Vec<Fact> {
         if l.is("Parameter") {
             let et = l
                 .attr("element_type")
@@ -560,11 +571,12 @@ impl<'a> Infer<'a> {
         if never_folds(l) || head {
             return outs;
         }
-        if inputs
-            .iter()
-            .any(|f| f.value.is_none() && f.compressed.is_some())
+        if !pending.is_empty()
+            || inputs
+                .iter()
+                .any(|f| f.value.is_none() && f.compressed.is_some())
         {
-            return self.behind_decompression(l, &def, version, inputs, outs);
+            return self.behind_decompression(l, &def, version, inputs, pending, outs);
         }
         // Values: exact when every input is known, else bounds for movement ops. ConvertLike
         // needs only its data (the `like` input gives just a type).
@@ -718,79 +730,106 @@ impl<'a> Infer<'a> {
         Some(Tensor::new(et, dims, bytes.to_vec()))
     }
 
-    /// Fold mode: the inputs of layer `n` with the compressed value filled in for those read
-    /// from a decompression Convert, when `n` may fold behind it (every other input known).
-    /// Weights feeding run-time ops are never read.
-    fn compressed_inputs(&self, g: &Graph, n: LayerId, inputs: &mut [Fact]) {
+    /// Fold mode: the inputs of layer `n` read from a decompression Convert, as (input index,
+    /// the Const behind the Convert), when `n` may fold behind it (every other input known).
+    /// Nothing is read here: `behind_decompression` reads a Const only once it knows the fold
+    /// pays, so weights feeding run-time ops or the rest of a chain are never read.
+    fn compressed_inputs(&self, g: &Graph, n: LayerId, inputs: &[Fact]) -> Vec<(usize, LayerId)> {
         let l = &g.g[n];
         if !self.fold_mode || never_folds(l) || !l.bodies.is_empty() {
-            return;
+            return Vec::new();
         }
         let known = |f: &Fact| f.value.is_some() || f.compressed.is_some() || f.ints().is_some();
         let prods = g.producers(n);
-        let heads: Vec<usize> = (0..inputs.len())
-            .filter(|&i| !known(&inputs[i]))
-            .filter(|&i| prods[i].is_some_and(|(p, _)| decompress::is_head(g, p)))
-            .collect();
-        let others_known = (0..inputs.len())
-            .filter(|i| !heads.contains(i))
-            .all(|i| known(&inputs[i]));
-        if heads.is_empty() || !others_known || ops::lookup(l).and_then(|d| d.0.eval).is_none() {
-            return;
-        }
-        for i in heads {
-            let Some((head, _)) = prods[i] else { continue };
-            let Some((k, _)) = g.producer(head, 0).filter(|(k, _)| g.g[*k].is("Const")) else {
+        let mut pending = Vec::new();
+        for (i, f) in inputs.iter().enumerate() {
+            if known(f) {
                 continue;
-            };
-            inputs[i].compressed = self.read_const(&g.g[k]).map(Arc::new);
+            }
+            let head = prods[i]
+                .map(|(p, _)| p)
+                .filter(|&p| decompress::is_head(g, p));
+            match head.and_then(|h| g.producer(h, 0)) {
+                Some((k, _)) if g.g[k].is("Const") => pending.push((i, k)),
+                _ => return Vec::new(),
+            }
         }
+        if !pending.is_empty() && ops::lookup(l).and_then(|d| d.0.eval).is_none() {
+            return Vec::new();
+        }
+        pending
     }
 
     /// Facts of a layer some of whose inputs are known only compressed (behind a decompression
-    /// Convert): data movement runs on the compressed values; anything else folds on the
-    /// widened values when its result is no bigger than what it reads (passes::decompress).
+    /// Convert; `pending` are Consts not read yet): data movement runs on the compressed
+    /// values; anything else folds on the widened values when its result is no bigger than what
+    /// it reads or at most SMALL_FOLD_BYTES (passes::decompress).
     fn behind_decompression(
         &mut self,
         l: &Layer,
         def: &ops::OpDef,
         version: u32,
         inputs: &[Fact],
+        pending: &[(usize, &Layer)],
         mut outs: Vec<Fact>,
     ) -> Vec<Fact> {
-        let packed = |i: usize| inputs[i].value.is_none() && inputs[i].compressed.is_some();
-        let comp: Vec<usize> = (0..inputs.len()).filter(|&i| packed(i)).collect();
-        let first = &inputs[comp[0]];
-        let (cet, wet) = (first.compressed.as_ref().map(|c| c.et), first.et);
-        let same = comp
-            .iter()
-            .all(|&i| inputs[i].compressed.as_ref().map(|c| c.et) == cet && inputs[i].et == wet);
+        let packed = |i: usize| {
+            pending.iter().any(|p| p.0 == i)
+                || (inputs[i].value.is_none() && inputs[i].compressed.is_some())
+        };
+        // (compressed type, widened type, bytes) of each compressed input, before reading any.
+        let comp: Vec<(usize, ElementType, ElementType, u64)> = (0..inputs.len())
+            .filter(|&i| packed(i))
+            .filter_map(|i| {
+                let (cet, bytes) = match (&inputs[i].compressed, pending.iter().find(|p| p.0 == i))
+                {
+                    (Some(c), _) => (c.et, c.data.len() as u64),
+                    (None, Some((_, k))) => {
+                        let (et, dims) = const_type(k);
+                        let n = PartialShape::element_count(&dims)?;
+                        (et, et.storage_bytes(n)?)
+                    }
+                    _ => return None,
+                };
+                Some((i, cet, inputs[i].et, bytes))
+            })
+            .collect();
+        if comp.is_empty() {
+            return outs;
+        }
+        let read = |this: &Self| -> Option<Vec<Fact>> {
+            let mut v = inputs.to_vec();
+            for (i, k) in pending {
+                v[*i].compressed = Some(Arc::new(this.read_const(k)?));
+            }
+            Some(v)
+        };
+        let same = comp.iter().all(|c| (c.1, c.2) == (comp[0].1, comp[0].2));
         if let (BoundsRule::Movement(mask), Some(eval), true) = (def.bounds, def.eval, same) {
             // Every data input must be compressed alike (Concat of a compressed and a plain
             // input is not data movement of one compressed tensor).
-            let data_ok = (0..inputs.len()).all(|i| (ops::mask_has(mask, i)) == packed(i));
+            let data_ok = (0..inputs.len()).all(|i| ops::mask_has(mask, i) == packed(i));
             if data_ok {
-                if let Some(done) = self.move_compressed(l, version, inputs, &outs, eval) {
+                if let Some(done) =
+                    read(self).and_then(|ins| self.move_compressed(l, version, &ins, &outs, eval))
+                {
                     return done;
                 }
             }
         }
         // Any other op: fold on the widened values when the result stays small.
-        let read: u64 = comp
-            .iter()
-            .filter_map(|&i| inputs[i].compressed.as_ref())
-            .map(|c| c.data.len() as u64)
-            .sum();
+        let in_bytes: u64 = comp.iter().map(|c| c.3).sum();
         let out_bytes = outs.iter().try_fold(0u64, |acc, o| {
             let d = o.shape.to_static()?;
             let b = o.et.storage_bytes(PartialShape::element_count(&d)?)?;
             acc.checked_add(b)
         });
-        if out_bytes.is_none_or(|b| b > read.max(decompress::SMALL_FOLD_BYTES)) {
+        if out_bytes.is_none_or(|b| b > in_bytes.max(decompress::SMALL_FOLD_BYTES)) {
             return outs;
         }
         let Some(eval) = def.eval else { return outs };
-        let widened: Option<Vec<Fact>> = inputs
+        let Some(ins) = read(self) else { return outs };
+        let widened: Option<Vec<Fact>> = ins
             .iter()
             .map(|f| match (&f.value, &f.compressed) {
                 (None, Some(c)) => ops::convert::convert(c, f.et).map(Fact::with_value),
@@ -831,7 +870,7 @@ impl<'a> Infer<'a> {
         let cet = known
             .iter()
             .zip(inputs)
-            .find(|(_, f)| f.value.is_none())
+            .find(|(_, f)| f.value.is_none() && f.compressed.is_some())
             .map(|(k, _)| k.et)?;
         let cx = Ctx {
             layer: l,
