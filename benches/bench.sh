@@ -3,12 +3,14 @@
 #
 #   benches/bench.sh [WORKDIR]            (default WORKDIR: /tmp/irc-bench)
 #
-# Generates the workloads into WORKDIR if missing (benches/gen_workloads.py),
-# then for each workload and task (fold, infer-shapes; both with
-# --input input_ids[1,128]) runs irc and the OpenVINO peer (benches/ov_peer.py)
-# under /usr/bin/time -v, RUNS times each. Reports the median wall time and
-# the peak RSS ("Maximum resident set size", max over the runs), and for
-# decoder_wide the time of a plain `cp` of its .bin as the I/O floor.
+# Generates the workloads that are missing from WORKDIR (benches/gen_workloads.py),
+# then for each workload and task (fold, infer-shapes; both with the workload's
+# --input overrides: input_ids[1,128] for the decoders, input_ids, attention_mask,
+# position_ids [1,128] and beam_idx[1] for llm_int4) runs irc and the OpenVINO
+# peer (benches/ov_peer.py) under /usr/bin/time -v, RUNS times each. Reports the
+# median wall time, the peak RSS ("Maximum resident set size", max over the
+# runs) and the output .bin size over the source .bin size; for decoder_wide and
+# llm_int4 also the time of a plain `cp` of the .bin as the I/O floor.
 #
 # Environment:
 #   IRC_BIN      irc binary            (default: <repo>/target/release/irc)
@@ -16,7 +18,7 @@
 #                as .ci/run creates it)
 #   RUNS         runs per measurement  (default: 3)
 #   BENCH_SMALL  1: generate the tiny --small workloads (smoke run)
-#   WORKLOADS    space-separated subset (default: "decoder_many decoder_wide")
+#   WORKLOADS    space-separated subset (default: "decoder_many decoder_wide llm_int4")
 #
 # Generated models and outputs stay in WORKDIR; nothing is written to the repo.
 set -euo pipefail
@@ -27,8 +29,17 @@ workdir="${1:-/tmp/irc-bench}"
 irc="${IRC_BIN:-$repo/target/release/irc}"
 python="${PYTHON:-${IRC_PYTHON:-$repo/.venv/bin/python}}"
 runs="${RUNS:-3}"
-workloads="${WORKLOADS:-decoder_many decoder_wide}"
-override='input_ids[1,128]'
+workloads="${WORKLOADS:-decoder_many decoder_wide llm_int4}"
+
+# overrides W: the workload's input shape overrides (ovc syntax), one per line.
+overrides() {
+  case "$1" in
+    llm_int4) printf '%s\n' 'input_ids[1,128]' 'attention_mask[1,128]' 'position_ids[1,128]' 'beam_idx[1]' ;;
+    *) printf '%s\n' 'input_ids[1,128]' ;;
+  esac
+}
+# Workloads whose .bin is also copied with `cp` (the I/O floor for irc/cp).
+cp_workloads=" decoder_wide llm_int4 "
 
 [[ -x "$irc" ]] || { echo "bench: irc binary not found or not executable: $irc" >&2; exit 2; }
 [[ -x /usr/bin/time ]] || { echo "bench: /usr/bin/time (GNU time) is required" >&2; exit 2; }
@@ -41,19 +52,16 @@ echo "workdir:     $workdir, $runs runs per measurement"
 echo
 
 mkdir -p "$workdir/out" "$workdir/logs"
-missing=0
 for w in $workloads; do
-  [[ -f "$workdir/$w.xml" && -f "$workdir/$w.bin" ]] || missing=1
-done
-if (( missing )); then
-  gen_args=("$workdir")
+  [[ -f "$workdir/$w.xml" && -f "$workdir/$w.bin" ]] && continue
+  gen_args=("$workdir" --only "$w")
   [[ "${BENCH_SMALL:-0}" == 1 ]] && gen_args+=(--small)
-  echo "generating workloads: $python $here/gen_workloads.py ${gen_args[*]}"
+  echo "generating $w: $python $here/gen_workloads.py ${gen_args[*]}"
   t0=$EPOCHREALTIME
   "$python" "$here/gen_workloads.py" "${gen_args[@]}"
   echo "generation took $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN {printf "%.1f s", b - a}')"
   echo
-fi
+done
 for w in $workloads; do
   printf '%-13s xml %8.1f MiB  bin %8.1f MiB  %7d layers\n' "$w" \
     "$(awk -v s="$(stat -c %s "$workdir/$w.xml")" 'BEGIN {print s/1048576}')" \
@@ -94,49 +102,65 @@ measure() {
 
 }
 
+# bin_ratio OUT.xml SRC.bin: size of OUT.xml's .bin over SRC.bin's ("-" when OUT is missing).
+bin_ratio() {
+  local out="${1%.xml}.bin"
+  [[ -f "$out" ]] || { echo -; return; }
+  awk -v o="$(stat -c %s "$out")" -v s="$(stat -c %s "$2")" 'BEGIN {printf "%.2f", o / s}'
+}
+
 rows=()
-cp_b=""
-cp_s=""
+declare -A cp_s=() cp_b=()
 for w in $workloads; do
   in="$workdir/$w.xml"
+  mapfile -t ovr < <(overrides "$w")
+  irc_ovr=()
+  for o in "${ovr[@]}"; do irc_ovr+=(--input "$o"); done
   for task in fold infer-shapes; do
-    irc_s=FAIL irc_b=FAIL irc_kb=0 ov_s=FAIL ov_b=FAIL ov_kb=0
+    irc_s=FAIL irc_b=FAIL irc_kb=0 ov_s=FAIL ov_b=FAIL ov_kb=0 irc_bin=- ov_bin=-
     if measure "irc-$w-$task" "$workdir/out/irc-$w-$task.xml" \
-        "$irc" "$task" "$in" -o "$workdir/out/irc-$w-$task.xml" --input "$override"; then
+        "$irc" "$task" "$in" -o "$workdir/out/irc-$w-$task.xml" "${irc_ovr[@]}"; then
       irc_s=$med_s irc_b=$best_s irc_kb=$rss_kb
+      irc_bin=$(bin_ratio "$workdir/out/irc-$w-$task.xml" "$workdir/$w.bin")
     fi
     if measure "ov-$w-$task" "$workdir/out/ov-$w-$task.xml" \
-        "$python" "$here/ov_peer.py" "$task" "$in" "$workdir/out/ov-$w-$task.xml" "$override"; then
+        "$python" "$here/ov_peer.py" "$task" "$in" "$workdir/out/ov-$w-$task.xml" "${ovr[@]}"; then
       ov_s=$med_s ov_b=$best_s ov_kb=$rss_kb
+      ov_bin=$(bin_ratio "$workdir/out/ov-$w-$task.xml" "$workdir/$w.bin")
     fi
-    rows+=("$w $task $irc_s $ov_s $irc_kb $ov_kb $irc_b $ov_b")
+    rows+=("$w $task $irc_s $ov_s $irc_kb $ov_kb $irc_b $ov_b $irc_bin $ov_bin")
   done
-  if [[ "$w" == decoder_wide ]]; then
+  if [[ "$cp_workloads" == *" $w "* ]]; then
     if measure "cp-$w-bin" "$workdir/out/cp-$w.xml" cp "$workdir/$w.bin" "$workdir/out/cp-$w.bin"; then
-      cp_s=$med_s cp_b=$best_s
+      cp_s[$w]=$med_s cp_b[$w]=$best_s
     fi
     rm -f "$workdir/out/cp-$w.bin"
   fi
 done
 
 echo
-printf '%-13s %-13s %9s %9s %8s %9s %9s %9s %10s %11s\n' \
-  workload task "irc s" "OV s" speedup "irc MiB" "OV MiB" "RSS ratio" "irc/cp" "best: spd"
+printf '%-13s %-13s %9s %9s %8s %9s %9s %9s %10s %11s %8s %8s\n' \
+  workload task "irc s" "OV s" speedup "irc MiB" "OV MiB" "RSS ratio" "irc/cp" "best: spd" "irc bin" "OV bin"
 for row in "${rows[@]}"; do
-  read -r w task irc_s ov_s irc_kb ov_kb irc_b ov_b <<<"$row"
+  read -r w task irc_s ov_s irc_kb ov_kb irc_b ov_b irc_bin ov_bin <<<"$row"
   awk -v w="$w" -v task="$task" -v is="$irc_s" -v os="$ov_s" -v ik="$irc_kb" -v ok="$ov_kb" \
-      -v cp="$cp_s" -v ib="$irc_b" -v ob="$ov_b" 'BEGIN {
+      -v cp="${cp_s[$w]:-}" -v ib="$irc_b" -v ob="$ov_b" -v ibin="$irc_bin" -v obin="$ov_bin" 'BEGIN {
     fail = (is == "FAIL" || os == "FAIL")
     speed = fail ? "-" : sprintf("%.1fx", os / is)
     bspeed = fail ? "-" : sprintf("%.1fx", ob / ib)
     ratio = (ik > 0 && ok > 0) ? sprintf("%.3f", ik / ok) : "-"
-    vscp = (w == "decoder_wide" && task == "fold" && cp != "" && is != "FAIL") ? sprintf("%.2fx", is / cp) : ""
-    printf "%-13s %-13s %9s %9s %8s %9.1f %9.1f %9s %10s %11s\n", w, task, is, os, speed, ik / 1024, ok / 1024, ratio, vscp, bspeed
+    vscp = ((task == "fold" || w == "llm_int4") && cp != "" && is != "FAIL") ? sprintf("%.2fx", is / cp) : ""
+    printf "%-13s %-13s %9s %9s %8s %9.1f %9.1f %9s %10s %11s %8s %8s\n", w, task, is, os, speed, ik / 1024, ok / 1024, ratio, vscp, bspeed, (ibin == "-" ? "-" : ibin "x"), (obin == "-" ? "-" : obin "x")
   }'
 done
-[[ -n "$cp_s" ]] && echo "cp of decoder_wide.bin: median $cp_s s, best $cp_b s"
+for w in $workloads; do
+  if [[ -n "${cp_s[$w]:-}" ]]; then
+    echo "cp of $w.bin: median ${cp_s[$w]} s, best ${cp_b[$w]} s"
+  fi
+done
 echo "times are medians of $runs runs (best: spd = best OV / best irc); speedup = OV time / irc time"
-echo "(goal >= 10x); RSS ratio = irc / OV peak RSS (goal <= 0.25); irc/cp: decoder_wide fold / cp of its .bin (goal <= 1.5x)"
+echo "(goal >= 10x); RSS ratio = irc / OV peak RSS (goal <= 0.25); irc/cp: irc time / cp of the workload's .bin"
+echo "(decoder_wide fold: goal <= 1.5x); irc bin, OV bin: output .bin size / source .bin size"
 
 if (( failures )); then
   echo "$failures measurement(s) failed; see $workdir/logs" >&2
