@@ -164,6 +164,9 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                     eprintln!("not folded: {what}: {why}");
                 }
             }
+            if let Some(n) = infer::trusted_notice(&report.trusted) {
+                eprintln!("{n}");
+            }
             eprintln!(
                 "irc fold: {} -> {} layers ({} folded, {} dead removed, {} constants shared, {} skipped); .bin {} -> {} bytes",
                 report.layers_before,
@@ -199,6 +202,9 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                 crate::trace("infer");
                 if !inf.diags.is_empty() {
                     return Err(Fail::Model(parsed.into_error(inf.diags)));
+                }
+                if let Some(n) = infer::trusted_notice(&inf.trusted) {
+                    eprintln!("{n}");
                 }
                 facts
             };

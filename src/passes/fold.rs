@@ -38,6 +38,8 @@ pub struct FoldReport {
     pub skipped: Vec<(String, String)>,
     pub removed_dead: usize,
     pub deduplicated: usize,
+    /// Op types without a shape rule whose declared ports were kept (see `Infer::trusted`).
+    pub trusted: std::collections::BTreeMap<String, usize>,
 }
 
 /// Fold the model in place.
@@ -60,6 +62,7 @@ pub fn fold(
         if !inf.diags.is_empty() {
             return Err(inf.diags);
         }
+        report.trusted = std::mem::take(&mut inf.trusted);
         f
     };
     crate::trace("fold: infer");

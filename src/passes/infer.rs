@@ -54,6 +54,22 @@ pub struct Infer<'a> {
     /// Computed values of at least [`SHARE_MIN_BYTES`], by content hash: equal values share one
     /// buffer (a decoder computes the same causal mask in every block).
     shared: FastMap<u64, Vec<Arc<[u8]>>>,
+    /// Layers whose op has no rule (unknown or extension ops), by `type (version)`: their
+    /// declared ports were taken on trust.
+    pub trusted: std::collections::BTreeMap<String, usize>,
+}
+
+/// One line naming the op types whose declared ports were taken on trust, if any.
+pub fn trusted_notice(trusted: &std::collections::BTreeMap<String, usize>) -> Option<String> {
+    if trusted.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = trusted.iter().map(|(t, n)| format!("{t} x{n}")).collect();
+    Some(format!(
+        "irc: note: no shape rule for {} op type(s); their declared output ports were kept as the file has them: {}",
+        trusted.len(),
+        list.join(", ")
+    ))
 }
 
 /// Computed values this big or bigger are shared when equal.
@@ -128,6 +144,7 @@ impl<'a> Infer<'a> {
             value_limit: MAX_VALUE_ELEMS,
             fold_mode: false,
             shared: FastMap::default(),
+            trusted: Default::default(),
         }
     }
 
@@ -540,6 +557,10 @@ impl<'a> Infer<'a> {
             return Vec::new();
         }
         let Some((def, version)) = ops::lookup(l) else {
+            *self
+                .trusted
+                .entry(format!("{} ({})", l.ty, l.version))
+                .or_default() += 1;
             return declared(l);
         };
         let cx = Ctx {
