@@ -2,6 +2,8 @@
 //! always; `IRC_BIN_COPY_MIN` forces either way here) gives the same model as the compact
 //! writer, and leaves nothing behind when the run fails.
 
+mod common;
+
 use irc::ir::{ConstData, Model};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -169,13 +171,11 @@ fn failed_runs_leave_no_copy_behind() {
 #[test]
 fn two_thread_writer_equals_one_thread() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("../shared/models"))
-        .expect("../shared/models beside the repository")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "xml"))
-        .collect();
-    files.push(root.join("ir-samples/models/silero_seq.xml"));
-    files.sort();
+    // The vendored samples always; the shared models too when they are beside the repository.
+    let mut files = common::xml_files(&root.join("ir-samples/models"));
+    if let Some(dir) = common::shared_models("two_thread_writer_equals_one_thread") {
+        files.extend(common::xml_files(&dir));
+    }
     let write = |m: &Model, parallel: (usize, usize)| {
         let mut xml: Vec<u8> = Vec::new();
         let mut sink = irc::xml::BinSink::new(Vec::new());

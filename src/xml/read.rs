@@ -1908,9 +1908,12 @@ mod parallel_tests {
     /// The two-thread read must give exactly what the one-thread read gives.
     #[test]
     fn parallel_read_equals_sequential_read() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/models");
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .expect("../shared/models beside the repo")
+        // The vendored samples, and the shared models when they are beside the repository.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files: Vec<PathBuf> = ["ir-samples/models", "../shared/models"]
+            .iter()
+            .filter_map(|d| std::fs::read_dir(root.join(d)).ok())
+            .flatten()
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "xml"))
             .collect();

@@ -14,9 +14,30 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `../shared/models`, beside the repository root.
-pub fn shared_models() -> PathBuf {
-    repo().join("../shared/models")
+/// `../shared/models` beside the repository root (or `IRC_SHARED_MODELS`), when it is there.
+/// A plain clone has no `../shared`: then the caller's test is skipped, and this says so once.
+pub fn shared_models(test: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("IRC_SHARED_MODELS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("../shared/models"));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    eprintln!(
+        "{test}: skipped: {} not found (the shared model set is beside the repository in CI)",
+        dir.display()
+    );
+    None
+}
+
+/// The `.xml` files of a directory, sorted (none if it cannot be read).
+pub fn xml_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    v.retain(|p| p.extension().is_some_and(|x| x == "xml"));
+    v.sort();
+    v
 }
 
 /// Path relative to the repo root, for stable messages in snapshots.
