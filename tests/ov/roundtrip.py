@@ -42,7 +42,9 @@ _REPO = Path(__file__).resolve().parents[2]
 IRC_BIN = os.environ.get("IRC_BIN", str(_REPO / "target" / "release" / "irc"))
 SHARED_MODELS = Path(os.environ.get("IRC_SHARED_MODELS", str(_REPO.parent / "shared" / "models")))
 if not sorted(SHARED_MODELS.glob("*.xml")):
-    sys.exit("no models in %s: ../shared/models must be beside the repository (or set IRC_SHARED_MODELS)" % SHARED_MODELS)
+    # A plain clone has no ../shared: the generated cases still run.
+    print("skipped: real-model cases (no models in %s; ../shared/models is beside the repository in CI, "
+          "or set IRC_SHARED_MODELS)" % SHARED_MODELS, flush=True)
 SEED = 20260401
 CORE = ov.Core()
 CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "NUM_STREAMS": "1"}
