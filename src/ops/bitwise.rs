@@ -14,10 +14,7 @@ fn bitwise_type(cx: &Ctx, et: E, shift: bool) -> R<E> {
         } else {
             "an integer or boolean"
         };
-        return Err(format!(
-            "{} needs {want} element type, got {et}",
-            cx.layer.ty
-        ));
+        return Err(format!("{} needs {want} element type, got {et}", cx.ty));
     }
     Ok(et)
 }
@@ -27,7 +24,7 @@ fn binary_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let (a, b) = (cx.input(0)?, cx.input(1)?);
     let et = merge_et(a.et, b.et)
         .map_err(|e| format!("{e} (both inputs must have the same element type)"))?;
-    let shift = cx.layer.ty.contains("Shift");
+    let shift = cx.ty.contains("Shift");
     let et = bitwise_type(cx, et, shift)?;
     let shape = match cx.attr("auto_broadcast").unwrap_or("numpy") {
         "numpy" => broadcast_numpy(&a.shape, &b.shape)?,

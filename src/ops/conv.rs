@@ -267,7 +267,7 @@ fn matmul_infer(cx: &Ctx) -> R<Vec<Fact>> {
 
 /// MatMul values: transposes materialized, batch dims broadcast, then per batch
 /// `for i, for k, for j: out[i][j] += a[i][k] * b[k][j]` accumulated in the element type.
-fn matmul_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn matmul_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     use super::math;
     let (a, b) = (
         cx.input(0)?.value.clone().ok_or("value")?,

@@ -4,7 +4,7 @@
 
 use super::*;
 use super::{convert, math};
-use crate::ir::{tensor::Tensor, Dims, ElementType as E, PartialShape};
+use crate::ir::{tensor::Tensor, ElementType as E, PartialShape};
 
 #[derive(Clone, Copy)]
 enum CmpOp {
@@ -109,7 +109,7 @@ fn binary_shape(cx: &Ctx) -> R<PartialShape> {
 
 fn binary_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(2, 2)?;
-    let ty = super::resolve(&cx.layer.ty, &cx.layer.version).map_or("", |x| x.0);
+    let ty = cx.ty;
     let kind = bin_kind(ty);
     let (ea, eb) = (cx.input(0)?.et, cx.input(1)?.et);
     let et = merge_et(ea, eb)
@@ -324,7 +324,16 @@ fn binary_bounds(kind: Bin, cx: &Ctx, a: &Bounds, b: &Bounds) -> Option<Bounds> 
                 (al / bh.max(1), if ah == INF { INF } else { ah / bl })
             }
             Bin::Max => (al.max(bl), ah.max(bh)),
-            Bin::Min => (al.min(bl), ah.min(bh)),
+            // OpenVINO 2026.4.1 keeps an unbounded upper bound unbounded through Minimum
+            // (measured: x [2..,3], Minimum(ShapeOf(x), 2) gives [2..,2], not [2,2]).
+            Bin::Min => (
+                al.min(bl),
+                if ah == INF || bh == INF {
+                    INF
+                } else {
+                    ah.min(bh)
+                },
+            ),
             _ => return None,
         };
         lo.push(l);
@@ -334,8 +343,8 @@ fn binary_bounds(kind: Bin, cx: &Ctx, a: &Bounds, b: &Bounds) -> Option<Bounds> 
 }
 
 /// Exact integer evaluation (shape arithmetic). Float evaluation belongs to folding.
-fn binary_eval(cx: &Ctx) -> R<Vec<Fact>> {
-    let ty = super::resolve(&cx.layer.ty, &cx.layer.version).map_or("", |x| x.0);
+fn binary_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
+    let ty = cx.ty;
     let kind = bin_kind(ty);
     let (a, b) = (
         cx.input(0)?.value.as_ref().ok_or("no value")?,
@@ -522,16 +531,13 @@ const UNARY: &[&str] = &[
     "PRelu",
     "LogicalNot",
     "Identity",
-    "FakeQuantize",
     "FakeConvert",
-    "Softmax",
     "LogSoftmax",
     "MVN",
     "LRN",
     "NormalizeL2",
     "GRN",
     "BatchNormInference",
-    "CumSum",
     "ReverseSequence",
     "Roll",
     "Reverse",
@@ -541,7 +547,7 @@ const UNARY: &[&str] = &[
 ];
 
 fn unary_infer(cx: &Ctx) -> R<Vec<Fact>> {
-    let ty = super::resolve(&cx.layer.ty, &cx.layer.version).map_or("", |x| x.0);
+    let ty = cx.ty;
     // BatchNormInference-0 has data at input 2; v5 at input 0.
     let data = if ty == "BatchNormInference" && cx.version == 0 {
         2
@@ -625,8 +631,8 @@ fn convert_like_infer(cx: &Ctx) -> R<Vec<Fact>> {
 }
 
 /// Convert values with OpenVINO's reference semantics for every type pair it has a kernel for.
-fn convert_eval(cx: &Ctx) -> R<Vec<Fact>> {
-    let et = if cx.layer.is("ConvertLike") {
+fn convert_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
+    let et = if cx.ty == "ConvertLike" {
         cx.input(1)?.et
     } else {
         cx.attr_et("destination_type")?
@@ -795,8 +801,8 @@ fn unary_fn(ty: &str) -> Option<Unary> {
     })
 }
 
-fn unary_eval(cx: &Ctx) -> R<Vec<Fact>> {
-    let ty = super::resolve(&cx.layer.ty, &cx.layer.version).map_or("", |x| x.0);
+fn unary_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
+    let ty = cx.ty;
     let v = cx.input(0)?.value.as_ref().ok_or("no value")?;
     let params: Vec<f64> = match ty {
         "Clamp" => vec![cx.attr_f64("min", f64::MIN)?, cx.attr_f64("max", f64::MAX)?],
@@ -908,7 +914,7 @@ fn unary_eval(cx: &Ctx) -> R<Vec<Fact>> {
 }
 
 /// Softmax: x - max (NaN-ignoring max), exp, Kahan sum, divide — OpenVINO's reference steps.
-fn softmax_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn softmax_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let v = cx.input(0)?.value.as_ref().ok_or("no value")?;
     let r = v.shape.len();
     let ax = norm_axis(cx.attr_i64("axis", 1)?, r)?;
@@ -952,7 +958,7 @@ fn softmax_eval(cx: &Ctx) -> R<Vec<Fact>> {
 }
 
 /// CumSum (OpenVINO folds f32 only): sequential sums along the axis.
-fn cumsum_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn cumsum_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let v = cx.input(0)?.value.as_ref().ok_or("no value")?;
     if v.et != E::F32 {
         return Err("no kernel".into());
@@ -997,29 +1003,47 @@ fn cumsum_eval(cx: &Ctx) -> R<Vec<Fact>> {
 
 pub(super) fn register(r: &mut Reg) {
     let all = ALL_VERSIONS;
-    for ty in BINARY {
-        r.add(ty, &all, OpDef::with_eval(binary_infer, binary_eval));
+    for &ty in BINARY {
+        let def = OpDef::with_eval(binary_infer, binary_eval);
+        // OpenVINO's SquaredDifference kernel exists for f32 only: other types stay unfolded.
+        let def = if ty == "SquaredDifference" {
+            def.kernel_types(|et| et == E::F32)
+        } else {
+            def
+        };
+        r.add(ty, &all, def);
     }
-    for ty in UNARY {
-        r.add(ty, &all, OpDef::with_eval(unary_infer, unary_eval));
+    for &ty in UNARY {
+        let def = OpDef::with_eval(unary_infer, unary_eval);
+        // ConstantFolding computes f16/bf16 ops in f32, except these (`is_node_whitelisted`).
+        let def = if matches!(ty, "Ceiling" | "FakeConvert") {
+            def.native_precision()
+        } else {
+            def
+        };
+        r.add(ty, &all, def);
     }
-    for (ty, eval) in [
-        ("Softmax", softmax_eval as InferFn),
-        ("CumSum", cumsum_eval),
-    ] {
-        r.add(ty, &all, OpDef::with_eval(unary_infer, eval));
-    }
+    // FakeQuantize has a kernel in OpenVINO but is never folded (`can_constant_fold` false).
+    r.add(
+        "FakeQuantize",
+        &all,
+        OpDef::with_eval(unary_infer, unary_eval).never_folds(),
+    );
+    r.add("Softmax", &all, OpDef::with_eval(unary_infer, softmax_eval));
+    r.add("CumSum", &all, OpDef::with_eval(unary_infer, cumsum_eval));
     r.add(
         "Convert",
         &all,
         OpDef::with_eval(convert_infer, convert_eval),
     );
+    // ConvertLike folds as Convert(data, like.type): only the data is needed as a value.
     r.add(
         "ConvertLike",
         &all,
-        OpDef::with_eval(convert_like_infer, convert_eval),
+        OpDef::with_eval(convert_like_infer, convert_eval)
+            .value_inputs(1)
+            .native_precision(),
     );
-    let _ = Dims::new();
 }
 
 #[cfg(test)]

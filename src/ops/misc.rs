@@ -73,7 +73,7 @@ fn cell_infer(cx: &Ctx) -> R<Vec<Fact>> {
         return Err(format!("hidden_size must be positive, is {hidden}"));
     }
     // The batch is X's, merged with the initial state(s) H (and C for LSTMCell).
-    let states = if cx.layer.is("LSTMCell") { 2 } else { 1 };
+    let states = if cx.ty == "LSTMCell" { 2 } else { 1 };
     let mut batch = dim(x, 0);
     for i in 1..=states {
         if let Some(f) = cx.inputs.get(i) {
@@ -472,7 +472,7 @@ fn val(cx: &Ctx, i: usize) -> R<Arc<Tensor>> {
 }
 
 /// Select: `cond ? then : else` with numpy broadcasting of all three.
-fn select_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn select_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let (c, t, e) = (val(cx, 0)?, val(cx, 1)?, val(cx, 2)?);
     let (shape, maps) =
         math::bcast_index_maps(&[&c.shape, &t.shape, &e.shape]).ok_or("cannot broadcast")?;
@@ -486,7 +486,7 @@ fn select_eval(cx: &Ctx) -> R<Vec<Fact>> {
 }
 
 /// Pad-1/12: constant, edge, reflect, symmetric; negative pads (v12) crop.
-fn pad_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn pad_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let x = val(cx, 0)?;
     let (pb, pe) = (cx.ints(1).ok_or("pads")?, cx.ints(2).ok_or("pads")?);
     let mode = cx
@@ -557,7 +557,7 @@ fn pad_eval(cx: &Ctx) -> R<Vec<Fact>> {
 
 /// OneHot: off everywhere, on where index == k (negative or out-of-range indices stay off;
 /// OneHot-16 with negative_indices_mode="normalize" wraps negatives).
-fn onehot_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn onehot_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let idx = val(cx, 0)?.to_i64s().ok_or("indices")?;
     let depth = *cx.ints(1).ok_or("depth")?.first().ok_or("depth")?;
     let (on, off) = (val(cx, 2)?, val(cx, 3)?);
@@ -592,7 +592,7 @@ fn onehot_eval(cx: &Ctx) -> R<Vec<Fact>> {
 }
 
 /// NonZero: [rank, count] coordinates of non-zero elements in row-major order.
-fn nonzero_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn nonzero_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let x = val(cx, 0)?;
     let et = nonzero_infer(cx)?[0].et;
     let n = x.len();
@@ -632,7 +632,7 @@ fn plain_reduction(cx: &Ctx) -> R<()> {
 
 /// ScatterNDUpdate: out = data; for each index tuple (last dim of indices), the addressed
 /// slice of data is overwritten by the matching slice of updates, in order.
-fn scatter_nd_update_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn scatter_nd_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     plain_reduction(cx)?;
     let (d, it, u) = (val(cx, 0)?, val(cx, 1)?, val(cx, 2)?);
     let es = d.et.byte_size().ok_or("sub-byte")?;
@@ -670,7 +670,7 @@ fn scatter_nd_update_eval(cx: &Ctx) -> R<Vec<Fact>> {
 }
 
 /// ScatterElementsUpdate: out = data; out[index with indices[i] at `axis`] = updates[i].
-fn scatter_elements_update_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn scatter_elements_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     plain_reduction(cx)?;
     let (d, it, u) = (val(cx, 0)?, val(cx, 1)?, val(cx, 2)?);
     let es = d.et.byte_size().ok_or("sub-byte")?;
@@ -701,7 +701,7 @@ fn scatter_elements_update_eval(cx: &Ctx) -> R<Vec<Fact>> {
 }
 
 /// ScatterUpdate-3: out = data; out[..., indices[i], ...] = updates[..., i, ...] along axis.
-fn scatter_update_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn scatter_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let (d, idx_t, u) = (val(cx, 0)?, val(cx, 1)?, val(cx, 2)?);
     let idx = idx_t.to_i64s().ok_or("indices")?;
     let ax = norm_axis(
@@ -734,7 +734,7 @@ fn scatter_update_eval(cx: &Ctx) -> R<Vec<Fact>> {
 }
 
 /// GatherND-5/8 (OpenVINO has no kernel; these values follow the spec).
-fn gather_nd_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn gather_nd_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let (d, it) = (val(cx, 0)?, val(cx, 1)?);
     let idx = it.to_i64s().ok_or("indices")?;
     let b = cx.attr_i64("batch_dims", 0)?.max(0) as usize;
@@ -772,7 +772,7 @@ fn gather_nd_eval(cx: &Ctx) -> R<Vec<Fact>> {
 }
 
 /// GatherElements-6 (OpenVINO has no kernel; values follow the spec).
-fn gather_elements_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn gather_elements_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let (d, it) = (val(cx, 0)?, val(cx, 1)?);
     let idx = it.to_i64s().ok_or("indices")?;
     let r = d.shape.len();

@@ -116,6 +116,9 @@ pub const MAX_EVAL_ELEMS: usize = 1 << 28;
 /// Everything a rule may look at: the layer (attributes) and the facts of its inputs.
 pub struct Ctx<'a> {
     pub layer: &'a Layer,
+    /// The op type as the opset table spells it (`Relu` for an IR's `ReLU`): rules shared by a
+    /// family tell their members apart by it.
+    pub ty: &'static str,
     pub inputs: &'a [Fact],
     /// The op version the layer resolved to.
     pub version: u32,
@@ -124,7 +127,14 @@ pub struct Ctx<'a> {
     pub f32_mode: bool,
 }
 
+/// A shape/type rule: output facts (element type, shape, and for shape subgraphs the value or
+/// its bounds) from the input facts.
 pub type InferFn = fn(&Ctx) -> Result<Vec<Fact>, String>;
+
+/// A kernel: output values from input values. `outs` are the facts the shape rule computed for
+/// this layer (types and shapes), as OpenVINO's `evaluate` reuses `shape_infer`; each value
+/// returned must have its output's shape (checked in debug builds).
+pub type EvalFn = fn(&Ctx, &[Fact]) -> Result<Vec<Fact>, String>;
 
 /// How an op's value bounds propagate when its inputs are not all exactly known.
 #[derive(Clone, Copy)]
@@ -141,16 +151,44 @@ pub fn mask_has(mask: u32, i: usize) -> bool {
     mask == u32::MAX || (i < 32 && (mask >> i) & 1 == 1)
 }
 
+/// What passes may do with an op, beyond its rules.
+#[derive(Clone, Copy)]
+pub struct Policy {
+    /// False: never computed ahead of run time (state, randomness, FakeQuantize), whatever its
+    /// inputs, as OpenVINO's ConstantFolding never folds it.
+    pub folds: bool,
+    /// A sink: kept (with what it reads) by dead-layer removal although nothing reads it.
+    pub sink: bool,
+    /// How many leading inputs the kernel needs as values (ConvertLike: 1, the other input gives
+    /// just a type); the rest only as types and shapes.
+    pub value_inputs: usize,
+    /// Evaluated in its own precision even for f16/bf16 (OpenVINO's ConstantFolding otherwise
+    /// computes f16/bf16 ops in f32).
+    pub native_precision: bool,
+    /// The element types (of input 0) OpenVINO has a kernel for, when not all of them.
+    pub kernel_types: Option<fn(ElementType) -> bool>,
+}
+
 #[derive(Clone, Copy)]
 pub struct OpDef {
     pub infer: InferFn,
     /// Computes output values when all inputs are known (used by inference for small values
     /// and by folding).
-    pub eval: Option<InferFn>,
+    pub eval: Option<EvalFn>,
     pub bounds: BoundsRule,
+    pub policy: Policy,
 }
 
-/// Keyed by (type as spelled in the opset table, op version).
+const DEFAULT_POLICY: Policy = Policy {
+    folds: true,
+    sink: false,
+    value_inputs: usize::MAX,
+    native_precision: false,
+    kernel_types: None,
+};
+
+/// Keyed by (type as spelled in the opset table, op version). Built with the constructors and
+/// the policy setters: `OpDef::with_eval(infer, eval).movement(0b1)`.
 impl OpDef {
     /// A shape/type rule only: values are never computed.
     pub const fn shape_only(infer: InferFn) -> Self {
@@ -158,16 +196,57 @@ impl OpDef {
             infer,
             eval: None,
             bounds: BoundsRule::None,
+            policy: DEFAULT_POLICY,
         }
     }
-    /// A shape/type rule and a value rule.
-    pub const fn with_eval(infer: InferFn, eval: InferFn) -> Self {
+    /// A shape/type rule and a kernel.
+    pub const fn with_eval(infer: InferFn, eval: EvalFn) -> Self {
         OpDef {
             infer,
             eval: Some(eval),
             bounds: BoundsRule::None,
+            policy: DEFAULT_POLICY,
         }
     }
+    /// Data movement: bounds of the inputs in `mask` flow through the kernel.
+    pub const fn movement(mut self, mask: u32) -> Self {
+        self.bounds = BoundsRule::Movement(mask);
+        self
+    }
+    /// Never computed ahead of run time.
+    pub const fn never_folds(mut self) -> Self {
+        self.policy.folds = false;
+        self
+    }
+    /// Kept by dead-layer removal although nothing reads it (implies never folded).
+    pub const fn sink(mut self) -> Self {
+        self.policy.sink = true;
+        self.policy.folds = false;
+        self
+    }
+    /// The kernel needs only the first `n` inputs as values.
+    pub const fn value_inputs(mut self, n: usize) -> Self {
+        self.policy.value_inputs = n;
+        self
+    }
+    /// Evaluated in its own precision even for f16/bf16.
+    pub const fn native_precision(mut self) -> Self {
+        self.policy.native_precision = true;
+        self
+    }
+    /// OpenVINO has a kernel only for these element types (of input 0).
+    pub const fn kernel_types(mut self, f: fn(ElementType) -> bool) -> Self {
+        self.policy.kernel_types = Some(f);
+        self
+    }
+}
+
+/// A layer's op, resolved: its rules, its type as the opset table spells it, its version.
+#[derive(Clone, Copy)]
+pub struct Resolved {
+    pub def: OpDef,
+    pub ty: &'static str,
+    pub version: u32,
 }
 
 /// Op versions every registration covers (the table decides which exist).
@@ -178,10 +257,13 @@ type Registry = crate::ir::FastMap<(&'static str, u32), (OpDef, &'static str)>;
 pub struct Reg(Registry);
 
 impl Reg {
-    /// Register `ty` for op versions `versions`.
+    /// Register `ty` for op versions `versions`. One definition per op: registering a
+    /// (type, version) twice is a bug, caught when the registry is built (`registry_builds`).
     pub fn add(&mut self, ty: &'static str, versions: &[u32], def: OpDef) {
         for &v in versions {
-            self.0.insert((ty, v), (def, ty));
+            if self.0.insert((ty, v), (def, ty)).is_some() {
+                panic!("op {ty} version {v} is registered twice");
+            }
         }
     }
 }
@@ -251,10 +333,15 @@ pub fn resolve(ty: &str, version: &str) -> Option<(&'static str, u32)> {
         .copied()
 }
 
-/// The rules for a layer, with its op version; `None` for ops irc does not know (opaque).
-pub fn lookup(layer: &Layer) -> Option<(OpDef, u32)> {
-    let (ty, v) = resolve(&layer.ty, &layer.version)?;
-    registry().get(&(ty, v)).map(|d| (d.0, v))
+/// The rules for a layer, with its type and op version; `None` for ops irc does not know
+/// (opaque).
+pub fn lookup(layer: &Layer) -> Option<Resolved> {
+    let (ty, version) = resolve(&layer.ty, &layer.version)?;
+    registry().get(&(ty, version)).map(|d| Resolved {
+        def: d.0,
+        ty: d.1,
+        version,
+    })
 }
 
 /// Every (type, version) irc has rules for, sorted (for docs/ops.md).
@@ -265,4 +352,13 @@ pub fn covered() -> Vec<(String, u32)> {
         .collect();
     v.sort();
     v
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn registry_builds() {
+        // Building the registry panics on an op registered twice.
+        assert!(super::covered().len() > 150);
+    }
 }

@@ -8,7 +8,7 @@ fn reduce_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(2, 2)?;
     cx.expect_int(1, "axes")?;
     let x = cx.input(0)?;
-    let ty = super::resolve(&cx.layer.ty, &cx.layer.version).map_or("", |t| t.0);
+    let ty = cx.ty;
     if ty.starts_with("ReduceLogical") && !matches!(x.et, E::Boolean | E::Dynamic) {
         return Err(format!("{ty} needs a boolean input, got {}", x.et));
     }
@@ -181,10 +181,10 @@ pub(super) fn reduce_values(
 }
 
 /// ReduceSum/Mean/Max/Min/Prod/L1/L2 of known values.
-fn reduce_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn reduce_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let v = cx.input(0)?.value.clone().ok_or("value")?;
     if v.et.is_float() {
-        let ty = super::resolve(&cx.layer.ty, &cx.layer.version).map_or("", |t| t.0);
+        let ty = cx.ty;
         let out = reduce_infer(cx)?;
         let os = out[0].shape.to_static().ok_or("dynamic")?;
         let r = v.shape.len();
@@ -199,7 +199,7 @@ fn reduce_eval(cx: &Ctx) -> R<Vec<Fact>> {
     if !(v.et.is_integral() || v.et == E::Boolean) || v.et.byte_size().is_none() {
         return Err("integer evaluation only".into());
     }
-    let ty = super::resolve(&cx.layer.ty, &cx.layer.version).map_or("", |t| t.0);
+    let ty = cx.ty;
     let out = reduce_infer(cx)?;
     let os = out[0].shape.to_static().ok_or("dynamic")?;
     let vals = v.to_i64s().ok_or("bad")?;

@@ -283,7 +283,7 @@ fn same_data_eval(cx: &Ctx, f: fn(&Ctx) -> R<Vec<Fact>>) -> R<Vec<Fact>> {
     })])
 }
 
-fn reshape_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn reshape_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     same_data_eval(cx, reshape_infer)
 }
 
@@ -366,10 +366,10 @@ fn unsqueeze_infer(cx: &Ctx) -> R<Vec<Fact>> {
     Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
 }
 
-fn squeeze_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn squeeze_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     same_data_eval(cx, squeeze_infer)
 }
-fn unsqueeze_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn unsqueeze_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     same_data_eval(cx, unsqueeze_infer)
 }
 
@@ -428,7 +428,7 @@ fn concat_infer(cx: &Ctx) -> R<Vec<Fact>> {
     Ok(vec![Fact::new(et, PartialShape::Ranked(o))])
 }
 
-fn concat_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn concat_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let vals: Vec<Arc<Tensor>> = (0..cx.inputs.len())
         .map(|i| value(cx, i))
         .collect::<R<_>>()?;
@@ -543,7 +543,7 @@ fn gather_infer(cx: &Ctx) -> R<Vec<Fact>> {
     Ok(vec![Fact::new(data.et, PartialShape::Ranked(out))])
 }
 
-fn gather_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn gather_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let (axis, bd) = gather_params(cx)?;
     let data = value(cx, 0)?;
     let idx_t = value(cx, 1)?;
@@ -748,7 +748,7 @@ fn picks_for(d: i64, start: i64, stop: i64, step: i64) -> Vec<u64> {
     (0..n).map(|i| (s + i * step) as u64).collect()
 }
 
-fn slice_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn slice_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let v = value(cx, 0)?;
     let spec = slice_spec(cx, v.shape.len())?.ok_or("params")?;
     let mut picks: Vec<Vec<u64>> = v.shape.iter().map(|&d| (0..d).collect()).collect();
@@ -936,7 +936,7 @@ fn ss_infer(cx: &Ctx) -> R<Vec<Fact>> {
     Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
 }
 
-fn ss_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn ss_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let v = value(cx, 0)?;
     let (b, e, s) = ss_inputs(cx)?.ok_or("params")?;
     let plan = ss_plan(cx, v.shape.len(), &b, &e, &s)?;
@@ -1037,7 +1037,7 @@ fn broadcast_infer(cx: &Ctx) -> R<Vec<Fact>> {
 }
 
 /// Broadcast/Tile values: index map from output coordinates to input coordinates.
-fn bcast_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn bcast_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let v = value(cx, 0)?;
     let out = broadcast_infer(cx)?;
     let os = out[0].shape.to_static().ok_or("dynamic")?;
@@ -1117,7 +1117,7 @@ fn tile_infer(cx: &Ctx) -> R<Vec<Fact>> {
     Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
 }
 
-fn tile_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn tile_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let v = value(cx, 0)?;
     let os = tile_infer(cx)?[0].shape.to_static().ok_or("dynamic")?;
     let r = os.len();
@@ -1176,7 +1176,7 @@ fn transpose_infer(cx: &Ctx) -> R<Vec<Fact>> {
     )])
 }
 
-fn transpose_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn transpose_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let v = value(cx, 0)?;
     let r = v.shape.len();
     let order = cx.ints(1).ok_or("order")?;
@@ -1303,10 +1303,10 @@ fn split_eval_common(cx: &Ctx, outs: Vec<Fact>) -> R<Vec<Fact>> {
     Ok(res)
 }
 
-fn split_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn split_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     split_eval_common(cx, split_infer(cx)?)
 }
-fn vsplit_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn vsplit_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     split_eval_common(cx, vsplit_infer(cx)?)
 }
 
@@ -1384,7 +1384,7 @@ fn range_infer(cx: &Ctx) -> R<Vec<Fact>> {
     )])
 }
 
-fn range_eval(cx: &Ctx) -> R<Vec<Fact>> {
+fn range_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let out = range_infer(cx)?;
     let mut et = out[0].et;
     // Folding computes f16/bf16 Range-4 in f32 (OpenVINO switches its output type).
@@ -1436,14 +1436,13 @@ fn range_eval(cx: &Ctx) -> R<Vec<Fact>> {
 
 pub(super) fn register(r: &mut Reg) {
     let all = ALL_VERSIONS;
-    let def = |infer: InferFn, eval: InferFn, mask: u32| OpDef {
-        infer,
-        eval: Some(eval),
-        bounds: if mask == 0 {
-            BoundsRule::None
+    let def = |infer: InferFn, eval: EvalFn, mask: u32| {
+        let d = OpDef::with_eval(infer, eval);
+        if mask == 0 {
+            d
         } else {
-            BoundsRule::Movement(mask)
-        },
+            d.movement(mask)
+        }
     };
     r.add("ShapeOf", &all, OpDef::shape_only(shape_of_infer));
     r.add("Reshape", &all, def(reshape_infer, reshape_eval, 0b1));

@@ -14,6 +14,14 @@ fn declared_variable(cx: &Ctx) -> R<(E, PartialShape)> {
     if cx.version < 6 {
         return Ok((E::Dynamic, PartialShape::Dynamic));
     }
+    variable_info(cx.layer)
+}
+
+/// `variable_type`/`variable_shape` of a ReadValue-6 layer (absent attributes: dynamic). This
+/// is what its Assigns are checked against: OpenVINO's Assign-6 checks the variable as declared,
+/// even where the ReadValue's output took the init's type and shape.
+pub fn variable_info(l: &crate::ir::Layer) -> R<(E, PartialShape)> {
+    let cx = l;
     let et = match cx.attr("variable_type") {
         None => E::Dynamic,
         Some(v) => E::parse_attr(v.trim())
@@ -120,7 +128,7 @@ pub fn check_variables(reads: &[VariableUse], assigns: &[VariableUse]) -> Vec<(u
             out.push((
                 i,
                 format!(
-                    "writes {} to variable '{}', which its ReadValue reads as {}",
+                    "writes {} to variable '{}', declared as {}",
                     a.et, a.variable_id, r.et
                 ),
             ));
@@ -128,7 +136,7 @@ pub fn check_variables(reads: &[VariableUse], assigns: &[VariableUse]) -> Vec<(u
             out.push((
                 i,
                 format!(
-                    "writes shape {} to variable '{}', which its ReadValue reads as {}",
+                    "writes shape {} to variable '{}', declared as {}",
                     sh(a.shape),
                     a.variable_id,
                     sh(r.shape)
@@ -140,12 +148,18 @@ pub fn check_variables(reads: &[VariableUse], assigns: &[VariableUse]) -> Vec<(u
 }
 
 pub(super) fn register(r: &mut Reg) {
+    // Never computed ahead of run time (OpenVINO's ConstantFolding excludes both); an Assign
+    // is a sink: dead-layer removal keeps it and what it reads.
     r.add(
         "ReadValue",
         &ALL_VERSIONS,
-        OpDef::shape_only(read_value_infer),
+        OpDef::shape_only(read_value_infer).never_folds(),
     );
-    r.add("Assign", &ALL_VERSIONS, OpDef::shape_only(assign_infer));
+    r.add(
+        "Assign",
+        &ALL_VERSIONS,
+        OpDef::shape_only(assign_infer).sink(),
+    );
 }
 
 #[cfg(test)]
@@ -158,6 +172,7 @@ mod tests {
         l.data = Some(crate::ir::Attrs::from_pairs(attrs.iter().copied()));
         let cx = Ctx {
             layer: &l,
+            ty: "ReadValue",
             inputs,
             version: ver,
             f32_mode: false,

@@ -8,7 +8,8 @@
 //!
 //! A *decompression Convert* is the head of such a chain: a Convert of a low-precision Const to
 //! a float type that is marked `decompression`, or that feeds only Subtract/Multiply (the zero
-//! point and scale of NNCF's pattern) and would widen to more than [`SMALL_FOLD_BYTES`]. It is
+//! point and scale of NNCF's pattern) and would widen to more than [`SMALL_FOLD_BYTES`], or is
+//! the (small) zero point subtracted from such a head. It is
 //! never folded, so nothing downstream of it that needs its value folds either: the chain stays
 //! as compact as the file had it (OpenVINO's plain ConstantFolding folds them all into f32).
 //!
@@ -16,7 +17,8 @@
 //! - data movement (Gather, Broadcast, Reshape, Transpose, (Un)Squeeze, Slice, StridedSlice,
 //!   Concat, Tile, Split) runs on the compressed values and the Convert moves after it:
 //!   `Gather(Convert(f16), idx)` → `Convert(Gather(f16, idx))`, bit-exact since Convert is
-//!   elementwise;
+//!   elementwise; when its compressed result is no bigger than the compressed values it reads
+//!   (a Broadcast or Tile that repeats weights stays unfolded);
 //! - any other op folds when its result is no bigger than the compressed values it reads, or at
 //!   most [`SMALL_FOLD_BYTES`] (empty tensors, scalars, small shape tensors).
 
@@ -49,6 +51,13 @@ pub fn compressible(et: E) -> bool {
 
 /// Is layer `n` the Convert at the head of a weight-decompression chain?
 pub fn is_head(g: &Graph, n: LayerId) -> bool {
+    head(g, n, true)
+}
+
+/// `zero_points`: a small Convert also counts when it is the zero point subtracted from a
+/// (big) head: the CPU plugin quantizes activations for a compressed FullyConnected only while
+/// its zero point stays an integer constant.
+fn head(g: &Graph, n: LayerId, zero_points: bool) -> bool {
     let l = &g.g[n];
     if !l.is("Convert") {
         return false;
@@ -72,17 +81,27 @@ pub fn is_head(g: &Graph, n: LayerId) -> bool {
     if !compressible(src) || !dst.is_float() || dst == src {
         return false;
     }
+    let users = g.consumers(n, 0);
+    if users.is_empty()
+        || !users
+            .iter()
+            .all(|&(c, _)| g.g[c].is("Subtract") || g.g[c].is("Multiply"))
+    {
+        return false;
+    }
     let widened = k
         .attr("shape")
         .and_then(|s| crate::ir::PartialShape::parse_static(s).ok())
         .and_then(|d| crate::ir::PartialShape::element_count(&d))
         .and_then(|c| dst.storage_bytes(c));
-    if widened.is_none_or(|b| b <= SMALL_FOLD_BYTES) {
-        return false;
+    if widened.is_some_and(|b| b > SMALL_FOLD_BYTES) {
+        return true;
     }
-    let users = g.consumers(n, 0);
-    !users.is_empty()
-        && users
-            .iter()
-            .all(|&(c, _)| g.g[c].is("Subtract") || g.g[c].is("Multiply"))
+    // A small zero point: `Subtract(head, this)`.
+    zero_points
+        && users.iter().all(|&(c, i)| {
+            g.g[c].is("Subtract")
+                && i == 1
+                && g.producer(c, 0).is_some_and(|(w, _)| head(g, w, false))
+        })
 }

@@ -254,7 +254,7 @@ fn fold_graph(
             .producers(n)
             .iter()
             .all(|p| p.is_some_and(|(s, _)| folded.contains(&s) || g.g[s].is("Const")));
-        if !inputs_known || crate::ops::lookup(l).and_then(|(d, _)| d.eval).is_none() {
+        if !inputs_known || crate::ops::lookup(l).and_then(|op| op.def.eval).is_none() {
             continue;
         }
         for (o, _) in l.outputs.iter().enumerate() {
@@ -417,7 +417,9 @@ pub fn dce(g: &mut Graph) -> usize {
         g.g.node_indices()
             .filter(|&n| {
                 let l = &g.g[n];
-                l.is("Result") || l.is("Assign") || l.is("Parameter")
+                l.is("Result")
+                    || l.is("Parameter")
+                    || crate::ops::lookup(l).is_some_and(|op| op.def.policy.sink)
             })
             .collect();
     while let Some(n) = stack.pop() {

@@ -75,33 +75,15 @@ pub fn trusted_notice(trusted: &std::collections::BTreeMap<String, usize>) -> Op
 /// Computed values this big or bigger are shared when equal.
 const SHARE_MIN_BYTES: usize = 1024;
 
-/// Ops whose outputs are never computed ahead of run time (OpenVINO never folds them).
+/// Layers whose outputs are never computed ahead of run time: the model's boundary
+/// (Parameter, Result), ops whose policy says so (state, FakeQuantize), weight decompression
+/// marked in rt_info, and layers with OpenVINO's `DisableConstantFolding` mark.
 pub fn never_folds(l: &Layer) -> bool {
-    [
-        "Parameter",
-        "Result",
-        "ReadValue",
-        "Assign",
-        "RandomUniform",
-        "FakeQuantize",
-        "Multinomial",
-    ]
-    .iter()
-    .any(|t| l.is(t))
+    l.is("Parameter")
+        || l.is("Result")
+        || ops::lookup(l).is_some_and(|op| !op.def.policy.folds)
         || l.is_decompression()
         || has_rt_attr(l.rt_info.as_deref(), "DisableConstantFolding")
-}
-
-/// Ops OpenVINO evaluates in their own precision even for f16/bf16 (`is_node_whitelisted`).
-fn native_precision(l: &Layer) -> bool {
-    [
-        "ConvertLike",
-        "ConvertPromoteTypes",
-        "FakeConvert",
-        "Ceiling",
-    ]
-    .iter()
-    .any(|t| l.is(t))
 }
 
 fn is_half(et: ElementType) -> bool {
@@ -269,20 +251,39 @@ impl<'a> Infer<'a> {
     /// bodies reports Assigns whose variable no ReadValue declares.
     fn check_variables(&mut self, g: &Graph, facts: &Facts, top: bool) {
         use ops::state::VariableUse;
+        // A v6 ReadValue's variable is what it declares; a v3 one's is its output (the init's).
+        let declared: Vec<(LayerId, ElementType, PartialShape)> =
+            g.g.node_indices()
+                .filter(|&n| g.g[n].is("ReadValue"))
+                .filter_map(|n| {
+                    let l = &g.g[n];
+                    if ops::lookup(l).is_some_and(|op| op.version >= 6) {
+                        let (et, shape) = ops::state::variable_info(l).ok()?;
+                        Some((n, et, shape))
+                    } else {
+                        facts.get(n, 0).map(|f| (n, f.et, f.shape.clone()))
+                    }
+                })
+                .collect();
         let mut reads = Vec::new();
+        for (n, et, shape) in &declared {
+            if let Some(id) = g.g[*n].attr("variable_id") {
+                reads.push((
+                    *n,
+                    VariableUse {
+                        variable_id: id,
+                        et: *et,
+                        shape,
+                    },
+                ));
+            }
+        }
         let mut assigns = Vec::new();
-        for n in g.g.node_indices() {
+        for n in g.g.node_indices().filter(|&n| g.g[n].is("Assign")) {
             let l = &g.g[n];
-            let (list, fact) = if l.is("ReadValue") {
-                (&mut reads, facts.get(n, 0))
-            } else if l.is("Assign") {
-                let input = g.producer(n, 0).and_then(|(p, o)| facts.get(p, o));
-                (&mut assigns, input)
-            } else {
-                continue;
-            };
-            if let (Some(id), Some(f)) = (l.attr("variable_id"), fact) {
-                list.push((
+            let input = g.producer(n, 0).and_then(|(p, o)| facts.get(p, o));
+            if let (Some(id), Some(f)) = (l.attr("variable_id"), input) {
+                assigns.push((
                     n,
                     VariableUse {
                         variable_id: id,
@@ -556,7 +557,7 @@ impl<'a> Infer<'a> {
         if l.is("Result") {
             return Vec::new();
         }
-        let Some((def, version)) = ops::lookup(l) else {
+        let Some(op) = ops::lookup(l) else {
             *self
                 .trusted
                 .entry(format!("{} ({})", l.ty, l.version))
@@ -565,11 +566,12 @@ impl<'a> Infer<'a> {
         };
         let cx = Ctx {
             layer: l,
+            ty: op.ty,
             inputs,
-            version,
+            version: op.version,
             f32_mode: false,
         };
-        let mut outs = match (def.infer)(&cx) {
+        let mut outs = match (op.def.infer)(&cx) {
             Ok(o) => o,
             Err(m) => {
                 let m = with_inputs(m, inputs);
@@ -597,12 +599,12 @@ impl<'a> Infer<'a> {
                 .iter()
                 .any(|f| f.value.is_none() && f.compressed.is_some())
         {
-            return self.behind_decompression(l, &def, version, inputs, pending, outs);
+            return self.behind_decompression(l, &op, inputs, pending, outs);
         }
-        // Values: exact when every input is known, else bounds for movement ops. ConvertLike
-        // needs only its data (the `like` input gives just a type).
-        let needed = if l.is("ConvertLike") { 1 } else { inputs.len() };
-        let all_known = inputs[..needed.min(inputs.len())]
+        // Values: exact when every input the kernel reads is known, else bounds for movement
+        // ops.
+        let needed = op.def.policy.value_inputs.min(inputs.len());
+        let all_known = inputs[..needed]
             .iter()
             .all(|f| f.value.is_some() || f.ints().is_some());
         let count = |s: &PartialShape| {
@@ -619,10 +621,17 @@ impl<'a> Infer<'a> {
                 && inputs
                     .iter()
                     .all(|f| count(&f.shape).is_some_and(|n| n <= self.value_limit)));
-        if let Some(eval) = def.eval.filter(|_| all_known && small) {
-            if let Some(vals) = self.evaluate(l, version, inputs, &outs, eval) {
+        if op.def.eval.is_some() && all_known && small {
+            if let Some(vals) = self.evaluate(l, &op, inputs, &outs) {
                 for (o, v) in outs.iter_mut().zip(vals) {
-                    if let Some(t) = v.value.filter(|t| t.len() <= self.value_limit) {
+                    // String values move only when folding: OpenVINO's reader infers
+                    // StringTensorUnpack's byte count only off a Constant producer, and a
+                    // Reshape of one stays a Reshape until ConstantFolding runs.
+                    let keep = |t: &Arc<Tensor>| {
+                        t.len() <= self.value_limit
+                            && (self.fold_mode || t.et != ElementType::String)
+                    };
+                    if let Some(t) = v.value.filter(keep) {
                         o.shape = PartialShape::from_static(&t.shape);
                         o.value = Some(self.share(t));
                         o.wide = v.wide.map(|w| self.share(w));
@@ -630,8 +639,8 @@ impl<'a> Infer<'a> {
                     }
                 }
             }
-        } else if let (BoundsRule::Movement(mask), Some(eval)) = (def.bounds, def.eval) {
-            if let Some(b) = movement_bounds(&cx, mask, eval) {
+        } else if let (BoundsRule::Movement(mask), Some(eval)) = (op.def.bounds, op.def.eval) {
+            if let Some(b) = movement_bounds(&cx, mask, op.def.infer, eval) {
                 for (o, bo) in outs.iter_mut().zip(b) {
                     if let Some(bo) = bo {
                         o.bounds = Some(Arc::new(bo));
@@ -642,62 +651,78 @@ impl<'a> Infer<'a> {
         outs
     }
 
-    /// Run a value rule. In fold mode, ops touching f16/bf16 run in f32 on the unrounded
-    /// ("wide") inputs, and their f16/bf16 outputs keep the f32 result beside the rounded value.
+    /// Run a kernel. In fold mode, ops touching f16/bf16 run in f32 on the unrounded ("wide")
+    /// inputs, and their f16/bf16 outputs keep the f32 result beside the rounded value.
     fn evaluate(
         &self,
         l: &Layer,
-        version: u32,
+        op: &ops::Resolved,
         inputs: &[Fact],
         outs: &[Fact],
-        eval: ops::InferFn,
     ) -> Option<Vec<Fact>> {
-        // Ops OpenVINO has no kernel for in these types: not folded, as in OpenVINO.
+        let eval = op.def.eval?;
+        let policy = &op.def.policy;
+        // Types OpenVINO has no kernel for: not folded, as in OpenVINO.
         let orig = inputs.first().map_or(ElementType::Dynamic, |f| f.et);
-        if l.is("SquaredDifference") && orig != ElementType::F32 {
+        if policy.kernel_types.is_some_and(|ok| !ok(orig)) {
             return None;
         }
         let f32_mode = self.fold_mode
-            && !native_precision(l)
+            && !policy.native_precision
             && (inputs.iter().any(|f| is_half(f.et)) || outs.iter().any(|f| is_half(f.et)));
-        let known: Vec<Fact> = inputs
-            .iter()
-            .map(|f| {
-                let mut g = materialize(f);
-                if f32_mode && is_half(f.et) {
-                    let w = f.wide.clone().or_else(|| {
-                        g.value
-                            .as_ref()
-                            .and_then(|v| ops::convert::convert(v, ElementType::F32))
-                            .map(Arc::new)
-                    });
-                    g.et = ElementType::F32;
-                    g.value = w;
-                    g.wide = None;
-                }
-                g
-            })
-            .collect();
-        let needed = if l.is("ConvertLike") { 1 } else { known.len() };
-        if known[..needed.min(known.len())]
-            .iter()
-            .any(|f| f.value.is_none())
-        {
+        let widen = |f: &Fact| {
+            let mut g = materialize(f);
+            if f32_mode && is_half(f.et) {
+                let w = f.wide.clone().or_else(|| {
+                    g.value
+                        .as_ref()
+                        .and_then(|v| ops::convert::convert(v, ElementType::F32))
+                        .map(Arc::new)
+                });
+                g.et = ElementType::F32;
+                g.value = w;
+                g.wide = None;
+            }
+            g
+        };
+        let known: Vec<Fact> = inputs.iter().map(widen).collect();
+        let needed = policy.value_inputs.min(known.len());
+        if known[..needed].iter().any(|f| f.value.is_none()) {
             return None;
         }
+        // The kernel sees the output types it computes in (f32 in f32 mode).
+        let eval_outs: Vec<Fact> = outs
+            .iter()
+            .map(|o| match f32_mode && is_half(o.et) {
+                true => Fact::new(ElementType::F32, o.shape.clone()),
+                false => Fact::new(o.et, o.shape.clone()),
+            })
+            .collect();
         let cx = Ctx {
             layer: l,
+            ty: op.ty,
             inputs: &known,
-            version,
+            version: op.version,
             f32_mode,
         };
-        let vals = eval(&cx).ok()?;
+        let vals = eval(&cx, &eval_outs).ok()?;
         if vals.len() != outs.len() {
             return None;
         }
         let mut res = Vec::with_capacity(vals.len());
         for (v, o) in vals.into_iter().zip(outs) {
             let t = v.value?;
+            if !value_fits(&t, &o.shape) {
+                // A kernel disagreeing with its own shape rule is a bug in irc.
+                debug_assert!(
+                    false,
+                    "{}: kernel value {:?} does not have the inferred shape {}",
+                    l.label(),
+                    t.shape,
+                    o.shape
+                );
+                return None;
+            }
             if f32_mode && is_half(o.et) && t.et == ElementType::F32 {
                 let rounded = ops::convert::convert(&t, o.et)?;
                 let mut f = Fact::with_value(rounded);
@@ -775,7 +800,7 @@ impl<'a> Infer<'a> {
                 _ => return Vec::new(),
             }
         }
-        if !pending.is_empty() && ops::lookup(l).and_then(|d| d.0.eval).is_none() {
+        if !pending.is_empty() && ops::lookup(l).and_then(|op| op.def.eval).is_none() {
             return Vec::new();
         }
         pending
@@ -788,12 +813,12 @@ impl<'a> Infer<'a> {
     fn behind_decompression(
         &mut self,
         l: &Layer,
-        def: &ops::OpDef,
-        version: u32,
+        op: &ops::Resolved,
         inputs: &[Fact],
         pending: &[(usize, &Layer)],
         mut outs: Vec<Fact>,
     ) -> Vec<Fact> {
+        let def = &op.def;
         let packed = |i: usize| {
             pending.iter().any(|p| p.0 == i)
                 || (inputs[i].value.is_none() && inputs[i].compressed.is_some())
@@ -832,7 +857,7 @@ impl<'a> Infer<'a> {
             let data_ok = (0..inputs.len()).all(|i| ops::mask_has(mask, i) == packed(i));
             if data_ok {
                 if let Some(done) =
-                    read(self).and_then(|ins| self.move_compressed(l, version, &ins, &outs, eval))
+                    read(self).and_then(|ins| self.move_compressed(l, op, &ins, &outs, eval))
                 {
                     return done;
                 }
@@ -848,7 +873,9 @@ impl<'a> Infer<'a> {
         if out_bytes.is_none_or(|b| b > in_bytes.max(decompress::SMALL_FOLD_BYTES)) {
             return outs;
         }
-        let Some(eval) = def.eval else { return outs };
+        if def.eval.is_none() {
+            return outs;
+        }
         let Some(ins) = read(self) else { return outs };
         let widened: Option<Vec<Fact>> = ins
             .iter()
@@ -858,7 +885,7 @@ impl<'a> Infer<'a> {
             })
             .collect();
         let Some(widened) = widened else { return outs };
-        if let Some(vals) = self.evaluate(l, version, &widened, &outs, eval) {
+        if let Some(vals) = self.evaluate(l, op, &widened, &outs) {
             for (o, v) in outs.iter_mut().zip(vals) {
                 if let Some(t) = v.value {
                     o.shape = PartialShape::from_static(&t.shape);
@@ -875,10 +902,10 @@ impl<'a> Infer<'a> {
     fn move_compressed(
         &mut self,
         l: &Layer,
-        version: u32,
+        op: &ops::Resolved,
         inputs: &[Fact],
         outs: &[Fact],
-        eval: ops::InferFn,
+        eval: ops::EvalFn,
     ) -> Option<Vec<Fact>> {
         let known: Vec<Fact> = inputs
             .iter()
@@ -893,13 +920,33 @@ impl<'a> Infer<'a> {
             .zip(inputs)
             .find(|(_, f)| f.value.is_none() && f.compressed.is_some())
             .map(|(k, _)| k.et)?;
+        // Data movement may repeat elements (Broadcast, Tile): it folds only when the compressed
+        // result is no bigger than the compressed values it reads (or tiny).
+        let read: u64 = inputs
+            .iter()
+            .filter(|f| f.value.is_none())
+            .filter_map(|f| f.compressed.as_ref())
+            .map(|c| c.data.len() as u64)
+            .sum();
+        let written = outs.iter().try_fold(0u64, |acc, o| {
+            let d = o.shape.to_static()?;
+            acc.checked_add(cet.storage_bytes(PartialShape::element_count(&d)?)?)
+        });
+        if written.is_none_or(|w| w > read.max(decompress::SMALL_FOLD_BYTES)) {
+            return None;
+        }
         let cx = Ctx {
             layer: l,
+            ty: op.ty,
             inputs: &known,
-            version,
+            version: op.version,
             f32_mode: false,
         };
-        let vals = eval(&cx).ok()?;
+        let compressed_outs: Vec<Fact> = outs
+            .iter()
+            .map(|o| Fact::new(cet, o.shape.clone()))
+            .collect();
+        let vals = eval(&cx, &compressed_outs).ok()?;
         if vals.len() != outs.len() {
             return None;
         }
@@ -934,6 +981,11 @@ fn const_type(l: &Layer) -> (ElementType, Vec<u64>) {
     (et, dims)
 }
 
+/// Does a computed value have the inferred shape (where that is static)?
+fn value_fits(t: &Tensor, shape: &PartialShape) -> bool {
+    shape.to_static().is_none_or(|d| d == t.shape)
+}
+
 /// Turn exact integer bounds into a value tensor so eval rules see plain values.
 fn materialize(f: &Fact) -> Fact {
     if f.value.is_some() {
@@ -952,7 +1004,12 @@ fn materialize(f: &Fact) -> Fact {
 }
 
 /// Run a movement op's value rule on lower and on upper bounds.
-fn movement_bounds(cx: &Ctx, mask: u32, eval: ops::InferFn) -> Option<Vec<Option<ops::Bounds>>> {
+fn movement_bounds(
+    cx: &Ctx,
+    mask: u32,
+    infer: ops::InferFn,
+    eval: ops::EvalFn,
+) -> Option<Vec<Option<ops::Bounds>>> {
     let mut any = false;
     let mut lo_in = Vec::with_capacity(cx.inputs.len());
     let mut hi_in = Vec::with_capacity(cx.inputs.len());
@@ -988,13 +1045,15 @@ fn movement_bounds(cx: &Ctx, mask: u32, eval: ops::InferFn) -> Option<Vec<Option
         return None;
     }
     let run = |ins: &[Fact]| -> Option<Vec<Fact>> {
-        eval(&Ctx {
+        let cx = Ctx {
             layer: cx.layer,
+            ty: cx.ty,
             inputs: ins,
             version: cx.version,
             f32_mode: false,
-        })
-        .ok()
+        };
+        let outs = infer(&cx).ok()?;
+        eval(&cx, &outs).ok()
     };
     let lo = run(&lo_in)?;
     let hi = run(&hi_in)?;
