@@ -9,6 +9,7 @@
 //! - [`xml`]: reader and writer, symmetric; the source map of byte positions lives beside the IR.
 //! - [`error`]: diagnostics rendered as `file:line:col: error[kind]: …` with a caret.
 //! - [`dump`]: the stable text form used for snapshot review.
+//! - [`verify`]: structural invariants of any model (after reading, after every pass).
 
 pub mod dump;
 pub mod error;
@@ -19,6 +20,7 @@ pub use error::{Diag, Error, Kind};
 pub mod cli;
 pub mod ops;
 pub mod passes;
+pub mod verify;
 
 /// With `IRC_TRACE` set, print elapsed time and resident memory at a phase boundary (stderr).
 pub fn trace(phase: &str) {

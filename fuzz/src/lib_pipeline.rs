@@ -29,6 +29,9 @@ pub fn pipeline(xml: &[u8], bin: Option<&[u8]>) -> bool {
     let Ok(parsed) = one else {
         return false;
     };
+    // What the reader accepts is sound ...
+    let bad = irc::verify::verify(&parsed.model, irc::verify::Check::Structure);
+    assert!(bad.is_empty(), "the reader accepted an unsound model: {bad:?}");
     // Inference on its own (what infer-shapes does) ...
     {
         let mut inf = irc::passes::infer::Infer::new(&parsed.model, Some(&parsed.source_map), &[]);
@@ -45,6 +48,9 @@ pub fn pipeline(xml: &[u8], bin: Option<&[u8]>) -> bool {
         max_fold_bytes: 1 << 20,
     };
     if irc::passes::fold::fold(&mut m, Some(&parsed.source_map), &[], &opts).is_ok() {
+        // ... and so is what folding makes of it.
+        let bad = irc::verify::verify(&m, irc::verify::Check::Structure);
+        assert!(bad.is_empty(), "fold produced an unsound model: {bad:?}");
         write(&m, differential);
         let _ = irc::dump::dump(&m);
     }

@@ -78,6 +78,11 @@ pub fn fold(
 
     report.deduplicated = dedup(g, model.weights.as_deref());
     report.layers_after = model.graph.g.node_count();
+    #[cfg(debug_assertions)]
+    {
+        let bad = crate::verify::verify(model, crate::verify::Check::Structure);
+        assert!(bad.is_empty(), "fold produced an unsound model: {bad:?}");
+    }
     Ok(report)
 }
 

@@ -1060,6 +1060,7 @@ impl<'a> Parser<'a> {
         } else if layer.is("Parameter") {
             self.parameter(&layer, &who, &src);
         }
+        self.check_boundary_ports(&layer, &who, &src);
         self.check_port_maps(&layer, &who, &src);
         self.check_bodies(&layer, &who, &src);
         // A layer with schema errors stays in the graph (the read fails anyway), so its edges
@@ -1223,6 +1224,32 @@ impl<'a> Parser<'a> {
                         .layer(who),
                 );
             }
+        }
+    }
+
+    /// The model's boundary has fixed arity (OpenVINO cannot build it otherwise): a Parameter
+    /// has no input port and one output port, a Result one input port and no output port.
+    fn check_boundary_ports(&mut self, layer: &Layer, who: &Who, src: &LayerSrc) {
+        let (ins, outs) = (layer.inputs.len(), layer.outputs.len());
+        let want = if layer.is("Parameter") {
+            (0, 1)
+        } else if layer.is("Result") {
+            (1, 0)
+        } else {
+            return;
+        };
+        if (ins, outs) != want {
+            self.err(
+                Diag::new(
+                    Kind::Schema,
+                    format!(
+                        "{} needs {} input port(s) and {} output port(s), has {ins} and {outs}",
+                        layer.ty, want.0, want.1
+                    ),
+                )
+                .at(src.pos)
+                .layer(who),
+            );
         }
     }
 

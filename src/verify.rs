@@ -1,0 +1,321 @@
+//! The verifier: structural invariants of any [`Model`], however it was made (read from a file,
+//! folded, built by hand). Like Cranelift's verifier it collects every error instead of stopping
+//! at the first. The reader validates its input with source positions of its own; this checks
+//! what the passes produce: it runs after `fold` in debug builds, in the sample tests, and in the
+//! fuzzer after every pass.
+//!
+//! Checked, for the top graph and every body:
+//! - layer ids are unique; every edge joins an existing output port to an existing input port;
+//!   every input port is fed exactly once; the graph has no cycle;
+//! - Parameters have no inputs, Results one input and no outputs, Consts one output and data
+//!   whose byte size matches their element type and shape (and lies inside the `.bin`);
+//! - body port maps name existing body layers and existing ports of the outer layer;
+//! - with [`Check::Types`], every port's recorded element type and shape equal inference.
+
+use crate::error::{Diag, Kind};
+use crate::ir::tensor::strings;
+use crate::ir::{ConstData, ElementType, Graph, Layer, Model, PartialShape};
+use petgraph::visit::{EdgeRef, IntoEdgeReferences};
+use petgraph::Direction;
+
+/// How much to check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// Graph structure and constants.
+    Structure,
+    /// Structure, and recorded port types/shapes against inference.
+    Types,
+}
+
+/// Every violated invariant of `model`, empty when it is sound.
+pub fn verify(model: &Model, check: Check) -> Vec<Diag> {
+    let mut out = Vec::new();
+    graph(model, &model.graph, "", &mut out);
+    if check == Check::Types && out.is_empty() {
+        let mut inf = crate::passes::infer::Infer::new(model, None, &[]);
+        let facts = inf.run();
+        out.extend(inf.diags);
+        let mut drift = Vec::new();
+        crate::passes::infer::drift(&model.graph, &facts, None, &mut drift);
+        for d in drift {
+            out.push(
+                Diag::new(
+                    Kind::Shape,
+                    format!(
+                        "output port {}: recorded {}, inferred {}",
+                        d.port, d.recorded, d.inferred
+                    ),
+                )
+                .layer(d.layer),
+            );
+        }
+    }
+    out
+}
+
+fn err(out: &mut Vec<Diag>, within: &str, l: Option<&Layer>, msg: String) {
+    let msg = if within.is_empty() {
+        msg
+    } else {
+        format!("{msg} (in {within})")
+    };
+    let mut d = Diag::new(Kind::Graph, msg);
+    if let Some(l) = l {
+        d = d.layer(l.label());
+    }
+    out.push(d);
+}
+
+fn graph(model: &Model, g: &Graph, within: &str, out: &mut Vec<Diag>) {
+    let mut ids = crate::ir::FastMap::default();
+    for n in g.g.node_indices() {
+        let l = &g.g[n];
+        if let Some(prev) = ids.insert(l.id, n) {
+            err(
+                out,
+                within,
+                Some(l),
+                format!(
+                    "layer id {} is used twice (also by '{}')",
+                    l.id, g.g[prev].name
+                ),
+            );
+        }
+        layer(model, g, n, within, out);
+    }
+    for e in (&g.g).edge_references() {
+        let (s, t, w) = (&g.g[e.source()], &g.g[e.target()], e.weight());
+        if s.output_index(w.from_port).is_none() {
+            err(
+                out,
+                within,
+                Some(s),
+                format!(
+                    "an edge leaves output port {}, which the layer does not have (to '{}')",
+                    w.from_port, t.name
+                ),
+            );
+        }
+        if t.input_index(w.to_port).is_none() {
+            err(
+                out,
+                within,
+                Some(t),
+                format!(
+                    "an edge enters input port {}, which the layer does not have (from '{}')",
+                    w.to_port, s.name
+                ),
+            );
+        }
+    }
+    if g.ordered().is_none() {
+        err(out, within, None, "the graph has a cycle".into());
+    }
+}
+
+fn layer(model: &Model, g: &Graph, n: crate::ir::LayerId, within: &str, out: &mut Vec<Diag>) {
+    let l = &g.g[n];
+    // Every input port fed exactly once.
+    for p in &l.inputs {
+        let feeds =
+            g.g.edges_directed(n, Direction::Incoming)
+                .filter(|e| e.weight().to_port == p.id)
+                .count();
+        if feeds != 1 {
+            err(
+                out,
+                within,
+                Some(l),
+                format!("input port {} is fed by {feeds} edges, not one", p.id),
+            );
+        }
+    }
+    let arity = |ins: usize, outs: usize| l.inputs.len() == ins && l.outputs.len() == outs;
+    if l.is("Parameter") && !l.inputs.is_empty() {
+        err(out, within, Some(l), "a Parameter has input ports".into());
+    }
+    if l.is("Result") && !arity(1, 0) {
+        err(
+            out,
+            within,
+            Some(l),
+            format!(
+                "a Result needs one input and no output, has {} and {}",
+                l.inputs.len(),
+                l.outputs.len()
+            ),
+        );
+    }
+    if l.is("Const") {
+        konst(model, l, within, out);
+    }
+    for (bi, b) in l.bodies.iter().enumerate() {
+        let name = format!("body {bi} ({}) of '{}'", b.tag, l.name);
+        graph(model, &b.graph, &name, out);
+    }
+    port_maps(l, within, out);
+}
+
+fn konst(model: &Model, l: &Layer, within: &str, out: &mut Vec<Diag>) {
+    if !l.inputs.is_empty() || l.outputs.len() != 1 {
+        err(
+            out,
+            within,
+            Some(l),
+            format!(
+                "a Const needs no input and one output, has {} and {}",
+                l.inputs.len(),
+                l.outputs.len()
+            ),
+        );
+    }
+    let et = l.attr("element_type").and_then(ElementType::parse_attr);
+    let dims = l
+        .attr("shape")
+        .and_then(|s| PartialShape::parse_static(s).ok());
+    let (Some(et), Some(dims)) = (et, dims) else {
+        err(
+            out,
+            within,
+            Some(l),
+            "a Const needs a valid element_type and a static shape".into(),
+        );
+        return;
+    };
+    let Some(data) = &l.konst else {
+        err(out, within, Some(l), "a Const has no data".into());
+        return;
+    };
+    let Some(bytes) = model.const_bytes(data) else {
+        let what = match data {
+            ConstData::Bin { offset, size } => {
+                format!("bytes {offset}..{} of the .bin", offset + size)
+            }
+            ConstData::Owned(_) => "its data".into(),
+        };
+        err(
+            out,
+            within,
+            Some(l),
+            format!("a Const's {what} cannot be read (outside the .bin?)"),
+        );
+        return;
+    };
+    let count = PartialShape::element_count(&dims);
+    let ok = match et {
+        ElementType::String => strings(bytes).is_some_and(|s| Some(s.len() as u64) == count),
+        _ => count
+            .and_then(|c| et.storage_bytes(c))
+            .is_some_and(|need| bytes.len() as u64 >= need),
+    };
+    if !ok {
+        err(
+            out,
+            within,
+            Some(l),
+            format!(
+                "a Const {et}{dims:?} holds {} bytes, which do not fit its type and shape",
+                bytes.len()
+            ),
+        );
+    }
+}
+
+/// `<port_map>`/`<then_port_map>`/`<else_port_map>` entries name an existing body layer and an
+/// existing port of this layer.
+fn port_maps(l: &Layer, within: &str, out: &mut Vec<Diag>) {
+    for pm in l.pre.iter().filter(|e| e.name.ends_with("port_map")) {
+        let body = match pm.name.as_str() {
+            "then_port_map" => l.bodies.iter().find(|b| b.tag == "then_body"),
+            "else_port_map" => l.bodies.iter().find(|b| b.tag == "else_body"),
+            _ => l.bodies.first(),
+        };
+        let Some(body) = body else {
+            err(
+                out,
+                within,
+                Some(l),
+                format!("<{}> has no body to map into", pm.name),
+            );
+            continue;
+        };
+        for c in &pm.children {
+            let num = |k: &str| c.attr(k).and_then(|v| v.trim().parse::<i64>().ok());
+            if let Some(int) = num("internal_layer_id") {
+                if int < 0 || body.graph.find_by_id(int as u64).is_none() {
+                    err(
+                        out,
+                        within,
+                        Some(l),
+                        format!(
+                            "<{}> names internal layer {int}, which the body does not have",
+                            pm.name
+                        ),
+                    );
+                }
+            }
+            if let Some(ext) = num("external_port_id").filter(|&e| e >= 0) {
+                let has = match c.name.as_str() {
+                    "input" => l.input_index(ext as u32).is_some(),
+                    _ => l.output_index(ext as u32).is_some(),
+                };
+                if !has {
+                    err(
+                        out,
+                        within,
+                        Some(l),
+                        format!(
+                            "<{}> {} names external port {ext}, which the layer does not have",
+                            pm.name, c.name
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(name: &str) -> crate::xml::Parsed {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("ir-samples/models")
+            .join(name);
+        crate::xml::read_file(&p).unwrap()
+    }
+
+    #[test]
+    fn read_models_are_sound() {
+        let p = sample("llama_fp16.xml");
+        assert!(verify(&p.model, Check::Types).is_empty());
+    }
+
+    #[test]
+    fn broken_graphs_are_reported_all_at_once() {
+        let mut p = sample("silero_seq.xml");
+        let g = &mut p.model.graph;
+        // A Result loses its input, and two layers share an id.
+        let result = g.g.node_indices().find(|&n| g.g[n].is("Result")).unwrap();
+        let e =
+            g.g.edges_directed(result, Direction::Incoming)
+                .next()
+                .unwrap()
+                .id();
+        g.g.remove_edge(e);
+        let (a, b) = {
+            let mut it = g.g.node_indices();
+            (it.next().unwrap(), it.next().unwrap())
+        };
+        let id = g.g[a].id;
+        g.g[b].id = id;
+        let diags = verify(&p.model, Check::Structure);
+        let text: Vec<String> = diags.iter().map(|d| d.message.clone()).collect();
+        assert!(
+            text.iter().any(|m| m.contains("fed by 0 edges")),
+            "{text:?}"
+        );
+        assert!(text.iter().any(|m| m.contains("used twice")), "{text:?}");
+    }
+}
