@@ -213,6 +213,32 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+impl Error {
+    /// 1-based (line, column) of each diagnostic, where it has a position and the source is
+    /// known.
+    pub fn positions(&self) -> Vec<Option<(usize, usize)>> {
+        let lines = self.source.as_deref().map(Lines::new);
+        self.diags
+            .iter()
+            .map(|d| {
+                let (line, col, _) = lines.as_ref()?.locate(d.pos?);
+                Some((line, col))
+            })
+            .collect()
+    }
+}
+
+/// 1-based (line, column) of byte positions in a source text (one scan of the text).
+pub fn positions(src: &str, pos: &[Option<usize>]) -> Vec<Option<(usize, usize)>> {
+    let lines = Lines::new(src);
+    pos.iter()
+        .map(|p| {
+            let (line, col, _) = lines.locate((*p)?);
+            Some((line, col))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1125,7 +1125,12 @@ pub fn apply(g: &mut Graph, facts: &Facts, overrides: &[InputOverride], top: boo
 /// One disagreement between recorded and inferred port data.
 #[derive(Debug, Clone)]
 pub struct Drift {
+    /// The layer's label (`Gather 'g1' (id 7, opset8)`).
     pub layer: String,
+    /// Friendly name, id and type of the layer, for machine-readable reports.
+    pub name: String,
+    pub id: u64,
+    pub ty: String,
     pub port: u32,
     pub recorded: String,
     pub inferred: String,
@@ -1155,6 +1160,9 @@ pub fn drift(g: &Graph, facts: &Facts, map: Option<&SourceMap>, out: &mut Vec<Dr
             if rec != inf {
                 out.push(Drift {
                     layer: l.label(),
+                    name: l.name.clone(),
+                    id: l.id,
+                    ty: l.ty.to_string(),
                     port: port.id,
                     recorded: rec,
                     inferred: inf,

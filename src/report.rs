@@ -1,0 +1,284 @@
+//! The `--format json` reports of `infer-shapes`, `infer-shapes --check`, `fold`, `normalize`
+//! and errors (`diff` and `stats` keep theirs beside them). Every form derives serde both ways,
+//! so tests and CI scripts parse exactly what irc writes; docs/json.md shows one of each.
+
+use crate::error::Error;
+use crate::ir::{Dim, Graph, Model, PartialShape};
+use crate::passes::infer::Drift;
+use serde::{Deserialize, Serialize};
+
+/// One dimension: an integer when static, `"?"` when unbounded, `"1..10"` (also `"..10"`,
+/// `"2.."`) when an interval.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum JsonDim {
+    Static(u64),
+    Dynamic(String),
+}
+
+impl From<&Dim> for JsonDim {
+    fn from(d: &Dim) -> Self {
+        match d.get() {
+            Some(v) => JsonDim::Static(v),
+            None => JsonDim::Dynamic(d.to_string()),
+        }
+    }
+}
+
+/// A shape: a list of dims, or `null` for a dynamic rank.
+pub type JsonShape = Option<Vec<JsonDim>>;
+
+pub fn json_shape(s: &PartialShape) -> JsonShape {
+    s.dims().map(|d| d.iter().map(JsonDim::from).collect())
+}
+
+/// A model input or output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Io {
+    /// Friendly name of the Parameter / Result.
+    pub name: String,
+    /// Tensor names (of the Parameter's output / of the tensor the Result reads), sorted.
+    pub names: Vec<String>,
+    pub element_type: String,
+    pub shape: JsonShape,
+}
+
+/// `infer-shapes --format json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IoReport {
+    pub inputs: Vec<Io>,
+    pub outputs: Vec<Io>,
+}
+
+/// The model's inputs (Parameters) and outputs (Results) in the writer's order, with the types
+/// and shapes their ports carry (apply inference first to get inferred ones).
+pub fn io(m: &Model) -> IoReport {
+    io_of(&m.graph)
+}
+
+pub fn io_of(g: &Graph) -> IoReport {
+    let order = g.ordered().unwrap_or_default();
+    let mut r = IoReport {
+        inputs: Vec::new(),
+        outputs: Vec::new(),
+    };
+    let et = |p: &crate::ir::Port| p.precision.map_or("dynamic".into(), |e| e.to_string());
+    for &n in &order {
+        let l = &g.g[n];
+        if l.is("Parameter") {
+            let Some(p) = l.outputs.first() else { continue };
+            // The `shape` attribute (overrides applied) keeps intervals, which ports lose once
+            // written; the port is the fallback.
+            let shape = l
+                .attr("shape")
+                .and_then(|s| PartialShape::parse(s).ok())
+                .unwrap_or_else(|| p.shape.clone());
+            let mut names = p.names().to_vec();
+            names.sort();
+            r.inputs.push(Io {
+                name: l.name.clone(),
+                names,
+                element_type: et(p),
+                shape: json_shape(&shape),
+            });
+        } else if l.is("Result") {
+            let Some(p) = l.inputs.first() else { continue };
+            let mut names = g
+                .producer(n, 0)
+                .map(|(src, o)| g.g[src].outputs[o].names().to_vec())
+                .unwrap_or_default();
+            names.sort();
+            r.outputs.push(Io {
+                name: l.name.clone(),
+                names,
+                element_type: et(p),
+                shape: json_shape(&p.shape),
+            });
+        }
+    }
+    r
+}
+
+/// One port whose recorded type or shape differs from inference.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckDiff {
+    /// Friendly name of the layer.
+    pub layer: String,
+    pub id: u64,
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// Output port id.
+    pub port: u32,
+    /// As the file has it: `f32[1,-1,3]`.
+    pub recorded: String,
+    pub inferred: String,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+}
+
+/// `infer-shapes --check --format json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckReport {
+    pub ok: bool,
+    pub diffs: Vec<CheckDiff>,
+}
+
+/// The `--check` report; `source` is the XML text (for lines and columns), when available.
+pub fn check(drift: &[Drift], source: Option<&str>) -> CheckReport {
+    let pos: Vec<Option<usize>> = drift.iter().map(|d| d.pos).collect();
+    let lc = source.map_or_else(
+        || vec![None; pos.len()],
+        |s| crate::error::positions(s, &pos),
+    );
+    CheckReport {
+        ok: drift.is_empty(),
+        diffs: drift
+            .iter()
+            .zip(lc)
+            .map(|(d, lc)| CheckDiff {
+                layer: d.name.clone(),
+                id: d.id,
+                ty: d.ty.clone(),
+                port: d.port,
+                recorded: d.recorded.clone(),
+                inferred: d.inferred.clone(),
+                line: lc.map(|x| x.0),
+                column: lc.map(|x| x.1),
+            })
+            .collect(),
+    }
+}
+
+/// An output that could have folded and did not.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Skipped {
+    pub layer: String,
+    pub reason: String,
+}
+
+/// `fold --format json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FoldJson {
+    pub layers_before: usize,
+    pub layers_after: usize,
+    /// Layers whose outputs became constants.
+    pub folded: usize,
+    /// Dead layers removed.
+    pub dead: usize,
+    /// Constants shared with an identical one.
+    pub shared: usize,
+    pub skipped: Vec<Skipped>,
+    pub bin_before: u64,
+    pub bin_after: u64,
+}
+
+impl FoldJson {
+    pub fn new(r: &crate::passes::fold::FoldReport, bin_before: u64, bin_after: u64) -> Self {
+        FoldJson {
+            layers_before: r.layers_before,
+            layers_after: r.layers_after,
+            folded: r.folded.len(),
+            dead: r.removed_dead,
+            shared: r.deduplicated,
+            skipped: r
+                .skipped
+                .iter()
+                .map(|(l, why)| Skipped {
+                    layer: l.clone(),
+                    reason: why.clone(),
+                })
+                .collect(),
+            bin_before,
+            bin_after,
+        }
+    }
+}
+
+/// `normalize --format json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NormalizeJson {
+    /// The written `.xml`.
+    pub output: String,
+    pub layers: usize,
+    /// Bytes of the written `.bin`.
+    pub bin: u64,
+}
+
+/// One error.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorEntry {
+    pub file: Option<String>,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    /// `xml`, `schema`, `graph`, `element-type`, `weights`, `shape`, `fold`, `io`, or `usage`.
+    pub kind: String,
+    /// `Gather 'g1' (id 7, opset8)`, when the error is at a layer.
+    pub layer: Option<String>,
+    /// The message, with its notes on lines of their own.
+    pub message: String,
+}
+
+/// Errors, as every command reports them with `--format json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorReport {
+    pub errors: Vec<ErrorEntry>,
+}
+
+impl ErrorReport {
+    pub fn from_error(e: &Error) -> Self {
+        let pos = e.positions();
+        ErrorReport {
+            errors: e
+                .diags
+                .iter()
+                .zip(pos)
+                .map(|(d, lc)| {
+                    let mut message = d.message.clone();
+                    for n in &d.notes {
+                        message.push_str("\nnote: ");
+                        message.push_str(n);
+                    }
+                    ErrorEntry {
+                        file: Some(e.path.clone()),
+                        line: lc.map(|x| x.0),
+                        column: lc.map(|x| x.1),
+                        kind: d.kind.as_str().to_string(),
+                        layer: d.layer.clone(),
+                        message,
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    pub fn usage(message: &str) -> Self {
+        ErrorReport {
+            errors: vec![ErrorEntry {
+                file: None,
+                line: None,
+                column: None,
+                kind: "usage".into(),
+                layer: None,
+                message: message.to_string(),
+            }],
+        }
+    }
+}
+
+/// Pretty JSON text of a report, newline-terminated.
+pub fn to_json<T: Serialize>(v: &T) -> String {
+    let mut s = serde_json::to_string_pretty(v).unwrap_or_else(|e| {
+        serde_json::json!({"errors": [{"kind": "io", "message": e.to_string()}]}).to_string()
+    });
+    s.push('\n');
+    s
+}
