@@ -1,0 +1,95 @@
+//! A progress bar on stderr for long runs: the phases of a command (read, infer, fold, write) as
+//! steps. It appears only when stderr is a terminal and the run has taken more than a second,
+//! so short runs, pipes and CI logs never see it. The phases advance it through
+//! [`crate::trace`]; nothing else in the pipeline knows about it.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::sync::mpsc;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// The bar is drawn only for runs longer than this.
+const SHOW_AFTER: Duration = Duration::from_secs(1);
+
+static CURRENT: Mutex<Option<ProgressBar>> = Mutex::new(None);
+
+/// The bar of one command; dropping it clears the bar.
+pub struct Progress {
+    bar: Option<ProgressBar>,
+    shown: Option<(mpsc::Sender<()>, std::thread::JoinHandle<()>)>,
+}
+
+impl Progress {
+    /// A bar of `steps` phases for command `cmd`; inert when `quiet` or stderr is no terminal.
+    pub fn start(cmd: &str, steps: u64, quiet: bool) -> Progress {
+        if quiet || !std::io::stderr().is_terminal() {
+            return Progress {
+                bar: None,
+                shown: None,
+            };
+        }
+        let bar = ProgressBar::with_draw_target(Some(steps), ProgressDrawTarget::hidden());
+        if let Ok(style) = ProgressStyle::with_template(
+            "{spinner} irc {prefix}: [{bar:24}] {pos}/{len} {msg} ({elapsed})",
+        ) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar.set_prefix(cmd.to_string());
+        bar.set_message("reading");
+        // Shown after a second, from a thread that sleeps until then or until the command ends.
+        let (tx, rx) = mpsc::channel::<()>();
+        let b = bar.clone();
+        let t = std::thread::spawn(move || {
+            if rx.recv_timeout(SHOW_AFTER) == Err(mpsc::RecvTimeoutError::Timeout) {
+                b.set_draw_target(ProgressDrawTarget::stderr());
+                b.enable_steady_tick(Duration::from_millis(120));
+            }
+        });
+        if let Ok(mut c) = CURRENT.lock() {
+            *c = Some(bar.clone());
+        }
+        Progress {
+            bar: Some(bar),
+            shown: Some((tx, t)),
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        if let Some((tx, t)) = self.shown.take() {
+            drop(tx);
+            let _ = t.join();
+        }
+        if let Ok(mut c) = CURRENT.lock() {
+            *c = None;
+        }
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+}
+
+/// A phase ended: top-level phases (`read`, `infer`, `write` …) advance the bar, sub-phases
+/// (`fold: infer`) only name what is running.
+pub fn step(phase: &str) {
+    let Ok(c) = CURRENT.try_lock() else { return };
+    let Some(bar) = c.as_ref() else { return };
+    if phase == "start" {
+        return;
+    }
+    if !phase.contains(':') {
+        bar.inc(1);
+    }
+    bar.set_message(format!("{phase} done"));
+}
+
+/// Run `f` (which writes to stderr) with the bar hidden, so lines do not mix with it.
+pub fn suspend<R>(f: impl FnOnce() -> R) -> R {
+    let bar = CURRENT.try_lock().ok().and_then(|c| c.clone());
+    match bar {
+        Some(b) => b.suspend(f),
+        None => f(),
+    }
+}
