@@ -1,0 +1,628 @@
+//! `irc diff A.xml B.xml`: a semantic diff of two IRs, for reviewing a transformation.
+//!
+//! Layers are matched by friendly name (several layers of one name: equal content first, then
+//! in order); the rest by structure — same op, attributes and constant content, reading from
+//! layers already matched — so unnamed and renamed layers pair up too. For each pair it reports
+//! a changed op type/version, attributes, output port types/shapes and tensor names, inputs
+//! (which producer feeds each input), rt_info, and constant content (compared by bytes, never
+//! by offset). If/Loop/TensorIterator bodies are compared the same way, recursively. Model
+//! inputs/outputs and the model's rt_info are compared as well.
+
+use crate::ir::shape::Bracketed;
+use crate::ir::*;
+use crate::report::{io_of, Io};
+use crate::xml::write::hash_bytes;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write;
+
+/// A layer present in one model only.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LayerRef {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub version: String,
+    /// The body the layer is in (`loop_name/body`, nested with `/`); empty at the top level.
+    pub graph: String,
+}
+
+/// What changed in a layer (or input/output) present in both models.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Changed {
+    /// The name in B (for a renamed layer, `what` starts with the rename).
+    pub name: String,
+    pub graph: String,
+    pub what: Vec<String>,
+}
+
+/// Changes to the model's inputs or outputs, matched by friendly name.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IoDiff {
+    pub added: Vec<Io>,
+    pub removed: Vec<Io>,
+    pub changed: Vec<Changed>,
+}
+
+impl IoDiff {
+    fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty()
+    }
+}
+
+/// The result of `irc diff`; `--format json` prints it as is.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiffReport {
+    pub equal: bool,
+    pub added: Vec<LayerRef>,
+    pub removed: Vec<LayerRef>,
+    pub changed: Vec<Changed>,
+    pub inputs: IoDiff,
+    pub outputs: IoDiff,
+    /// Changes of the model's `<rt_info>` and other `<net>` children (`meta_data` …).
+    pub rt_info: Vec<String>,
+}
+
+/// Compare two models.
+pub fn diff(a: &Model, b: &Model) -> DiffReport {
+    let mut r = DiffReport::default();
+    let cx = Cx { a, b };
+    cx.graph(&a.graph, &b.graph, "", &mut r);
+    io_diff(
+        &io_of(&a.graph).inputs,
+        &io_of(&b.graph).inputs,
+        &mut r.inputs,
+    );
+    io_diff(
+        &io_of(&a.graph).outputs,
+        &io_of(&b.graph).outputs,
+        &mut r.outputs,
+    );
+    rt_diff(
+        "",
+        a.graph.rt_info.as_ref(),
+        b.graph.rt_info.as_ref(),
+        &mut r.rt_info,
+    );
+    let extra = |m: &Model| XmlElement {
+        name: "net".into(),
+        children: m.extra.clone(),
+        ..Default::default()
+    };
+    let (ea, eb) = (extra(a), extra(b));
+    if ea != eb {
+        let mut v = Vec::new();
+        children_diff("", &ea, &eb, &mut v);
+        r.rt_info.extend(v);
+    }
+    r.equal = r.added.is_empty()
+        && r.removed.is_empty()
+        && r.changed.is_empty()
+        && r.inputs.is_empty()
+        && r.outputs.is_empty()
+        && r.rt_info.is_empty();
+    r
+}
+
+struct Cx<'m> {
+    a: &'m Model,
+    b: &'m Model,
+}
+
+/// A layer's signature and the (paired) producers of its inputs.
+type StructKey = (u64, Vec<Option<(LayerId, usize)>>);
+
+/// Per graph: the order and the pairing of A's layers with B's.
+struct Pairing {
+    ab: HashMap<LayerId, LayerId>,
+    ba: HashMap<LayerId, LayerId>,
+}
+
+fn order(g: &Graph) -> Vec<LayerId> {
+    g.ordered().unwrap_or_else(|| g.g.node_indices().collect())
+}
+
+/// Data attributes that describe content rather than where it is (`offset`/`size` of a Const
+/// are where its bytes sit in the `.bin`).
+fn attrs(l: &Layer) -> BTreeMap<&str, &str> {
+    let konst = l.is("Const");
+    l.data
+        .iter()
+        .flat_map(|d| d.iter())
+        .filter(|(k, _)| !(konst && (*k == "offset" || *k == "size")))
+        .collect()
+}
+
+impl Cx<'_> {
+    fn bytes<'x>(&'x self, m: &'x Model, l: &'x Layer) -> Option<&'x [u8]> {
+        l.konst.as_ref().and_then(|k| m.const_bytes(k))
+    }
+
+    /// Op, attributes, output count and constant content: what a layer is, apart from its name
+    /// and where its inputs come from.
+    fn signature(&self, m: &Model, l: &Layer) -> u64 {
+        let mut s = format!("{}@{}#{}", l.ty, l.version, l.outputs.len());
+        for (k, v) in attrs(l) {
+            let _ = write!(s, "\0{k}={v}");
+        }
+        if l.konst.is_some() {
+            match self.bytes(m, l) {
+                Some(b) => {
+                    let _ = write!(s, "\0#{}:{:x}", b.len(), hash_bytes(b));
+                }
+                None => s.push_str("\0#missing"),
+            }
+        }
+        hash_bytes(s.as_bytes())
+    }
+
+    fn pair(&self, ga: &Graph, gb: &Graph, oa: &[LayerId], ob: &[LayerId]) -> Pairing {
+        let mut p = Pairing {
+            ab: HashMap::new(),
+            ba: HashMap::new(),
+        };
+        let mut by_name_b: HashMap<&str, Vec<LayerId>> = HashMap::new();
+        for &n in ob {
+            if !gb.g[n].name.is_empty() {
+                by_name_b.entry(&gb.g[n].name).or_default().push(n);
+            }
+        }
+        let mut by_name_a: HashMap<&str, Vec<LayerId>> = HashMap::new();
+        for &n in oa {
+            if !ga.g[n].name.is_empty() {
+                by_name_a.entry(&ga.g[n].name).or_default().push(n);
+            }
+        }
+        let link = |p: &mut Pairing, x: LayerId, y: LayerId| {
+            p.ab.insert(x, y);
+            p.ba.insert(y, x);
+        };
+        for &n in oa {
+            let name = ga.g[n].name.as_str();
+            let (Some(la), Some(lb)) = (by_name_a.get(name), by_name_b.get(name)) else {
+                continue;
+            };
+            if p.ab.contains_key(&n) {
+                continue;
+            }
+            if la.len() == 1 && lb.len() == 1 {
+                link(&mut p, la[0], lb[0]);
+                continue;
+            }
+            // Several layers of one name: equal content first, then in order.
+            let sa: Vec<u64> = la
+                .iter()
+                .map(|&x| self.signature(self.a, &ga.g[x]))
+                .collect();
+            let sb: Vec<u64> = lb
+                .iter()
+                .map(|&y| self.signature(self.b, &gb.g[y]))
+                .collect();
+            for (i, &x) in la.iter().enumerate() {
+                if let Some(j) =
+                    (0..lb.len()).find(|&j| sb[j] == sa[i] && !p.ba.contains_key(&lb[j]))
+                {
+                    link(&mut p, x, lb[j]);
+                }
+            }
+            for &x in la.iter() {
+                if p.ab.contains_key(&x) {
+                    continue;
+                }
+                if let Some(&y) = lb.iter().find(|y| !p.ba.contains_key(y)) {
+                    link(&mut p, x, y);
+                }
+            }
+        }
+        // Structure: an unpaired layer of A pairs with an unpaired layer of B that has the same
+        // signature and reads the same (paired) producers. In topological order, so pairs found
+        // here let their consumers pair too.
+        let key_b = |n: LayerId| -> StructKey {
+            (self.signature(self.b, &gb.g[n]), gb.producers(n).to_vec())
+        };
+        let mut free_b: HashMap<StructKey, Vec<LayerId>> = HashMap::new();
+        for &n in ob.iter().rev() {
+            if !p.ba.contains_key(&n) {
+                free_b.entry(key_b(n)).or_default().push(n);
+            }
+        }
+        if free_b.is_empty() {
+            return p;
+        }
+        for &n in oa {
+            if p.ab.contains_key(&n) {
+                continue;
+            }
+            let prods: Option<Vec<Option<(LayerId, usize)>>> = ga
+                .producers(n)
+                .iter()
+                .map(|pr| match pr {
+                    None => Some(None),
+                    Some((s, o)) => p.ab.get(s).map(|&t| Some((t, *o))),
+                })
+                .collect();
+            let Some(prods) = prods else { continue };
+            let key = (self.signature(self.a, &ga.g[n]), prods);
+            if let Some(list) = free_b.get_mut(&key) {
+                if let Some(y) = list.pop() {
+                    link(&mut p, n, y);
+                }
+            }
+        }
+        p
+    }
+
+    fn graph(&self, ga: &Graph, gb: &Graph, path: &str, r: &mut DiffReport) {
+        let (oa, ob) = (order(ga), order(gb));
+        let p = self.pair(ga, gb, &oa, &ob);
+        let lref = |l: &Layer| LayerRef {
+            name: l.name.clone(),
+            ty: l.ty.to_string(),
+            version: l.version.to_string(),
+            graph: path.to_string(),
+        };
+        for &n in &oa {
+            if !p.ab.contains_key(&n) {
+                r.removed.push(lref(&ga.g[n]));
+            }
+        }
+        for &n in &ob {
+            let lb = &gb.g[n];
+            let Some(&m) = p.ba.get(&n) else {
+                r.added.push(lref(lb));
+                continue;
+            };
+            let la = &ga.g[m];
+            let what = self.layer(ga, gb, m, n, &p);
+            if !what.is_empty() {
+                r.changed.push(Changed {
+                    name: lb.name.clone(),
+                    graph: path.to_string(),
+                    what,
+                });
+            }
+            for (bi, (x, y)) in la.bodies.iter().zip(&lb.bodies).enumerate() {
+                let sub = format!(
+                    "{path}{}/{}",
+                    lb.name,
+                    if x.tag == y.tag {
+                        y.tag.clone()
+                    } else {
+                        format!("{bi}")
+                    }
+                );
+                self.graph(&x.graph, &y.graph, &format!("{sub}/"), r);
+            }
+        }
+        // Paths end with '/' while recursing; report them without it.
+        if path.is_empty() {
+            for l in r.added.iter_mut().chain(r.removed.iter_mut()) {
+                l.graph = l.graph.trim_end_matches('/').to_string();
+            }
+            for c in r.changed.iter_mut() {
+                c.graph = c.graph.trim_end_matches('/').to_string();
+            }
+        }
+    }
+
+    /// How a paired layer changed.
+    fn layer(&self, ga: &Graph, gb: &Graph, m: LayerId, n: LayerId, p: &Pairing) -> Vec<String> {
+        let (la, lb) = (&ga.g[m], &gb.g[n]);
+        let mut w = Vec::new();
+        if la.name != lb.name {
+            w.push(format!("name: {:?} -> {:?}", la.name, lb.name));
+        }
+        if la.ty != lb.ty || la.version != lb.version {
+            w.push(format!(
+                "op: {}@{} -> {}@{}",
+                la.ty, la.version, lb.ty, lb.version
+            ));
+        }
+        let (aa, ab) = (attrs(la), attrs(lb));
+        if aa != ab {
+            for (k, v) in &aa {
+                match ab.get(k) {
+                    None => w.push(format!("attribute {k}: {v:?} removed")),
+                    Some(x) if x != v => w.push(format!("attribute {k}: {v:?} -> {x:?}")),
+                    _ => {}
+                }
+            }
+            for (k, v) in &ab {
+                if !aa.contains_key(k) {
+                    w.push(format!("attribute {k}: {v:?} added"));
+                }
+            }
+        }
+        if la.extra_attrs != lb.extra_attrs {
+            w.push(format!(
+                "layer attributes: {:?} -> {:?}",
+                la.extra_attrs, lb.extra_attrs
+            ));
+        }
+        if la.konst.is_some() || lb.konst.is_some() {
+            let (ba, bb) = (self.bytes(self.a, la), self.bytes(self.b, lb));
+            if ba != bb {
+                let h = |b: Option<&[u8]>| {
+                    b.map_or("<missing>".to_string(), |b| {
+                        format!("{} bytes #{:016x}", b.len(), hash_bytes(b))
+                    })
+                };
+                w.push(format!("value: {} -> {}", h(ba), h(bb)));
+            }
+        }
+        // Inputs: which producer (paired) feeds each input.
+        let (pa, pb) = (ga.producers(m), gb.producers(n));
+        if pa.len() != pb.len() {
+            w.push(format!("inputs: {} -> {}", pa.len(), pb.len()));
+        }
+        for (i, (x, y)) in pa.iter().zip(pb.iter()).enumerate() {
+            let same = match (x, y) {
+                (None, None) => true,
+                (Some((s, o)), Some((t, q))) => p.ab.get(s) == Some(t) && o == q,
+                _ => false,
+            };
+            if !same {
+                w.push(format!("input {i}: {} -> {}", src(ga, *x), src(gb, *y)));
+            }
+        }
+        // Output ports: type, shape, tensor names.
+        if la.outputs.len() != lb.outputs.len() {
+            w.push(format!(
+                "outputs: {} -> {}",
+                la.outputs.len(),
+                lb.outputs.len()
+            ));
+        }
+        for (o, (x, y)) in la.outputs.iter().zip(&lb.outputs).enumerate() {
+            if x.precision != y.precision || x.shape != y.shape {
+                w.push(format!("output {o}: {} -> {}", port(x), port(y)));
+            }
+            let (mut na, mut nb) = (x.names().to_vec(), y.names().to_vec());
+            na.sort();
+            nb.sort();
+            if na != nb {
+                w.push(format!("output {o} names: {:?} -> {:?}", na, nb));
+            }
+            if x.rt_info() != y.rt_info() {
+                rt_diff(&format!("output {o} "), x.rt_info(), y.rt_info(), &mut w);
+            }
+        }
+        rt_diff("", la.rt_info.as_deref(), lb.rt_info.as_deref(), &mut w);
+        // Port maps and back edges, with body layer ids read as names (ids are renumbered).
+        let body_a = |i: usize| la.bodies.get(i).map(|b| &b.graph);
+        let body_b = |i: usize| lb.bodies.get(i).map(|b| &b.graph);
+        let pre_a: Vec<XmlElement> = la.pre.iter().map(|e| by_names(e, &body_a)).collect();
+        let pre_b: Vec<XmlElement> = lb.pre.iter().map(|e| by_names(e, &body_b)).collect();
+        if pre_a != pre_b {
+            let tags = |v: &[XmlElement]| {
+                v.iter()
+                    .map(|e| e.name.clone())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            };
+            w.push(format!(
+                "port maps: [{}] changed",
+                tags(&pre_b).max(tags(&pre_a))
+            ));
+        }
+        if la.bodies.len() != lb.bodies.len() {
+            w.push(format!(
+                "bodies: {} -> {}",
+                la.bodies.len(),
+                lb.bodies.len()
+            ));
+        }
+        w
+    }
+}
+
+/// A port map element with `internal_layer_id` / `from-layer` / `to-layer` replaced by the
+/// body layer's name (ids change when a model is rewritten). Port maps name the layer in the
+/// first body they refer to; If's then/else maps in their own body (best effort: body 0 or 1
+/// by element name).
+fn by_names<'g>(e: &XmlElement, body: &dyn Fn(usize) -> Option<&'g Graph>) -> XmlElement {
+    let bi = if e.name.starts_with("else") { 1 } else { 0 };
+    let mut out = e.clone();
+    rename_ids(&mut out, body(bi));
+    out
+}
+
+fn rename_ids(e: &mut XmlElement, g: Option<&Graph>) {
+    for (k, v) in e.attrs.iter_mut() {
+        if matches!(k.as_str(), "internal_layer_id" | "from-layer" | "to-layer") {
+            if let Some(n) = g.and_then(|g| {
+                v.parse()
+                    .ok()
+                    .and_then(|id| g.find_by_id(id))
+                    .map(|n| &g.g[n])
+            }) {
+                *v = format!("'{}'", n.name);
+            }
+        }
+    }
+    for c in e.children.iter_mut() {
+        rename_ids(c, g);
+    }
+}
+
+fn src(g: &Graph, p: Option<(LayerId, usize)>) -> String {
+    match p {
+        None => "none".into(),
+        Some((s, o)) if g.g[s].outputs.len() > 1 => format!("{:?}:{o}", g.g[s].name),
+        Some((s, _)) => format!("{:?}", g.g[s].name),
+    }
+}
+
+fn port(p: &Port) -> String {
+    format!(
+        "{}{}",
+        p.precision.map_or("?", |e| e.name()),
+        Bracketed(&p.shape)
+    )
+}
+
+/// rt_info differences, by attribute name.
+fn rt_diff(prefix: &str, a: Option<&XmlElement>, b: Option<&XmlElement>, out: &mut Vec<String>) {
+    if a == b {
+        return;
+    }
+    let empty = XmlElement::default();
+    let (a, b) = (a.unwrap_or(&empty), b.unwrap_or(&empty));
+    let mut v = Vec::new();
+    children_diff(&format!("{prefix}rt_info "), a, b, &mut v);
+    if v.is_empty() {
+        v.push(format!("{prefix}rt_info changed"));
+    }
+    out.extend(v);
+}
+
+/// Children of two elements keyed by their `name` attribute (or element name).
+fn children_diff(prefix: &str, a: &XmlElement, b: &XmlElement, out: &mut Vec<String>) {
+    let key = |c: &XmlElement| c.attr("name").unwrap_or(&c.name).to_string();
+    let mut ka: BTreeMap<String, Vec<&XmlElement>> = BTreeMap::new();
+    for c in &a.children {
+        ka.entry(key(c)).or_default().push(c);
+    }
+    let mut kb: BTreeMap<String, Vec<&XmlElement>> = BTreeMap::new();
+    for c in &b.children {
+        kb.entry(key(c)).or_default().push(c);
+    }
+    let show = |v: &[&XmlElement]| -> String {
+        let s = v
+            .iter()
+            .map(|c| {
+                c.attr("value")
+                    .map_or_else(|| format!("<{}>", c.name), |x| format!("{x:?}"))
+            })
+            .collect::<Vec<_>>()
+            .join(",");
+        if s.chars().count() > 60 {
+            let t: String = s.chars().take(57).collect();
+            format!("{t}...")
+        } else {
+            s
+        }
+    };
+    for (k, va) in &ka {
+        match kb.get(k) {
+            None => out.push(format!("{prefix}{k}: {} removed", show(va))),
+            Some(vb) if vb != va => out.push(format!("{prefix}{k}: {} -> {}", show(va), show(vb))),
+            _ => {}
+        }
+    }
+    for (k, vb) in &kb {
+        if !ka.contains_key(k) {
+            out.push(format!("{prefix}{k}: {} added", show(vb)));
+        }
+    }
+    if a.attrs != b.attrs && out.is_empty() {
+        out.push(format!("{prefix}attributes changed"));
+    }
+}
+
+fn io_text(x: &Io) -> String {
+    let shape = match &x.shape {
+        None => "[...]".to_string(),
+        Some(d) => {
+            let v: Vec<String> = d
+                .iter()
+                .map(|d| match d {
+                    crate::report::JsonDim::Static(v) => v.to_string(),
+                    crate::report::JsonDim::Dynamic(s) => s.clone(),
+                })
+                .collect();
+            format!("[{}]", v.join(","))
+        }
+    };
+    format!("{}{shape}", x.element_type)
+}
+
+fn io_diff(a: &[Io], b: &[Io], out: &mut IoDiff) {
+    for x in a {
+        if !b.iter().any(|y| y.name == x.name) {
+            out.removed.push(x.clone());
+        }
+    }
+    for y in b {
+        let Some(x) = a.iter().find(|x| x.name == y.name) else {
+            out.added.push(y.clone());
+            continue;
+        };
+        let mut w = Vec::new();
+        if x.element_type != y.element_type || x.shape != y.shape {
+            w.push(format!("{} -> {}", io_text(x), io_text(y)));
+        }
+        if x.names != y.names {
+            w.push(format!("names: {:?} -> {:?}", x.names, y.names));
+        }
+        if !w.is_empty() {
+            out.changed.push(Changed {
+                name: y.name.clone(),
+                graph: String::new(),
+                what: w,
+            });
+        }
+    }
+}
+
+/// The stable text form: one line per added/removed layer, a block per changed one, then the
+/// inputs, outputs and rt_info, and a summary line.
+pub fn render_text(r: &DiffReport) -> String {
+    let mut s = String::new();
+    let at = |g: &str| {
+        if g.is_empty() {
+            String::new()
+        } else {
+            format!("{g}: ")
+        }
+    };
+    for l in &r.removed {
+        let _ = writeln!(s, "- {}{}@{} {:?}", at(&l.graph), l.ty, l.version, l.name);
+    }
+    for l in &r.added {
+        let _ = writeln!(s, "+ {}{}@{} {:?}", at(&l.graph), l.ty, l.version, l.name);
+    }
+    for c in &r.changed {
+        let _ = writeln!(s, "~ {}{:?}", at(&c.graph), c.name);
+        for w in &c.what {
+            let _ = writeln!(s, "    {w}");
+        }
+    }
+    for (what, d) in [("input", &r.inputs), ("output", &r.outputs)] {
+        for x in &d.removed {
+            let _ = writeln!(s, "- {what} {:?}: {}", x.name, io_text(x));
+        }
+        for x in &d.added {
+            let _ = writeln!(s, "+ {what} {:?}: {}", x.name, io_text(x));
+        }
+        for c in &d.changed {
+            let _ = writeln!(s, "~ {what} {:?}: {}", c.name, c.what.join("; "));
+        }
+    }
+    for x in &r.rt_info {
+        let _ = writeln!(s, "~ model {x}");
+    }
+    if r.equal {
+        s.push_str("equal\n");
+    } else {
+        let _ = writeln!(
+            s,
+            "{} added, {} removed, {} changed; inputs {}/{}/{}, outputs {}/{}/{} (added/removed/changed); {} model rt_info change(s)",
+            r.added.len(),
+            r.removed.len(),
+            r.changed.len(),
+            r.inputs.added.len(),
+            r.inputs.removed.len(),
+            r.inputs.changed.len(),
+            r.outputs.added.len(),
+            r.outputs.removed.len(),
+            r.outputs.changed.len(),
+            r.rt_info.len()
+        );
+    }
+    s
+}
