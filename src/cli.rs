@@ -1,11 +1,42 @@
 //! The `irc` command line. Exit codes: 0 ok; 1 invalid model, failed inference or `--check`
-//! drift; 2 bad usage.
+//! drift (`diff`: the models differ); 2 bad usage (`diff`: a model could not be read).
+//!
+//! Output goes through [`out`] and [`err`], which end quietly on a closed pipe
+//! (`irc … | head -1`) instead of panicking.
 
 use crate::error::{Diag, Error, Kind};
 use crate::passes::infer::{self, InputOverride};
+use crate::progress::Progress;
+use crate::report::{self, to_json};
 use crate::xml;
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::Write;
 use std::path::PathBuf;
+
+/// `--format`: the human-readable text (default) or one JSON object on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+enum Format {
+    #[default]
+    Text,
+    Json,
+}
+
+/// Write to stdout; a closed stdout (`| head`) ends output quietly, never with a panic.
+fn out(s: &str) {
+    let mut o = std::io::stdout().lock();
+    let _ = o.write_all(s.as_bytes()).and_then(|_| o.flush());
+}
+
+/// Write to stderr (with the progress bar, if any, out of the way); errors are ignored.
+fn err(s: &str) {
+    crate::progress::suspend(|| {
+        let _ = std::io::stderr().lock().write_all(s.as_bytes());
+    });
+}
+
+fn errln(s: &str) {
+    err(&format!("{s}\n"));
+}
 
 #[derive(Parser, Debug)]
 #[command(
@@ -27,6 +58,12 @@ enum Cmd {
         /// Output .xml path.
         #[arg(short, long)]
         output: PathBuf,
+        /// Output format: text (nothing on success) or json (a summary object on stdout).
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+        /// No progress bar.
+        #[arg(short, long)]
+        quiet: bool,
     },
     /// Print a stable, compact text form of the graph (for snapshot review and diffs).
     Dump { input: PathBuf },
@@ -46,6 +83,12 @@ enum Cmd {
         /// List what folded and what could not fold, and why.
         #[arg(short, long)]
         verbose: bool,
+        /// Output format: text (a summary line on stderr) or json (the report on stdout).
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+        /// No progress bar and no summary line.
+        #[arg(short, long)]
+        quiet: bool,
     },
     /// Recompute every port's element type and shape.
     ///
@@ -62,7 +105,46 @@ enum Cmd {
         /// inference; exit 0 when they agree.
         #[arg(long)]
         check: bool,
+        /// Output format: text, or json (inputs/outputs, or the --check report, on stdout).
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+        /// No progress bar.
+        #[arg(short, long)]
+        quiet: bool,
     },
+    /// Semantic diff of two IRs: added/removed/changed layers (matched by name, else by
+    /// structure), constants by content, bodies, inputs/outputs, rt_info. Exit 0 when equal,
+    /// 1 when different, 2 on usage errors or an unreadable model.
+    Diff {
+        a: PathBuf,
+        b: PathBuf,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Op histogram, weights per element type, decompression chains, inputs/outputs, why
+    /// output dims stay dynamic, op types taken on trust, MACs/FLOPs.
+    Stats {
+        input: PathBuf,
+        /// Override an input's shape, ovc syntax: NAME[1,3,?,224]. Repeatable.
+        #[arg(long = "input", value_name = "NAME[DIMS]")]
+        inputs: Vec<String>,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+}
+
+impl Cmd {
+    fn json(&self) -> bool {
+        let f = match self {
+            Cmd::Normalize { format, .. }
+            | Cmd::Fold { format, .. }
+            | Cmd::InferShapes { format, .. }
+            | Cmd::Diff { format, .. }
+            | Cmd::Stats { format, .. } => *format,
+            Cmd::Dump { .. } => Format::Text,
+        };
+        f == Format::Json
+    }
 }
 
 /// Run the CLI; returns the process exit code.
@@ -71,24 +153,45 @@ pub fn main() -> i32 {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
+            let _ = e.print(); // a closed pipe is ignored
             return code;
         }
     };
+    let json = cli.cmd.json();
+    let diff = matches!(cli.cmd, Cmd::Diff { .. });
+    const INTERNAL: &str =
+        "irc: internal error (this is a bug in irc; please report it with the input file)";
     match std::panic::catch_unwind(|| run(cli)) {
         Ok(Ok(code)) => code,
+        Ok(Err(Fail::Usage(m))) if json => {
+            out(&to_json(&report::ErrorReport::usage(&m)));
+            2
+        }
         Ok(Err(Fail::Usage(m))) => {
-            eprintln!("error: {m}");
+            errln(&format!("error: {m}"));
             2
         }
         Ok(Err(Fail::Model(e))) => {
-            eprint!("{e}");
-            1
+            if json {
+                out(&to_json(&report::ErrorReport::from_error(&e)));
+            } else {
+                err(&e.to_string());
+            }
+            // diff: 1 means "different"; a model it cannot read is trouble, as for diff(1).
+            if diff {
+                2
+            } else {
+                1
+            }
         }
         Err(_) => {
-            eprintln!(
-                "irc: internal error (this is a bug in irc; please report it with the input file)"
-            );
+            if json {
+                let mut r = report::ErrorReport::usage(INTERNAL);
+                r.errors[0].kind = "internal".into();
+                out(&to_json(&r));
+            } else {
+                errln(INTERNAL);
+            }
             1
         }
     }
@@ -114,14 +217,28 @@ fn parse_inputs(specs: &[String]) -> Result<Vec<InputOverride>, Fail> {
 
 fn run(cli: Cli) -> Result<i32, Fail> {
     match cli.cmd {
-        Cmd::Normalize { input, output } => {
+        Cmd::Normalize {
+            input,
+            output,
+            format,
+            quiet,
+        } => {
+            let _bar = Progress::start("normalize", 2, quiet);
             let parsed = read(&input)?;
-            xml::write_files(&parsed.model, &output)?;
+            let bin = xml::write_files(&parsed.model, &output)?;
+            crate::trace("write");
+            if format == Format::Json {
+                out(&to_json(&report::NormalizeJson {
+                    output: output.display().to_string(),
+                    layers: parsed.model.graph.g.node_count(),
+                    bin,
+                }));
+            }
             Ok(0)
         }
         Cmd::Dump { input } => {
             let parsed = read(&input)?;
-            print!("{}", crate::dump::dump(&parsed.model));
+            out(&crate::dump::dump(&parsed.model));
             Ok(0)
         }
         Cmd::Fold {
@@ -130,8 +247,11 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             inputs,
             max_fold_bytes,
             verbose,
+            format,
+            quiet,
         } => {
             let overrides = parse_inputs(&inputs)?;
+            let bar = Progress::start("fold", 3, quiet);
             // Weights >= 4 MiB: start copying them to the output now, beside the work on the graph.
             let copy = xml::write::BinCopy::start(
                 &xml::read::bin_path_for(&input),
@@ -143,7 +263,7 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                 let inf = infer::Infer::new(&parsed.model, Some(&parsed.source_map), &overrides);
                 inf.check_overrides().map_err(Fail::Usage)?;
             }
-            let bin_before = parsed.model.weights.as_ref().map_or(0, |w| w.len());
+            let bin_before = parsed.model.weights.as_ref().map_or(0, |w| w.len() as u64);
             let opts = crate::passes::fold::FoldOptions { max_fold_bytes };
             let parsed = &mut *parsed;
             let report = crate::passes::fold::fold(
@@ -156,28 +276,35 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             crate::trace("fold");
             let bin_after = xml::write::write_files_with(&parsed.model, &output, copy)?;
             crate::trace("write");
+            drop(bar);
             if verbose {
                 for f in &report.folded {
-                    eprintln!("folded: {f}");
+                    errln(&format!("folded: {f}"));
                 }
                 for (what, why) in &report.skipped {
-                    eprintln!("not folded: {what}: {why}");
+                    errln(&format!("not folded: {what}: {why}"));
                 }
             }
             if let Some(n) = infer::trusted_notice(&report.trusted) {
-                eprintln!("{n}");
+                errln(&n);
             }
-            eprintln!(
-                "irc fold: {} -> {} layers ({} folded, {} dead removed, {} constants shared, {} skipped); .bin {} -> {} bytes",
-                report.layers_before,
-                report.layers_after,
-                report.folded.len(),
-                report.removed_dead,
-                report.deduplicated,
-                report.skipped.len(),
-                bin_before,
-                bin_after
-            );
+            if format == Format::Json {
+                out(&to_json(&report::FoldJson::new(
+                    &report, bin_before, bin_after,
+                )));
+            } else if !quiet {
+                errln(&format!(
+                    "irc fold: {} -> {} layers ({} folded, {} dead removed, {} constants shared, {} skipped); .bin {} -> {} bytes",
+                    report.layers_before,
+                    report.layers_after,
+                    report.folded.len(),
+                    report.removed_dead,
+                    report.deduplicated,
+                    report.skipped.len(),
+                    bin_before,
+                    bin_after
+                ));
+            }
             Ok(0)
         }
         Cmd::InferShapes {
@@ -185,8 +312,17 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             output,
             inputs,
             check,
+            format,
+            quiet,
         } => {
+            let json = format == Format::Json;
             let overrides = parse_inputs(&inputs)?;
+            let steps = if check {
+                2
+            } else {
+                3 + output.is_some() as u64
+            };
+            let bar = Progress::start("infer-shapes", steps, quiet);
             let copy = match (&output, check) {
                 (Some(out), false) => {
                     xml::write::BinCopy::start(&xml::read::bin_path_for(&input), out, 0)
@@ -204,7 +340,7 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                     return Err(Fail::Model(parsed.into_error(inf.diags)));
                 }
                 if let Some(n) = infer::trusted_notice(&inf.trusted) {
-                    eprintln!("{n}");
+                    errln(&n);
                 }
                 facts
             };
@@ -216,11 +352,21 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                     Some(&parsed.source_map),
                     &mut drift,
                 );
+                drop(bar);
+                if json {
+                    let src = if drift.is_empty() {
+                        None
+                    } else {
+                        std::fs::read_to_string(&parsed.path).ok()
+                    };
+                    out(&to_json(&report::check(&drift, src.as_deref())));
+                    return Ok(if drift.is_empty() { 0 } else { 1 });
+                }
                 if drift.is_empty() {
-                    eprintln!(
+                    errln(&format!(
                         "{}: recorded shapes and types agree with inference",
                         parsed.path
-                    );
+                    ));
                     return Ok(0);
                 }
                 let diags: Vec<Diag> = drift
@@ -238,18 +384,54 @@ fn run(cli: Cli) -> Result<i32, Fail> {
                     })
                     .collect();
                 let n = diags.len();
-                eprint!("{}", parsed.into_error(diags));
-                eprintln!("{n} port(s) differ from inference");
+                err(&parsed.into_error(diags).to_string());
+                errln(&format!("{n} port(s) differ from inference"));
                 return Ok(1);
             }
             infer::apply(&mut parsed.model.graph, &facts, &overrides, true);
             crate::trace("apply");
-            match output {
-                Some(out) => {
-                    xml::write::write_files_with(&parsed.model, &out, copy)?;
-                    crate::trace("write");
-                }
-                None => print!("{}", io_summary(&parsed.model)),
+            if let Some(o) = &output {
+                xml::write::write_files_with(&parsed.model, o, copy)?;
+                crate::trace("write");
+            }
+            drop(bar);
+            if json {
+                out(&to_json(&report::io(&parsed.model)));
+            } else if output.is_none() {
+                out(&io_summary(&parsed.model));
+            }
+            Ok(0)
+        }
+        Cmd::Diff { a, b, format } => {
+            let pa = read(&a)?;
+            let pb = read(&b)?;
+            let r = crate::diff::diff(&pa.model, &pb.model);
+            match format {
+                Format::Json => out(&to_json(&r)),
+                Format::Text => out(&crate::diff::render_text(&r)),
+            }
+            Ok(if r.equal { 0 } else { 1 })
+        }
+        Cmd::Stats {
+            input,
+            inputs,
+            format,
+        } => {
+            let overrides = parse_inputs(&inputs)?;
+            let mut parsed = read(&input)?;
+            let mut inf = infer::Infer::new(&parsed.model, Some(&parsed.source_map), &overrides);
+            inf.check_overrides().map_err(Fail::Usage)?;
+            let facts = inf.run();
+            if !inf.diags.is_empty() {
+                return Err(Fail::Model(parsed.into_error(inf.diags)));
+            }
+            let trusted = std::mem::take(&mut inf.trusted);
+            drop(inf);
+            infer::apply(&mut parsed.model.graph, &facts, &overrides, true);
+            let s = crate::stats::stats(&parsed.model, &trusted);
+            match format {
+                Format::Json => out(&to_json(&s)),
+                Format::Text => out(&crate::stats::render_text(&s)),
             }
             Ok(0)
         }

@@ -10,10 +10,15 @@
 //! - [`error`]: diagnostics rendered as `file:line:col: error[kind]: …` with a caret.
 //! - [`dump`]: the stable text form used for snapshot review.
 //! - [`verify`]: structural invariants of any model (after reading, after every pass).
+//! - [`report`], [`diff`], [`stats`]: the review commands' reports (text and `--format json`).
 
+pub mod diff;
 pub mod dump;
 pub mod error;
 pub mod ir;
+pub mod progress;
+pub mod report;
+pub mod stats;
 pub mod xml;
 
 pub use error::{Diag, Error, Kind};
@@ -22,14 +27,17 @@ pub mod ops;
 pub mod passes;
 pub mod verify;
 
-/// With `IRC_TRACE` set, print elapsed time and resident memory at a phase boundary (stderr).
+/// A phase boundary: advances the progress bar, if one is shown, and with `IRC_TRACE` set,
+/// prints elapsed time and resident memory (stderr).
 pub fn trace(phase: &str) {
     use std::sync::OnceLock;
     static START: OnceLock<std::time::Instant> = OnceLock::new();
     let start = *START.get_or_init(std::time::Instant::now);
+    progress::step(phase);
     if std::env::var_os("IRC_TRACE").is_none() {
         return;
     }
+    use std::io::Write;
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let field = |k: &str| {
         status
@@ -39,7 +47,9 @@ pub fn trace(phase: &str) {
             .unwrap_or("?")
             .to_string()
     };
-    eprintln!(
+    // A closed stderr is not an error worth stopping for.
+    let _ = writeln!(
+        std::io::stderr(),
         "[irc] {:>8.3} s  {phase:<24} rss {} kB  peak {} kB",
         start.elapsed().as_secs_f64(),
         field("VmRSS:"),
