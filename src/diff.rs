@@ -482,6 +482,7 @@ fn rt_diff(prefix: &str, a: Option<&XmlElement>, b: Option<&XmlElement>, out: &m
 
 /// Children of two elements keyed by their `name` attribute (or element name).
 fn children_diff(prefix: &str, a: &XmlElement, b: &XmlElement, out: &mut Vec<String>) {
+    let start = out.len();
     let key = |c: &XmlElement| c.attr("name").unwrap_or(&c.name).to_string();
     let mut ka: BTreeMap<String, Vec<&XmlElement>> = BTreeMap::new();
     for c in &a.children {
@@ -510,6 +511,21 @@ fn children_diff(prefix: &str, a: &XmlElement, b: &XmlElement, out: &mut Vec<Str
     for (k, va) in &ka {
         match kb.get(k) {
             None => out.push(format!("{prefix}{k}: {} removed", show(va))),
+            // Nested sections (no `value` of their own): the keys inside that changed.
+            Some(vb)
+                if vb != va
+                    && va.len() == 1
+                    && vb.len() == 1
+                    && va[0].attr("value").is_none()
+                    && vb[0].attr("value").is_none()
+                    && va[0].attrs == vb[0].attrs =>
+            {
+                let n = out.len();
+                children_diff(&format!("{prefix}{k}."), va[0], vb[0], out);
+                if out.len() == n {
+                    out.push(format!("{prefix}{k}: changed"));
+                }
+            }
             Some(vb) if vb != va => out.push(format!("{prefix}{k}: {} -> {}", show(va), show(vb))),
             _ => {}
         }
@@ -519,7 +535,7 @@ fn children_diff(prefix: &str, a: &XmlElement, b: &XmlElement, out: &mut Vec<Str
             out.push(format!("{prefix}{k}: {} added", show(vb)));
         }
     }
-    if a.attrs != b.attrs && out.is_empty() {
+    if a.attrs != b.attrs && out.len() == start {
         out.push(format!("{prefix}attributes changed"));
     }
 }
