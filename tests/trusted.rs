@@ -1,5 +1,6 @@
-//! Ops without a shape rule pass through with their declared ports, and `infer-shapes` / `fold`
-//! say once, on stderr, which op types they took on trust (issue 10).
+//! What the CLI says about what it could not do: ops without a shape rule pass through with
+//! their declared ports, and `infer-shapes` / `fold` say once, on stderr, which op types they
+//! took on trust; `fold --verbose` says why a kernel declined a layer whose inputs were known.
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_irc"))
@@ -55,5 +56,30 @@ fn fold_names_the_op_types_taken_on_trust() {
     ]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("FooBar (opset1) x1"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn fold_verbose_says_why_a_kernel_declined() {
+    let dir = std::env::temp_dir().join(format!("irc-declined-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("out.xml");
+    let (code, _, stderr) = run(&[
+        "fold",
+        "ir-samples/fold/kernel_declines.xml",
+        "-o",
+        out.to_str().unwrap(),
+        "--verbose",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("Divide 'div' (id 5, opset1): the kernel declined: division by zero"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("the kernel declined: OpenVINO has no SquaredDifference kernel for i32"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("2 skipped"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -63,6 +63,11 @@ pub fn fold(
             return Err(inf.diags);
         }
         report.trusted = std::mem::take(&mut inf.trusted);
+        for (layer, why) in std::mem::take(&mut inf.declined) {
+            report
+                .skipped
+                .push((layer, format!("the kernel declined: {why}")));
+        }
         f
     };
     crate::trace("fold: infer");

@@ -57,6 +57,9 @@ pub struct Infer<'a> {
     /// Layers whose op has no rule (unknown or extension ops), by `type (version)`: their
     /// declared ports were taken on trust.
     pub trusted: std::collections::BTreeMap<String, usize>,
+    /// Fold mode: layers whose inputs were all known but whose kernel declined, with its reason
+    /// (`fold --verbose` says why they did not fold).
+    pub declined: Vec<(String, String)>,
 }
 
 /// One line naming the op types whose declared ports were taken on trust, if any.
@@ -127,6 +130,7 @@ impl<'a> Infer<'a> {
             fold_mode: false,
             shared: FastMap::default(),
             trusted: Default::default(),
+            declined: Vec::new(),
         }
     }
 
@@ -654,7 +658,7 @@ impl<'a> Infer<'a> {
     /// Run a kernel. In fold mode, ops touching f16/bf16 run in f32 on the unrounded ("wide")
     /// inputs, and their f16/bf16 outputs keep the f32 result beside the rounded value.
     fn evaluate(
-        &self,
+        &mut self,
         l: &Layer,
         op: &ops::Resolved,
         inputs: &[Fact],
@@ -665,6 +669,7 @@ impl<'a> Infer<'a> {
         // Types OpenVINO has no kernel for: not folded, as in OpenVINO.
         let orig = inputs.first().map_or(ElementType::Dynamic, |f| f.et);
         if policy.kernel_types.is_some_and(|ok| !ok(orig)) {
+            self.decline(l, format!("OpenVINO has no {} kernel for {orig}", op.ty));
             return None;
         }
         let f32_mode = self.fold_mode
@@ -705,7 +710,13 @@ impl<'a> Infer<'a> {
             version: op.version,
             f32_mode,
         };
-        let vals = eval(&cx, &eval_outs).ok()?;
+        let vals = match eval(&cx, &eval_outs) {
+            Ok(v) => v,
+            Err(why) => {
+                self.decline(l, why);
+                return None;
+            }
+        };
         if vals.len() != outs.len() {
             return None;
         }
@@ -753,6 +764,13 @@ impl<'a> Infer<'a> {
             f.value = self.read_const(&g.g[n]).map(Arc::new);
         }
         f
+    }
+
+    /// Fold mode: remember why a kernel declined a layer whose inputs were known.
+    fn decline(&mut self, l: &Layer, why: String) {
+        if self.fold_mode {
+            self.declined.push((l.label(), why));
+        }
     }
 
     /// A Const's value, if it has at most `value_limit` elements.
