@@ -8,10 +8,10 @@
 //! by offset). If/Loop/TensorIterator bodies are compared the same way, recursively. Model
 //! inputs/outputs and the model's rt_info are compared as well.
 
+use crate::ir::hash_bytes;
 use crate::ir::shape::Bracketed;
 use crate::ir::*;
 use crate::report::{io_of, Io};
-use crate::xml::write::hash_bytes;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;

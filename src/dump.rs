@@ -4,9 +4,9 @@
 //! `%7 = Gather@opset8 "g" (%3, %5, %6) {batch_dims=0} -> i64[2]`. Constants show a short value
 //! preview, and a content hash when they are large.
 
+use crate::ir::hash_bytes;
 use crate::ir::tensor::{self, Scalar};
 use crate::ir::*;
-use crate::xml::write::hash_bytes;
 use std::collections::HashMap;
 use std::fmt::Write;
 

@@ -1,6 +1,6 @@
 //! Errors with source positions: `file:line:col: error[kind]: message`, the source line, a caret,
 //! and notes quoting the values involved. Op rules produce span-free messages; the reader and the
-//! passes attach the position of the layer from the [`crate::xml::SourceMap`].
+//! passes attach the position of the layer from the [`crate::span::SourceMap`].
 
 use std::fmt;
 use std::sync::Arc;

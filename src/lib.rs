@@ -1,11 +1,12 @@
 //! # irc — a compiler for OpenVINO IR
 //!
-//! Pipeline: [`xml::read`] (quick-xml pull parser, positions kept in a [`xml::SourceMap`]) →
+//! Pipeline: [`xml::read`] (quick-xml pull parser, positions kept in a [`span::SourceMap`]) →
 //! [`ir::Model`] (a petgraph `StableDiGraph` of layers; constants stay in the memory-mapped
 //! `.bin`) → passes → [`xml::write`] (canonical XML, deduplicated `.bin`).
 //!
 //! Layout:
 //! - [`ir`]: plain data — model, layers, ports, element types, shapes with intervals.
+//! - [`opset`]: which op version each opset holds (generated table), [`span`]: source positions.
 //! - [`xml`]: reader and writer, symmetric; the source map of byte positions lives beside the IR.
 //! - [`error`]: diagnostics rendered as `file:line:col: error[kind]: …` with a caret.
 //! - [`dump`]: the stable text form used for snapshot review.
@@ -16,6 +17,7 @@ pub mod diff;
 pub mod dump;
 pub mod error;
 pub mod ir;
+pub mod opset;
 pub mod progress;
 pub mod report;
 pub mod stats;
@@ -25,6 +27,7 @@ pub use error::{Diag, Error, Kind};
 pub mod cli;
 pub mod ops;
 pub mod passes;
+pub mod span;
 pub mod verify;
 
 /// A phase boundary: advances the progress bar, if one is shown, and with `IRC_TRACE` set,

@@ -1,5 +1,5 @@
 //! Plain data for an OpenVINO IR model. Mirrors the XML closely so the writer is faithful;
-//! source positions live in [`crate::xml::SourceMap`], not here.
+//! source positions live in [`crate::span::SourceMap`], not here.
 
 pub mod element;
 pub mod shape;
@@ -219,7 +219,7 @@ impl Sym {
         ];
         let known = KNOWN.get_or_init(|| {
             let mut m = FastMap::default();
-            for (_, ops) in crate::ops::opset_table::OPSETS {
+            for (_, ops) in crate::opset::OPSETS {
                 for &(t, _) in ops.iter() {
                     m.insert(t, ());
                 }
@@ -295,7 +295,7 @@ pub struct Layer {
     pub pre: Vec<XmlElement>,
     pub bodies: Vec<Body>,
     pub konst: Option<ConstData>,
-    /// Index into the reader's [`crate::xml::SourceMap`]; `None` for layers irc created.
+    /// Index into the reader's [`crate::span::SourceMap`]; `None` for layers irc created.
     pub origin: Option<u32>,
 }
 
@@ -662,3 +662,18 @@ impl std::hash::Hasher for FastHasher {
 
 /// `HashMap` with [`FastHasher`].
 pub type FastMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
+
+/// A fast 64-bit content hash (collisions are resolved by comparing bytes).
+pub fn hash_bytes(b: &[u8]) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h: u64 = b.len() as u64 ^ 0x51_7c_c1_b7_27_22_0a_95;
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        let v = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        h = (h.rotate_left(5) ^ v).wrapping_mul(K);
+    }
+    for &x in chunks.remainder() {
+        h = (h.rotate_left(5) ^ x as u64).wrapping_mul(K);
+    }
+    h ^ (h >> 29)
+}

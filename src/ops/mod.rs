@@ -2,7 +2,8 @@
 //! its tests. The registry maps (type, op version) to those rules; (type, `opsetN`) resolves to
 //! an op version through [`opset_table`], as OpenVINO's reader does.
 
-pub mod opset_table;
+/// The opset table moved to the crate root (the IR reads it too); kept here under its old name.
+pub use crate::opset as opset_table;
 pub mod util;
 
 mod bitwise;

@@ -8,7 +8,7 @@ use crate::error::Diag;
 use crate::ir::tensor::Tensor;
 use crate::ir::*;
 use crate::ops::Fact;
-use crate::xml::SourceMap;
+use crate::span::SourceMap;
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 use std::sync::Arc;
@@ -449,7 +449,7 @@ pub fn dce(g: &mut Graph) -> usize {
 
 /// Share identical unnamed constants (same type, shape and bytes, no tensor names).
 fn dedup(g: &mut Graph, weights: Option<&Weights>) -> usize {
-    use crate::xml::write::hash_bytes;
+    use crate::ir::hash_bytes;
     let Some(order) = g.ordered() else { return 0 };
     // Find duplicates in a read-only pass (bytes are borrowed, keys are hashes), then merge.
     let mut merges: Vec<(LayerId, LayerId)> = Vec::new();

@@ -8,7 +8,7 @@ use crate::error::{Diag, Kind};
 use crate::ir::tensor::Tensor;
 use crate::ir::*;
 use crate::ops::{self, BoundsRule, Ctx, Fact, MAX_VALUE_ELEMS};
-use crate::xml::SourceMap;
+use crate::span::SourceMap;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -141,7 +141,7 @@ impl<'a> Infer<'a> {
         }
         let bucket = self
             .shared
-            .entry(crate::xml::write::hash_bytes(&t.data))
+            .entry(crate::ir::hash_bytes(&t.data))
             .or_default();
         match bucket.iter().find(|d| **d == t.data) {
             Some(d) if Arc::ptr_eq(d, &t.data) => t,

@@ -168,20 +168,7 @@ pub fn copy_range_to_file(
     Ok(())
 }
 
-/// A fast 64-bit content hash (collisions are resolved by comparing bytes).
-pub fn hash_bytes(b: &[u8]) -> u64 {
-    const K: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut h: u64 = b.len() as u64 ^ 0x51_7c_c1_b7_27_22_0a_95;
-    let mut chunks = b.chunks_exact(8);
-    for c in &mut chunks {
-        let v = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-        h = (h.rotate_left(5) ^ v).wrapping_mul(K);
-    }
-    for &x in chunks.remainder() {
-        h = (h.rotate_left(5) ^ x as u64).wrapping_mul(K);
-    }
-    h ^ (h >> 29)
-}
+pub use crate::ir::hash_bytes;
 
 /// Write the model as XML into `xml` and its constants into `bin`.
 pub fn write_to<'a, W: Write>(
