@@ -10,11 +10,19 @@ mod bitwise;
 mod conv;
 pub mod convert;
 mod elementwise;
+mod embedding;
+mod generate;
+mod linalg;
 pub mod math;
 mod misc;
 mod pool;
+mod promote;
 mod reduce;
+mod search;
+mod sequence;
 mod shape_ops;
+mod signal;
+mod slice_scatter;
 pub mod state;
 mod string;
 
@@ -282,6 +290,14 @@ fn registry() -> &'static Registry {
         state::register(&mut r);
         bitwise::register(&mut r);
         string::register(&mut r);
+        signal::register(&mut r);
+        sequence::register(&mut r);
+        embedding::register(&mut r);
+        search::register(&mut r);
+        generate::register(&mut r);
+        linalg::register(&mut r);
+        slice_scatter::register(&mut r);
+        promote::register(&mut r);
         r.0
     })
 }

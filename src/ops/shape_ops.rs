@@ -609,7 +609,7 @@ fn slice_len(d: i64, start: i64, stop: i64, step: i64) -> i64 {
 }
 
 /// A sliced interval dim: evaluated at both ends of the interval (the length is monotone in D).
-fn slice_dim(d: Dim, start: i64, stop: i64, step: i64) -> Dim {
+pub(super) fn slice_dim(d: Dim, start: i64, stop: i64, step: i64) -> Dim {
     const BIG: i64 = 1 << 62;
     let lo = slice_len(d.min.min(BIG as u64) as i64, start, stop, step);
     let hi = match d.max() {
@@ -737,7 +737,7 @@ fn select_map(in_shape: &[u64], picks: &[Vec<u64>]) -> R<(Vec<u64>, Vec<Option<u
     Ok((out_shape, map))
 }
 
-fn picks_for(d: i64, start: i64, stop: i64, step: i64) -> Vec<u64> {
+pub(super) fn picks_for(d: i64, start: i64, stop: i64, step: i64) -> Vec<u64> {
     let n = slice_len(d, start, stop, step);
     let norm = |v: i64| if v < 0 { v.saturating_add(d) } else { v };
     let s = if step > 0 {
