@@ -1369,6 +1369,367 @@ def _tile_bounds(d, r):
 
 
 # ---------------------------------------------------------------------------
+# Signal: DFT/IDFT-7, RDFT/IRDFT-9, STFT-15, ISTFT-16
+# ---------------------------------------------------------------------------
+import openvino.opset9 as op9
+import openvino.opset10 as op10
+
+
+def _sig(kind, shape):
+    """signal_size input: list -> Constant, 'param' -> Parameter [k], ('shapeof', shape) -> ShapeOf
+    of a Parameter (value bounds from its dims)."""
+    if kind is None:
+        return None
+    if isinstance(kind, list):
+        return C(kind)
+    if kind == "param":
+        return P(shape, "i64", "ss")
+    return op3.shape_of(P(kind[1], "f32", "ssrc"))
+
+
+def _axes(a):
+    return P([a[1]], "i64", "axes") if isinstance(a, tuple) else C(a)
+
+
+_FFT_CASES = [
+    ("static", ([4, 6, 2], [0], None)), ("static_2axes", ([3, 4, 6, 2], [1, -3], None)),
+    ("neg_axis", ([4, 6, 2], [-1], None)), ("signal", ([4, 6, 2], [0, 1], [5, -1])),
+    ("signal_both", ([3, 4, 6, 2], [2, 0], [7, 2])), ("dyn", ([-1, 6, 2], [0], None)),
+    ("dyn_signal", ([-1, -1, 2], [0, 1], [-1, 9])), ("interval", ([(2, 8), 6, 2], [0], None)),
+    ("interval_signal", ([(2, 8), (1, 6), 2], [1], [4])), ("dynrank", (None, [0], None)),
+    ("dynrank_signal", (None, [0, 1], [3, 3])), ("param_axes", ([4, 6, 2], ("p", 1), None)),
+    ("param_axes_signal", ([4, 6, 5, 2], ("p", 2), [3, 3])), ("param_signal", ([4, 6, 2], [1], "param")),
+    ("shapeof_signal", ([4, 6, 2], [0, 1], ("shapeof", [(2, 9), -1]))),
+    ("shapeof_signal_static", ([4, 6, 2], [1], ("shapeof", [7]))),
+    ("last_dyn", ([4, 6, -1], [0], None)),
+]
+
+
+@cases("dft7", _FFT_CASES)
+def _dft(shape, axes, sig):
+    args = [P(shape), _axes(axes)]
+    s = _sig(sig, [len(axes) if isinstance(axes, list) else axes[1]])
+    return model(op7.dft(*args, s) if s is not None else op7.dft(*args))
+
+
+@cases("idft7", _FFT_CASES[:12])
+def _idft(shape, axes, sig):
+    args = [P(shape), _axes(axes)]
+    s = _sig(sig, [len(axes) if isinstance(axes, list) else axes[1]])
+    return model(op7.idft(*args, s) if s is not None else op7.idft(*args))
+
+
+@cases("irdft9", _FFT_CASES)
+def _irdft(shape, axes, sig):
+    args = [P(shape), _axes(axes)]
+    s = _sig(sig, [len(axes) if isinstance(axes, list) else axes[1]])
+    return model(op9.irdft(*args, s) if s is not None else op9.irdft(*args))
+
+
+@cases("rdft9", [
+    ("static", ([4, 6], [0], None)), ("static_odd", ([4, 7], [1], None)), ("neg_axis", ([4, 7], [-1], None)),
+    ("2axes", ([3, 4, 9], [2, 0], None)), ("signal", ([4, 6], [0, 1], [5, -1])), ("signal_last", ([4, 6], [0, 1], [-1, 11])),
+    ("dyn", ([-1, 6], [0], None)), ("dyn_last", ([4, -1], [1], None)), ("interval", ([4, (3, 9)], [1], None)),
+    ("interval_signal", ([(2, 8), (1, 6)], [0], [4])), ("dynrank", (None, [0], None)),
+    ("dynrank_signal", (None, [0, 1], [3, 3])), ("param_axes", ([4, 6], ("p", 1), None)),
+    ("param_signal", ([4, 6], [1], "param")), ("shapeof_signal", ([4, 6], [0, 1], ("shapeof", [(2, 9), 5]))),
+    ("rank1", ([10], [0], None)),
+])
+def _rdft(shape, axes, sig):
+    args = [P(shape), _axes(axes)]
+    s = _sig(sig, [len(axes) if isinstance(axes, list) else axes[1]])
+    return model(op9.rdft(*args, s) if s is not None else op9.rdft(*args))
+
+
+@cases("stft15", [
+    ("static", ([2, 48], [16], 16, 4, False)), ("transpose", ([2, 48], [16], 16, 4, True)),
+    ("odd", ([3, 50], [7], 9, 3, False)), ("dyn_len", ([2, -1], [16], 16, 4, False)),
+    ("dyn_batch", ([-1, 40], [-1], 8, 8, True)), ("interval", ([(1, 4), (20, 60)], [16], 16, 5, False)),
+    ("dynrank", (None, [16], 16, 4, False)), ("param_size", ([2, 48], [16], None, 4, False)),
+])
+def _stft(shape, win, fs, step, tr):
+    fsn = C(fs) if fs is not None else P([], "i64", "fs")
+    return model(op15.stft(P(shape), P(win, "f32", "w"), fsn, C(step), tr))
+
+
+@cases("istft16", [
+    ("3d", ([9, 5, 2], [16], 16, 4, False, None)), ("4d", ([2, 9, 5, 2], [16], 16, 4, False, None)),
+    ("center", ([2, 9, 5, 2], [16], 16, 4, True, None)), ("center_odd", ([5, 7, 2], [9], 9, 2, True, None)),
+    ("len_const", ([2, 9, 5, 2], [16], 16, 4, False, [30])), ("len_scalar", ([9, 5, 2], [16], 16, 4, True, 33)),
+    ("len_param", ([2, 9, 5, 2], [16], 16, 4, False, "param")),
+    ("len_shapeof", ([2, 9, 5, 2], [16], 16, 4, False, ("shapeof", [(10, 40)]))),
+    ("dyn_frames", ([2, 9, -1, 2], [16], 16, 4, False, None)), ("interval_frames", ([(1, 3), 9, (2, 6), 2], [16], 16, 4, True, None)),
+    ("dynrank", (None, [16], 16, 4, False, None)), ("param_size", ([2, 9, 5, 2], [16], None, 4, False, None)),
+])
+def _istft(shape, win, fs, step, center, ln):
+    fsn = C(fs) if fs is not None else P([], "i64", "fs")
+    args = [P(shape), P(win, "f32", "w"), fsn, C(step)]
+    sl = None
+    if ln is not None:
+        sl = (C(ln) if not isinstance(ln, (str, tuple)) else
+              (P([], "i64", "len") if ln == "param" else op8.gather(op3.shape_of(P(ln[1], "f32", "lsrc")), C(0), C(0))))
+    return model(o.istft(*args, center, False, sl))
+
+
+# ---------------------------------------------------------------------------
+# Sequence: CTCGreedyDecoder-0, CTCGreedyDecoderSeqLen-6, CTCLoss-4, GatherTree-1
+# ---------------------------------------------------------------------------
+@cases("ctc_greedy", [("static", ([20, 3, 10], [20, 3])), ("dyn", ([-1, 3, 10], [20, -1])),
+                      ("interval", ([(5, 30), (1, 4), 10], [(10, 40), 2])), ("dynrank", (None, [20, 3])),
+                      ("dynrank_both", (None, None))])
+def _ctcg(x, m):
+    return model(op1.ctc_greedy_decoder(P(x, "f32", "x"), P(m, "f32", "m"), True))
+
+
+@cases("ctc_greedy_seq_len", [("static", ([3, 20, 10], [3], True, "i32", "i32")),
+                              ("i64", ([3, 20, 10], [3], False, "i64", "i64")),
+                              ("dyn", ([-1, -1, 10], [3], True, "i32", "i64")),
+                              ("interval", ([(1, 5), (2, 9), 10], [(3, 8)], True, "i64", "i32")),
+                              ("dynrank", (None, [4], True, "i32", "i32")), ("no_blank", ([3, 20, 10], [-1], None, "i32", "i32"))])
+def _ctcgs(x, sl, blank, ct, lt):
+    b = C(9, "i32") if blank is not None else None
+    return model(op6.ctc_greedy_decoder_seq_len(P(x, "f32", "x"), P(sl, "i32", "sl"), b, True, ct, lt))
+
+
+@cases("ctc_loss4", [("static", ([2, 10, 5], [2], [2, 10], [2], True)), ("no_blank", ([2, 10, 5], [2], [2, 10], [2], False)),
+                     ("dyn", ([-1, -1, 5], [-1], [2, -1], [-1], True)),
+                     ("interval", ([(1, 4), (5, 20), 5], [(2, 6)], [-1, (8, 12)], [-1], True)),
+                     ("dynrank", (None, [3], None, [-1], True))])
+def _ctcl(lg, ll, lb, lbl, blank):
+    args = [P(lg, "f32", "lg"), P(ll, "i32", "ll"), P(lb, "i32", "lb"), P(lbl, "i32", "lbl")]
+    return model(op4.ctc_loss(*args, C(4, "i32") if blank else None, False, True, False))
+
+
+@cases("gather_tree1", [("static_i32", ([5, 2, 3], [5, 2, 3], [2], "i32")), ("static_f32", ([5, 2, 3], [5, 2, 3], [2], "f32")),
+                        ("merge", ([-1, 2, -1], [5, -1, 3], [-1], "i32")),
+                        ("interval", ([(1, 9), -1, 3], [(4, 12), 2, -1], [(1, 3)], "f32")),
+                        ("dynrank", (None, [5, 2, 3], [2], "i32")), ("dynrank_both", (None, None, [-1], "i32"))])
+def _gtree(s, p, m, t):
+    return model(op1.gather_tree(P(s, t, "s"), P(p, t, "p"), P(m, t, "m"), P([], t, "e")))
+
+
+# ---------------------------------------------------------------------------
+# Bucketize-3, SearchSorted-15, Unique-10, SegmentMax-16, SparseFillEmptyRows-16
+# ---------------------------------------------------------------------------
+@cases("bucketize3", [("static", ([2, 3], [5], "i64", True)), ("i32", ([4], [-1], "i32", False)),
+                      ("dyn", ([-1, (2, 7)], [5], "i64", True)), ("dynrank", (None, [3], "i32", True)),
+                      ("scalar", ([], [3], "i64", False))])
+def _bucketize(x, b, t, right):
+    return model(op3.bucketize(P(x, "f32", "x"), P(b, "f32", "b"), t, right))
+
+
+@cases("search_sorted15", [("1d", ([5], [2, 3], False)), ("nd", ([2, 3, 5], [2, 3, 7], True)),
+                           ("merge", ([-1, 3, 5], [2, -1, 7], False)), ("interval", ([(1, 4), 5], [(2, 6), -1], True)),
+                           ("values_dynrank", ([2, 5], None, False)), ("values_dynrank_1d", ([5], None, False)),
+                           ("sorted_dynrank", (None, [2, 4], False)), ("scalar_values", ([5], [], False)),
+                           ("both_dynrank", (None, None, True))])
+def _ssorted(s, v, right):
+    return model(op15.search_sorted(P(s, "f32", "s"), P(v, "f32", "v"), right))
+
+
+@cases("unique10", [("static", ([4, 5], None, "i64", "i64")), ("axis", ([4, 5], 1, "i32", "i64")),
+                    ("axis_neg", ([4, 5, 6], -3, "i64", "i32")), ("dyn", ([-1, 5], None, "i64", "i64")),
+                    ("dyn_axis_static_dim", ([-1, 5], 1, "i64", "i64")), ("dyn_axis_dyn_dim", ([-1, 5], 0, "i64", "i64")),
+                    ("interval", ([(2, 4), 5], None, "i32", "i32")), ("dynrank", (None, None, "i64", "i64")),
+                    ("dynrank_axis", (None, 0, "i64", "i64")), ("scalar", ([], None, "i64", "i64")),
+                    ("empty", ([0, 3], None, "i64", "i64")), ("empty_axis", ([0, 3], 1, "i64", "i64"))])
+def _unique(x, axis, it, ct):
+    return model(op10.unique(P(x, "f32", "x"), C(axis) if axis is not None else None, True, it, ct))
+
+
+@cases("unique10_const", [("flat", ([3, 1, 3, 2], None, "i64")), ("f32_2d", ([[1.5, 2], [1.5, -0.0], [0.0, 2]], None, "f32")),
+                          ("axis0", ([[1, 2], [1, 2], [3, 4]], 0, "i32")), ("axis1", ([[1, 1, 2], [3, 3, 3]], -1, "i64"))])
+def _unique_const(v, axis, t):
+    return model(op10.unique(C(v, t), C(axis) if axis is not None else None, True, "i64", "i32"))
+
+
+@cases("segment_max16", [("ids_const", ([6, 3], [0, 0, 1, 3, 3, 3], None)), ("num_const", ([6, 3], "p", 5)),
+                         ("both", ([6, 3], [0, 1, 1, 1, 2, 2], 7)), ("ids_param", ([6, 3], "p", None)),
+                         ("dyn", ([-1, -1], "p", None)), ("interval", ([(2, 8), 4], "p", None)),
+                         ("dyn_ids_const", ([-1, (1, 5)], [0, 2, 2], None)), ("dynrank", (None, "p", None)),
+                         ("dynrank_num", (None, "p", 4)), ("dynrank_ids", (None, [0, 1, 1], None)),
+                         ("num_param", ([6, 3], "p", "p"))])
+def _segmax(x, ids, num):
+    n = x[0] if x is not None and x and isinstance(x[0], int) and x[0] > 0 else 3
+    idn = P([n], "i64", "ids") if ids == "p" else C(ids)
+    if num is None:
+        return model(o.segment_max(P(x, "f32", "x"), idn, fill_mode="ZERO"))
+    numn = P([], "i64", "num") if num == "p" else C(num)
+    return model(o.segment_max(P(x, "f32", "x"), idn, numn, fill_mode="LOWEST"))
+
+
+@cases("sparse_fill16", [("const", ([3], [4, 5], [[0, 1], [0, 3], [2, 2]])), ("const_full", ([2], [2, 5], [[0, 1], [1, 3]])),
+                         ("dense_const_idx_param", ([3], [4, 5], "p")), ("dense_param", ([3], "p", "p")),
+                         ("dyn", ([-1], "p", "p")), ("dynrank", (None, [4, 5], "p")),
+                         ("dense_shapeof", ([3], "shapeof", "p"))])
+def _sfer(v, ds, idx):
+    nv = v[0] if v and v[0] > 0 else 3
+    dsn = C(ds) if isinstance(ds, list) else (P([2], "i64", "ds") if ds == "p" else op3.shape_of(P([6, 4], "f32", "dsrc")))
+    idn = C(idx) if isinstance(idx, list) else P([nv if v and v[0] > 0 else -1, 2], "i64", "idx")
+    return model(o.sparse_fill_empty_rows(P(v, "f32", "v"), dsn, idn, C(0.0, "f32")))
+
+
+# ---------------------------------------------------------------------------
+# Embedding bags
+# ---------------------------------------------------------------------------
+@cases("emb_offsets_sum3", [("static", ([10, 4], [6], [3], True, True)), ("no_opt", ([10, 4, 2], [6], [3], False, False)),
+                            ("dyn", ([-1, 4], [-1], [-1], True, False)), ("interval", ([(5, 20), (2, 8)], [(1, 9)], [(2, 4)], True, True)),
+                            ("dynrank_table", (None, [6], [3], False, False)), ("dynrank_offsets", ([10, 4], [6], None, False, False))])
+def _ebos(t, i, off, dflt, w):
+    args = [P(t, "f32", "t"), P(i, "i64", "i"), P(off, "i64", "o")]
+    if dflt or w:
+        args.append(C(0))
+    if w:
+        args.append(P(i, "f32", "w"))
+    return model(op3.embedding_bag_offsets_sum(*args))
+
+
+@cases("emb_offsets15", [("sum", ([10, 4], [6], [3], "sum", True)), ("mean", ([10, 4], [6], [3], "mean", False)),
+                         ("dyn", ([-1, (1, 5)], [-1], [-1], "sum", False)), ("dynrank", (None, [6], [(1, 4)], "mean", False))])
+def _ebo15(t, i, off, red, w):
+    args = [P(t, "f32", "t"), P(i, "i32", "i"), P(off, "i32", "o"), C(0, "i32")]
+    if w:
+        args.append(P(i, "f32", "w"))
+    return model(op15.embedding_bag_offsets(*args, reduction=red))
+
+
+@cases("emb_packed_sum3", [("static", ([10, 4], [3, 2], True)), ("no_w", ([10, 4, 3], [3, 2], False)),
+                           ("dyn", ([-1, 4], [-1, -1], True)), ("interval", ([(5, 9), 4], [(2, 3), 2], False)),
+                           ("dynrank_idx", ([10, 4], None, False)), ("dynrank_table", (None, [3, 2], True))])
+def _ebps(t, i, w):
+    args = [P(t, "f32", "t"), P(i, "i64", "i")]
+    if w:
+        args.append(P(i if i is not None else [3, 2], "f32", "w"))
+    return model(op3.embedding_bag_packed_sum(*args))
+
+
+@cases("emb_packed15", [("sum", ([10, 4], [3, 2], "sum", True)), ("mean", ([10, 4], [3, 2], "mean", False)),
+                        ("dyn", ([-1, -1], [-1, 2], "mean", False)), ("dynrank", (None, [(1, 5), 2], "sum", False))])
+def _ebp15(t, i, red, w):
+    args = [P(t, "f32", "t"), P(i, "i32", "i")]
+    if w:
+        args.append(P(i, "f32", "w"))
+    return model(op15.embedding_bag_packed(*args, reduction=red))
+
+
+@cases("emb_segments_sum3", [("static", ([10, 4], [6], 3, True)), ("no_opt", ([10, 4, 2], [6], 5, False)),
+                             ("num_param", ([10, 4], [6], "p", False)), ("num_shapeof", ([10, 4], [6], "shapeof", True)),
+                             ("dyn", ([-1, 4], [-1], 2, False)), ("interval", ([(3, 8), (1, 4)], [(2, 5)], "shapeof", False)),
+                             ("dynrank", (None, [6], 3, False))])
+def _ess(t, i, num, w):
+    numn = C(num) if isinstance(num, int) else (P([], "i64", "num") if num == "p" else
+                                                  op8.gather(op3.shape_of(P([(2, 7)], "f32", "nsrc")), C(0), C(0)))
+    args = [P(t, "f32", "t"), P(i, "i64", "i"), P(i, "i64", "s"), numn]
+    if w:
+        args += [C(0), P(i, "f32", "w")]
+    return model(op3.embedding_segments_sum(*args))
+
+
+# ---------------------------------------------------------------------------
+# Eye-9, RandomUniform-8, Multinomial-13
+# ---------------------------------------------------------------------------
+def _int_in(v, name, t="i64"):
+    """Constant, 'p' (Parameter scalar), or ('shapeof', dims): Gather of a ShapeOf (bounds)."""
+    if isinstance(v, tuple):
+        return op8.gather(op3.shape_of(P(v[1], "f32", name + "_src"), t), C(0), C(0))
+    if v == "p":
+        return P([], t, name)
+    return C(v, t)
+
+
+@cases("eye9", [("static", (3, 4, 0, None, "f32")), ("rows_1d", ([3], [5], [1], None, "i32")),
+                ("batch", (3, 3, -1, [2, 4], "f16")), ("batch_param", (3, 3, 0, "p", "f32")),
+                ("batch_param_dyn", (3, 3, 0, "pdyn", "f32")), ("rows_param", ("p", 4, 0, None, "i64")),
+                ("rows_shapeof", (("s", [(2, 9)]), ("s", [-1]), 0, None, "f32")),
+                ("batch_shapeof", (2, 2, 0, "shapeof", "u8"))])
+def _eye(r, c, k, b, t):
+    args = [_int_in(r, "r"), _int_in(c, "c"), _int_in(k, "k"), t]
+    if b is not None:
+        if b == "p":
+            args.append(P([2], "i64", "b"))
+        elif b == "pdyn":
+            args.append(P([-1], "i64", "b"))
+        elif b == "shapeof":
+            args.append(op3.shape_of(P([(1, 3), 4], "f32", "bsrc")))
+        else:
+            args.append(C(b))
+    return model(op9.eye(*args))
+
+
+@cases("random_uniform8", [("const", ([2, 3], "f32")), ("i32", ([4], "i32")), ("param", ("p", "f32")),
+                           ("param_dyn", ("pdyn", "f32")), ("shapeof", ("shapeof", "f16"))])
+def _ru(shape, t):
+    sn = C(shape) if isinstance(shape, list) else (P([3], "i64", "s") if shape == "p" else P([-1], "i64", "s")
+                                                    if shape == "pdyn" else op3.shape_of(P([(1, 4), -1, 5], "f32", "src")))
+    lo, hi = (C(0.0, t), C(1.0, t)) if t != "i32" else (C(0, "i32"), C(10, "i32"))
+    if t == "f16":
+        lo, hi = o.constant(np.float16(0)), o.constant(np.float16(1))
+    return model(op8.random_uniform(sn, lo, hi, t, 1, 2))
+
+
+@cases("multinomial13", [("static", ([2, 5], 4, "i64")), ("num_1d", ([2, 5], [3], "i32")),
+                         ("dyn", ([-1, -1], 4, "i64")), ("interval", ([(1, 4), 5], "p", "i32")),
+                         ("dynrank", (None, 3, "i64")), ("num_shapeof", ([2, 5], "shapeof", "i64"))])
+def _multi(p, n, t):
+    nn = (C(n) if n != "p" and n != "shapeof" else P([], "i64", "n") if n == "p"
+          else op8.gather(op3.shape_of(P([(2, 6)], "f32", "nsrc")), C(0), C(0)))
+    return model(op13.multinomial(P(p, "f32", "p"), nn, t, False, False, 1, 2))
+
+
+# ---------------------------------------------------------------------------
+# Inverse-14, GroupNormalization-12, SliceScatter-15, ConvertPromoteTypes-14
+# ---------------------------------------------------------------------------
+@cases("inverse14", [("static", ([3, 3],)), ("batch", ([2, 4, 4],)), ("dyn", ([-1, -1, 4],)), ("merge", ([2, -1, (2, 6)],)),
+                     ("interval", ([(1, 3), (2, 5), (3, 8)],)), ("dynrank", (None,))])
+def _inv(x):
+    return model(op14.inverse(P(x), False))
+
+
+@cases("group_norm12", [("static", ([2, 6, 4, 4], 3)), ("dyn", ([-1, -1, 5], 2)), ("interval", ([(1, 3), 8, (2, 9)], 4)),
+                        ("dynrank", (None, 2)), ("rank2", ([2, 6], 6))])
+def _gn(x, g):
+    c = x[1] if x is not None else 4
+    return model(op12.group_normalization(P(x, "f32", "x"), P([c], "f32", "s"), P([c], "f32", "b"), g, 1e-5))
+
+
+@cases("slice_scatter15", [("static", ([6, 4], [3, 4], [0], [6], [2], None)),
+                           ("axes", ([6, 4], [6, 2], [1], [3], [1], [1])),
+                           ("neg_step", ([6, 4], [6, 2], [-1], [0], [-2], [-1])),
+                           ("dyn", ([-1, 4], [-1, 2], [0], [2], [1], [1])),
+                           ("interval", ([(2, 9), 4], [(1, 3), 4], [0], [3], [1], None)),
+                           ("dynrank", (None, [3, 4], [0], [3], [1], None)),
+                           ("upd_dynrank", ([6, 4], None, [0], [3], [1], None))])
+def _sscat(x, u, b, e, s, a):
+    args = [P(x, "f32", "x"), P(u, "f32", "u"), C(b), C(e), C(s)]
+    if a is not None:
+        args.append(C(a))
+    return model(op15.slice_scatter(*args))
+
+
+@case("slice_scatter15_param_start")
+def _():
+    return model(op15.slice_scatter(P([6, 4], "f32", "x"), P([-1, 4], "f32", "u"), P([1], "i64", "b"), C([5]), C([1])))
+
+
+@cases("convert_promote14", [
+    ("same", ("f32", "f32", [2], [3], False, False, "f32")), ("bool_i8", ("boolean", "i8", [2], [2], False, False, "f32")),
+    ("i32_f64", ("i32", "f64", [2], [], False, False, "f32")), ("i64_f32_unsafe", ("i64", "f32", [2], [2], True, False, "f32")),
+    ("u8_i16", ("u8", "i16", [2], [2], False, False, "f32")), ("u8_i32", ("u8", "i32", [2], [2], False, False, "f32")),
+    ("u32_i8_unsafe", ("u32", "i8", [2], [2], True, False, "f32")), ("u64_i8_unsafe", ("u64", "i8", [2], [2], True, False, "i64")),
+    ("i8_i32", ("i8", "i32", [-1], [(1, 3)], False, False, "f32")), ("f16_f32", ("f16", "f32", None, [2], False, False, "f32")),
+    ("f16_bf16_unsafe", ("f16", "bf16", [2], [2], True, False, "f32")),
+    ("f8_unsafe", ("f8e4m3", "f8e5m2", [2], [2], True, False, "f32")),
+    ("pt_scalar", ("i8", "i64", [], [3], False, True, "f32")), ("pt_scalar_f", ("f16", "f64", [], [3], False, True, "f32")),
+    ("pt_scalar_u8_i16", ("u8", "i16", [], [3], False, True, "f32")), ("pt_scalar_i64_i8_unsafe", ("i64", "i8", [], [3], True, True, "f32")),
+    ("pt_scalar_unsafe", ("i64", "u8", [2], [], True, True, "f32")), ("pt_dyn_not_scalar", ("i64", "i8", [-1], [3], False, True, "f32")),
+    ("dyn_type", ("dynamic", "f32", [2], [2], False, False, "f32")),
+])
+def _cpt(t0, t1, s0, s1, unsafe, pt, u64t):
+    return model(op14.convert_promote_types(P(s0, getattr(ov.Type, t0), "a"), P(s1, getattr(ov.Type, t1), "b"),
+                                            unsafe, pt, u64t))
+
+
+# ---------------------------------------------------------------------------
 # Runner
 # ---------------------------------------------------------------------------
 def model_cases():
