@@ -904,6 +904,65 @@ def _():
 
 
 # ---------------------------------------------------------------------------
+# Eye-9 (OpenVINO folds it); GatherTree, Bucketize, SearchSorted, SliceScatter (OpenVINO leaves
+# them unfolded: irc's values are checked against the CPU plugin)
+# ---------------------------------------------------------------------------
+import openvino.opset9 as op9
+import openvino.opset15 as op15
+
+for _name, (_r, _c, _k, _b, _t, _it) in {
+    "square": (3, 3, 0, None, "f32", "i64"), "wide_pos": (3, 5, 2, None, "f32", "i32"),
+    "tall_neg": (5, 3, -2, None, "i32", "i64"), "diag_out_of_range": (3, 4, 7, None, "f32", "i64"),
+    "diag_neg_out_of_range": (3, 4, -5, None, "i64", "i32"), "batch": (2, 3, 1, [2, 3], "f16", "i64"),
+    "batch_bf16": (3, 3, -1, [2], "bf16", "i32"), "u8": (4, 4, 0, [1, 2], "u8", "i64"),
+    "f64": (2, 3, 0, None, "f64", "i64"), "boolean": (3, 3, 1, None, "boolean", "i64"),
+    "empty_rows": (0, 3, 0, None, "f32", "i64"), "1d_inputs": ([2], [4], [-1], [3], "i8", "i32"),
+}.items():
+    def _f(r=_r, c=_c, k=_k, b=_b, t=_t, it=_it):
+        return [op9.eye(C(r, it), C(c, it), C(k, it), t, C(b, it) if b is not None else None)]
+    add("eye9_%s" % _name, _f)
+
+_GT_STEP = [[[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [1, 2, 3]], [[4, 5, 6], [7, 8, 9]], [[2, 3, 4], [5, 6, 7]]]
+_GT_PAR = [[[0, 0, 0], [0, 0, 0]], [[2, 1, 0], [1, 2, 0]], [[1, 0, 2], [2, 2, 1]], [[0, 2, 1], [1, 0, 2]]]
+for _name, (_t, _msl, _end) in {"i32": ("i32", [4, 3], 9), "f32": ("f32", [4, 2], 5), "end_first": ("i32", [4, 4], 2),
+                                 "short": ("i32", [1, 0], 7), "long_len": ("i32", [9, 3], 8),
+                                 "f32_end_none": ("f32", [3, 4], 100)}.items():
+    def _f(t=_t, msl=_msl, end=_end):
+        return [op1.gather_tree(C(_GT_STEP, t), C(_GT_PAR, t), C(msl, t), C(end, t))]
+    add("gather_tree1_%s" % _name, _f)
+
+_BK_DATA = [-INF, -1.0, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 3.5, 10.0, INF, NAN]
+for _right in (True, False):
+    for _it in ("i64", "i32"):
+        def _f(right=_right, it=_it):
+            return [op3.bucketize(C(_BK_DATA, "f32"), C([0.0, 1.0, 2.0, 2.0, 3.0], "f32"), it, right)], _BK_DATA
+        add("bucketize3_%s_%s" % ("right" if _right else "left", _it), _f)
+add("bucketize3_i32_data_f32_buckets",
+    lambda: [op3.bucketize(C([[-5, 0, 1], [2, 7, 100]], "i32"), C([-1.5, 0.0, 2.0, 7.0], "f32"), "i64", False)])
+add("bucketize3_f16_i64_buckets", lambda: [op3.bucketize(C([0.5, 1.0, 2.5, -3.0], "f16"), C([0, 1, 2]), "i32", True)])
+add("bucketize3_empty_buckets", lambda: [op3.bucketize(C([0.5, 1.0], "f32"), C(np.zeros([0]), "f32"), "i64", True)])
+
+for _right in (False, True):
+    _rm = "right" if _right else "left"
+    add("search_sorted15_1d_%s" % _rm, lambda right=_right: [op15.search_sorted(
+        C([0.0, 1.0, 1.0, 2.0, 5.0], "f32"), C([[-1.0, 0.0, 1.0], [1.5, 5.0, 9.0]], "f32"), right)])
+    add("search_sorted15_nd_%s" % _rm, lambda right=_right: [op15.search_sorted(
+        C([[1, 3, 5, 7], [2, 2, 4, 4]], "i32"), C([[3, 6, 0], [2, 4, 5]], "i32"), right)])
+    add("search_sorted15_scalar_%s" % _rm, lambda right=_right: [op15.search_sorted(
+        C([1, 2, 2, 3]), C(2), right)])
+add("search_sorted15_i32_out", lambda: [op15.search_sorted(C([0.5, 1.5], "f32"), C([1.0, 2.0, 0.0], "f32"), False, "i32")])
+
+add("slice_scatter15_rows", lambda: [op15.slice_scatter(R([6, 4]), R([3, 4], seed=3), C([0]), C([6]), C([2]))])
+add("slice_scatter15_axes_neg_step", lambda: [op15.slice_scatter(R([3, 5], "i32"), R([3, 2], "i32", seed=4), C([-1]),
+                                                                 C([0]), C([-3]), C([-1]))])
+add("slice_scatter15_2axes", lambda: [op15.slice_scatter(R([4, 5, 2], "f16"), R([2, 5, 1], "f16", seed=5), C([1, 1]),
+                                                         C([3, 2]), C([1, 1]), C([0, 2]))])
+add("slice_scatter15_sentinel", lambda: [op15.slice_scatter(R([5], "i64"), R([3], "i64", seed=6), C([I64_MAX]),
+                                                            C([I64_MIN]), C([-2]))])
+add("slice_scatter15_empty", lambda: [op15.slice_scatter(R([4, 3]), R([0, 3], seed=7), C([3]), C([1]), C([1]))])
+
+
+# ---------------------------------------------------------------------------
 # Running generated cases
 # ---------------------------------------------------------------------------
 def unpack_case(ret):
