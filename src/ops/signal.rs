@@ -312,11 +312,10 @@ fn stft_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 .collect(),
         )]);
     };
-    // OpenVINO requires frame_size < the signal's upper bound.
-    let fs_ok = fs > 0 && d[1].max().is_none_or(|m| (fs as u64) < m);
+    let fs_ok = fs > 0 && d[1].max().is_none_or(|m| (fs as u64) <= m);
     if !fs_ok {
         return Err(format!(
-            "frame_size {fs} must be in [1, {}) (the signal length)",
+            "frame_size {fs} must be in [1, {}] (the signal length)",
             d[1]
         ));
     }

@@ -1446,6 +1446,7 @@ def _rdft(shape, axes, sig):
     ("odd", ([3, 50], [7], 9, 3, False)), ("dyn_len", ([2, -1], [16], 16, 4, False)),
     ("dyn_batch", ([-1, 40], [-1], 8, 8, True)), ("interval", ([(1, 4), (20, 60)], [16], 16, 5, False)),
     ("dynrank", (None, [16], 16, 4, False)), ("param_size", ([2, 48], [16], None, 4, False)),
+    ("frame_eq_len", ([2, 16], [16], 16, 4, False)), ("interval_small", ([2, (4, 12)], [8], 8, 2, True)),
 ])
 def _stft(shape, win, fs, step, tr):
     fsn = C(fs) if fs is not None else P([], "i64", "fs")
