@@ -9,12 +9,14 @@ pub mod util;
 mod bitwise;
 mod conv;
 pub mod convert;
+mod detection;
 mod elementwise;
 mod embedding;
 mod generate;
 mod linalg;
 pub mod math;
 mod misc;
+mod nms;
 mod pool;
 mod promote;
 mod reduce;
@@ -25,6 +27,7 @@ mod signal;
 mod slice_scatter;
 pub mod state;
 mod string;
+mod vision;
 
 pub use util::*;
 
@@ -298,6 +301,9 @@ fn registry() -> &'static Registry {
         linalg::register(&mut r);
         slice_scatter::register(&mut r);
         promote::register(&mut r);
+        detection::register(&mut r);
+        nms::register(&mut r);
+        vision::register(&mut r);
         r.0
     })
 }

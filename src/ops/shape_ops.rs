@@ -28,7 +28,10 @@ fn count(shape: &[u64]) -> R<usize> {
 }
 
 /// For every output coordinate (row-major), the input element it reads.
-fn index_map(out_shape: &[u64], mut at: impl FnMut(&[u64]) -> usize) -> Vec<Option<usize>> {
+pub(super) fn index_map(
+    out_shape: &[u64],
+    mut at: impl FnMut(&[u64]) -> usize,
+) -> Vec<Option<usize>> {
     let n: u64 = out_shape.iter().product();
     let mut map = Vec::with_capacity(n as usize);
     let mut idx = vec![0u64; out_shape.len()];
@@ -46,7 +49,7 @@ fn index_map(out_shape: &[u64], mut at: impl FnMut(&[u64]) -> usize) -> Vec<Opti
 }
 
 /// Build a tensor of `et` from `src` by an index map (`None` → zero element).
-fn remap(src: &Tensor, out_shape: Vec<u64>, map: &[Option<usize>]) -> R<Tensor> {
+pub(super) fn remap(src: &Tensor, out_shape: Vec<u64>, map: &[Option<usize>]) -> R<Tensor> {
     if let Some(codes) = super::convert::unpack_codes(src) {
         // Packed types move as one code per element, then pack again.
         let moved = remap(&codes, out_shape, map)?;

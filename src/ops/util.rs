@@ -86,6 +86,36 @@ impl Ctx<'_> {
             .map(Some)
     }
 
+    /// A comma-separated float list attribute (`"0.1, 0.2"`), parsed straight to f32 as
+    /// OpenVINO's reader does; missing or empty → empty list.
+    pub fn attr_f32s(&self, k: &str) -> R<Vec<f32>> {
+        let Some(v) = self.attr(k) else {
+            return Ok(Vec::new());
+        };
+        let t = v.trim();
+        if t.is_empty() {
+            return Ok(Vec::new());
+        }
+        t.split(',')
+            .map(|x| {
+                x.trim()
+                    .parse::<f32>()
+                    .map_err(|_| format!("attribute {k}=\"{v}\" is not a list of numbers"))
+            })
+            .collect()
+    }
+
+    /// A float attribute parsed straight to f32.
+    pub fn attr_f32(&self, k: &str, default: f32) -> R<f32> {
+        match self.attr(k) {
+            None => Ok(default),
+            Some(v) => v
+                .trim()
+                .parse()
+                .map_err(|_| format!("attribute {k}=\"{v}\" is not a number")),
+        }
+    }
+
     pub fn attr_et(&self, k: &str) -> R<ElementType> {
         let v = self.attr_req(k)?;
         ElementType::parse_attr(v)

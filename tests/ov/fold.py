@@ -960,6 +960,90 @@ add("slice_scatter15_2axes", lambda: [op15.slice_scatter(R([4, 5, 2], "f16"), R(
 add("slice_scatter15_sentinel", lambda: [op15.slice_scatter(R([5], "i64"), R([3], "i64", seed=6), C([I64_MAX]),
                                                             C([I64_MIN]), C([-2]))])
 add("slice_scatter15_empty", lambda: [op15.slice_scatter(R([4, 3]), R([0, 3], seed=7), C([3]), C([1]), C([1]))])
+# Detection priors and SpaceToBatch/BatchToSpace (folded by OpenVINO: bit-exact f32 math)
+# ---------------------------------------------------------------------------
+def _pb_attrs(**kw):
+    a = dict(min_size=[], max_size=[], aspect_ratio=[], density=[], fixed_ratio=[], fixed_size=[],
+             clip=False, flip=False, step=0.0, offset=0.5, variance=[], scale_all_sizes=True)
+    a.update(kw)
+    return a
+
+
+_PB = [
+    ("basic", (8, [3, 4], [37, 41], "i64", dict(min_size=[7.5], max_size=[13.3], aspect_ratio=[2.0], flip=True,
+                                                  variance=[0.1, 0.1, 0.2, 0.2]))),
+    ("clip_ratios", (8, [5, 5], [300, 300], "i32", dict(min_size=[21.0, 45.0], max_size=[45.0, 99.0],
+                                                          aspect_ratio=[2.0, 3.0, 0.3333], flip=True, clip=True,
+                                                          step=16.0, variance=[0.1]))),
+    ("noflip_step", (8, [4, 6], [97, 131], "i64", dict(min_size=[11.1], aspect_ratio=[1.5, 2.5], step=8.3,
+                                                        offset=0.3))),
+    ("order_false", (8, [3, 3], [64, 48], "i64", dict(min_size=[10.0, 20.0], max_size=[15.0, 31.0],
+                                                       aspect_ratio=[2.0], flip=True,
+                                                       min_max_aspect_ratios_order=False))),
+    ("mxnet", (8, [4, 5], [128, 160], "i64", dict(min_size=[0.1, 0.25], aspect_ratio=[2.0, 0.5], step=-1.0,
+                                                   scale_all_sizes=False, clip=True))),
+    ("fixed_ratio_min", (8, [2, 2], [64, 64], "i64", dict(fixed_size=[8.0], density=[2.0], fixed_ratio=[2.0],
+                                                          min_size=[4.0]))),
+    ("mxnet_step", (1, [3, 4], [90, 120], "u8", dict(min_size=[0.2, 0.4], aspect_ratio=[3.0], step=0.05,
+                                                     scale_all_sizes=False))),
+    ("fixed_density", (8, [3, 3], [150, 150], "i64", dict(fixed_size=[16.0, 32.0], density=[2.0, 3.0],
+                                                          aspect_ratio=[2.0], flip=True, clip=True))),
+    ("fixed_ratio", (8, [2, 3], [100, 120], "i32", dict(fixed_size=[20.0], density=[3.0], fixed_ratio=[1.0, 2.0, 0.5]))),
+    ("v0_order", (1, [3, 4], [55, 66], "i64", dict(min_size=[6.0], max_size=[11.0], aspect_ratio=[2.0, 3.0],
+                                                   flip=True, variance=[0.1, 0.1, 0.2, 0.2]))),
+]
+for _n, (_v, _hw, _img, _t, _kw) in _PB:
+    def _f(v=_v, hw=_hw, img=_img, t=_t, kw=_kw):
+        from openvino.utils.node_factory import NodeFactory
+        a = _pb_attrs(**kw)  # NodeFactory: the Python wrapper rejects step=-1 (mxnet)
+        return [NodeFactory("opset%d" % v).create("PriorBox", [C(hw, t).output(0), C(img, t).output(0)], a)]
+    add("prior_box%d_%s" % (_v, _n), _f)
+
+
+@case("prior_box8_from_shapeof", kind="param")
+def _():
+    x = P([1, 8, 5, 7], "f32", "x")
+    s = op8.slice(o.shape_of(x, "i64"), C([2]), C([4]), C([1]))
+    img = op8.slice(o.shape_of(P([1, 3, 300, 300], "f32", "y"), "i64"), C([2]), C([4]), C([1]))
+    return [op8.prior_box(s, img, _pb_attrs(min_size=[30.0], max_size=[60.0], aspect_ratio=[2.0], flip=True,
+                                            clip=False, variance=[0.1, 0.1, 0.2, 0.2])), o.negative(x)]
+
+
+def _pbc(hw, img, t, **kw):
+    from openvino.utils.node_factory import NodeFactory
+    a = dict(width=[], height=[], clip=True, step=0.0, step_w=0.0, step_h=0.0, offset=0.5, variance=[])
+    a.update(kw)
+    return NodeFactory("opset1").create("PriorBoxClustered", [C(hw, t).output(0), C(img, t).output(0)], a)
+
+
+add("prior_box_clustered_basic", lambda: [_pbc([3, 4], [300, 300], "i64", width=[10.5, 33.0, 7.0],
+                                                height=[20.0, 13.7, 7.0], variance=[0.1, 0.1, 0.2, 0.2])])
+add("prior_box_clustered_step", lambda: [_pbc([5, 2], [77, 91], "i32", width=[40.0, 9.3], height=[3.1, 50.0],
+                                               step=12.5, clip=False, variance=[0.2])])
+add("prior_box_clustered_step_wh", lambda: [_pbc([2, 3], [64, 80], "i64", width=[5.0], height=[7.0],
+                                                  step_w=9.7, step_h=13.1, offset=0.25)])
+
+_S2B = [
+    ("4d", ([2, 3, 5, 4], "f32", [1, 1, 2, 3], [0, 0, 1, 0], [0, 0, 0, 2])),
+    ("4d_i8", ([1, 2, 4, 6], "i8", [1, 2, 2, 3], [0, 1, 0, 0], [0, 1, 0, 0])),
+    ("5d_f16", ([2, 2, 3, 2, 4], "f16", [1, 1, 3, 2, 2], [0, 0, 1, 1, 0], [0, 0, 2, 1, 0])),
+]
+for _n, (_shape, _t, _b, _pb, _pe) in _S2B:
+    def _f(shape=_shape, t=_t, b=_b, pb=_pb, pe=_pe):
+        return [op3.space_to_batch(R(shape, t, -50, 50), C(b), C(pb), C(pe))]
+    add("space_to_batch_%s" % _n, _f)
+add("space_to_batch_3d", lambda: [op3.space_to_batch(R([2, 4, 6]), C([1, 2, 3]), C([0, 0, 0]), C([0, 0, 0]))])
+
+_B2S = [
+    ("4d", ([12, 3, 3, 2], "f32", [1, 1, 2, 3], [0, 0, 1, 0], [0, 0, 0, 2])),
+    ("4d_i32", ([8, 2, 2, 3], "i32", [1, 2, 2, 2], [0, 1, 0, 2], [0, 0, 1, 1])),
+    ("5d_f16", ([12, 1, 2, 2, 3], "f16", [1, 1, 3, 2, 2], [0, 0, 2, 0, 1], [0, 0, 1, 1, 0])),
+    ("2d", ([6, 4], "i64", [1, 3], [0, 2], [0, 5])),
+]
+for _n, (_shape, _t, _b, _cb, _ce) in _B2S:
+    def _f(shape=_shape, t=_t, b=_b, cb=_cb, ce=_ce):
+        return [op3.batch_to_space(R(shape, t, -50, 50), C(b), C(cb), C(ce))]
+    add("batch_to_space_%s" % _n, _f)
 
 
 # ---------------------------------------------------------------------------

@@ -1728,6 +1728,76 @@ def _():
 def _cpt(t0, t1, s0, s1, unsafe, pt, u64t):
     return model(op14.convert_promote_types(P(s0, getattr(ov.Type, t0), "a"), P(s1, getattr(ov.Type, t1), "b"),
                                             unsafe, pt, u64t))
+# Vision and detection ops (ops-vision): static, dynamic, interval and dynamic-rank inputs
+# ---------------------------------------------------------------------------
+def NF(opset, ty, inputs, attrs):
+    """An op built by NodeFactory (the Python wrappers reject some valid attributes)."""
+    return NodeFactory("opset%d" % opset).create(ty, [x.output(0) if hasattr(x, "output") else x for x in inputs], attrs)
+
+
+def _hw(kind):
+    """A [H, W] output size: constant, ShapeOf-derived (static/dynamic/interval), or Parameter."""
+    if kind == "const":
+        return C([3, 4])
+    if kind == "param":
+        return P([2], "i64", "hw")
+    if kind == "dynrank":
+        return P(None, "i64", "hw")
+    shape = {"static": [1, 8, 5, 7], "dyn": [1, 8, -1, 7], "interval": [1, 8, (2, 6), (3, 4)]}[kind]
+    return op8.slice(op3.shape_of(P(shape, "f32", "feat")), C([2]), C([4]), C([1]))
+
+
+_PB_ATTRS = dict(min_size=[2.0, 3.0], max_size=[4.0], aspect_ratio=[2.0, 3.0], density=[], fixed_ratio=[],
+                 fixed_size=[], clip=False, flip=True, step=0.0, offset=0.5, variance=[0.1], scale_all_sizes=True)
+
+
+@cases("prior_box", [("%s_%s" % (v, k), (v, k)) for v in ("v1", "v8")
+                     for k in ("const", "static", "dyn", "interval", "param", "dynrank")]
+       + [("v8_fixed", ("v8f", "interval")), ("v8_mxnet", ("v8m", "static"))])
+def _prior_box(v, kind):
+    a = dict(_PB_ATTRS)
+    if v == "v8f":
+        a.update(min_size=[], max_size=[], fixed_size=[8.0, 16.0], density=[2.0, 1.0])
+    if v == "v8m":
+        a.update(scale_all_sizes=False, min_size=[0.1, 0.2, 0.3])
+    return model(NF(1 if v == "v1" else 8, "PriorBox", [_hw(kind), C([30, 40])], a))
+
+
+@cases("prior_box_clustered", [(k, (k,)) for k in ("const", "static", "dyn", "interval", "param", "dynrank")])
+def _prior_box_clustered(kind):
+    a = dict(width=[1.0, 2.0, 3.5], height=[2.0, 1.0, 3.5], clip=True, step=0.0, step_w=0.0, step_h=0.0, offset=0.5,
+             variance=[0.1, 0.1, 0.2, 0.2])
+    return model(NF(1, "PriorBoxClustered", [_hw(kind), C([30, 40])], a))
+
+
+_S2B_CASES = [("static", ([2, 3, 4, 6], "c")), ("dyn", ([-1, 3, -1, 6], "c")),
+              ("interval", ([(1, 3), 3, (4, 10), (5, 7)], "c")), ("dynrank", (None, "c")),
+              ("param_block", ([2, 3, 4, 6], "pb")), ("param_pads", ([2, 3, 4, 6], "pp")),
+              ("rank2", ([4, 6], "c2"))]
+
+
+def _s2b_inputs(kind):
+    if kind == "c2":
+        return C([1, 3]), C([0, 1]), C([0, 2])
+    b, pb, pe = C([1, 1, 2, 3]), C([0, 0, 1, 0]), C([0, 0, 1, 0])
+    if kind == "pb":
+        b = P([4], "i64", "b")
+    if kind == "pp":
+        pb = P([4], "i64", "pb")
+    return b, pb, pe
+
+
+@cases("space_to_batch", _S2B_CASES)
+def _s2b(shape, kind):
+    return model(op3.space_to_batch(P(shape), *_s2b_inputs(kind)))
+
+
+@cases("batch_to_space", [("static", ([12, 3, 4, 6], "c")), ("dyn", ([-1, 3, -1, 6], "c")),
+                          ("interval", ([(6, 13), 3, (4, 10), (5, 7)], "c")), ("dynrank", (None, "c")),
+                          ("param_block", ([12, 3, 4, 6], "pb")), ("param_crops", ([12, 3, 4, 6], "pp")),
+                          ("rank2", ([12, 6], "c2"))])
+def _b2s(shape, kind):
+    return model(op3.batch_to_space(P(shape), *_s2b_inputs(kind)))
 
 
 # ---------------------------------------------------------------------------
