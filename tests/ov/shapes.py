@@ -1800,6 +1800,99 @@ def _b2s(shape, kind):
     return model(op3.batch_to_space(P(shape), *_s2b_inputs(kind)))
 
 
+_NMS_SHAPES = {"static": ([2, 10, 4], [2, 3, 10]), "dyn": ([-1, -1, 4], [-1, -1, -1]),
+               "interval": ([(1, 3), (5, 10), 4], [(1, 3), (2, 4), (5, 10)]), "dynrank": (None, None),
+               "scores_dynrank": ([2, 10, 4], None), "boxes_dyn": ([2, -1, 4], [2, 3, -1])}
+
+
+@cases("nms", [("v%d_%s_%s" % (v, k, m), (v, k, m)) for v in (1, 3, 4, 5, 9)
+               for k in _NMS_SHAPES for m in ("c5", "param")
+               if m == "c5" or k == "static"] + [("v9_1d_max", (9, "static", "c5_1d")), ("v5_two_inputs", (5, "static", None)),
+                                                 ("v4_interval_scores", (4, "iscores", "c5"))])
+def _nms(v, kind, mo):
+    b, sc = _NMS_SHAPES.get(kind, ([2, 10, 4], [(1, 3), (2, 4), 10]))
+    ins = [P(b, "f32", "boxes"), P(sc, "f32", "scores")]
+    if mo is not None:
+        ins.append({"c5": C(5), "c5_1d": C([5]), "param": P([], "i64", "max_out")}[mo])
+        ins += [C(0.5, "f32"), C(0.1, "f32")]
+    a = dict(box_encoding="corner", sort_result_descending=True)
+    if v > 1:
+        a["output_type"] = "i32" if v in (3, 9) else "i64"
+    return model(NF(v, "NonMaxSuppression", ins, a))
+
+
+@cases("nms_rotated", [(k, (k,)) for k in ("static", "dyn", "interval", "dynrank")])
+def _nms_rotated(kind):
+    b, sc = _NMS_SHAPES[kind]
+    b = None if b is None else b[:2] + [5]
+    ins = [P(b, "f16", "boxes"), P(sc, "f16", "scores"), C(5), C(0.5, "f32"), C(0.1, "f32")]
+    return model(NF(13, "NMSRotated", ins, dict(sort_result_descending=True, output_type="i32", clockwise=True)))
+
+
+_MC_CAPS = {"none": (-1, -1, -1), "top": (3, -1, 0), "top_keep": (3, 10, 1), "keep": (20, 4, -1)}
+
+
+@cases("multiclass_nms", [("v%d_%s_%s" % (v, k, c), (v, k, c, False)) for v in (8, 9)
+                          for k in ("static", "dyn", "interval", "dynrank") for c in ("none", "top_keep")]
+       + [("v8_keep_interval", (8, "interval", "keep", False)), ("v9_top_static", (9, "static", "top", False))]
+       + [("v9_rois_%s_%s" % (k, c), (9, k, c, True)) for k in ("static", "dyn", "interval", "dynrank", "rois_dynrank")
+          for c in ("none", "keep")])
+def _multiclass_nms(v, kind, cap, rois):
+    nt, kt, bg = _MC_CAPS[cap]
+    a = dict(sort_result_type="none", sort_result_across_batch=False, output_type="i32" if v == 9 else "i64",
+             iou_threshold=0.5, score_threshold=0.1, nms_top_k=nt, keep_top_k=kt, background_class=bg, nms_eta=1.0,
+             normalized=True)
+    if not rois:
+        b, sc = _NMS_SHAPES[kind]
+        return model(NF(v, "MulticlassNms", [P(b, "f16", "boxes"), P(sc, "f16", "scores")], a))
+    b, sc, r = {"static": ([3, 10, 4], [3, 10], [2]), "dyn": ([-1, -1, 4], [-1, -1], [-1]),
+                "interval": ([(1, 3), (5, 10), 4], [(1, 3), (5, 10)], [(1, 4)]), "dynrank": (None, None, None),
+                "rois_dynrank": ([3, 10, 4], [3, 10], None)}[kind]
+    return model(NF(v, "MulticlassNms", [P(b, "f32", "boxes"), P(sc, "f32", "scores"), P(r, "i32", "rois")], a))
+
+
+@cases("matrix_nms", [("%s_%s" % (k, c), (k, c)) for k in ("static", "dyn", "interval", "dynrank", "boxes_dyn")
+                      for c in ("none", "keep")] + [("interval_top_keep", ("interval", "top_keep"))])
+def _matrix_nms(kind, cap):
+    nt, kt, bg = _MC_CAPS[cap]
+    a = dict(sort_result_type="none", sort_result_across_batch=False, output_type="i64", score_threshold=0.1,
+             nms_top_k=nt, keep_top_k=kt, background_class=bg, decay_function="linear", gaussian_sigma=2.0,
+             post_threshold=0.0, normalized=True)
+    b, sc = _NMS_SHAPES[kind]
+    return model(NF(8, "MatrixNms", [P(b, "f16", "boxes"), P(sc, "f16", "scores")], a))
+
+
+def _upper_probe(out, k):
+    """Broadcast to max(ShapeOf(out), [k, ...]): dim 0 is static iff its upper bound is <= k, so
+    probing k and k-1 pins the upper bound the lossy XML form drops."""
+    s = op3.shape_of(out)
+    return [op3.broadcast(C(0.0, "f32"), o.maximum(s, C([kk, 1]))) for kk in (k, k - 1)]
+
+
+@cases("nms_upper_bound", [("v5_static", ("nms5", 30)), ("v9_interval", ("nms9", 60)),
+                           ("multiclass8_interval_keep", ("mc8", 12)), ("multiclass9_rois_interval", ("mc9r", 16)),
+                           ("matrix_interval_top_keep", ("mx", 30)), ("rotated_static", ("rot", 30))])
+def _nms_upper(which, k):
+    b, sc = _NMS_SHAPES["interval" if which in ("nms9", "mc8", "mx") else "static"]
+    a = dict(sort_result_type="none", sort_result_across_batch=False, output_type="i64", score_threshold=0.1,
+             nms_top_k=20, keep_top_k=4, background_class=-1, normalized=True)
+    if which in ("nms5", "nms9"):
+        n = NF(int(which[3]), "NonMaxSuppression", [P(b, "f32", "b"), P(sc, "f32", "s"), C(5)],
+               dict(box_encoding="corner", sort_result_descending=True, output_type="i64"))
+    elif which == "rot":
+        n = NF(13, "NMSRotated", [P(b[:2] + [5], "f32", "b"), P(sc, "f32", "s"), C(5), C(0.5, "f32"), C(0.1, "f32")],
+               dict(sort_result_descending=True, output_type="i64", clockwise=True))
+    elif which == "mc8":
+        n = NF(8, "MulticlassNms", [P(b, "f32", "b"), P(sc, "f32", "s")], dict(a, iou_threshold=0.5, nms_eta=1.0))
+    elif which == "mc9r":
+        n = NF(9, "MulticlassNms", [P([(1, 3), (5, 10), 4], "f32", "b"), P([(1, 3), (5, 10)], "f32", "s"),
+                                     P([(1, 4)], "i32", "r")], dict(a, iou_threshold=0.5, nms_eta=1.0))
+    else:
+        n = NF(8, "MatrixNms", [P(b, "f32", "b"), P(sc, "f32", "s")],
+               dict(a, nms_top_k=3, keep_top_k=10, decay_function="linear", gaussian_sigma=2.0, post_threshold=0.0))
+    return model(*_upper_probe(n.output(0), k))
+
+
 # ---------------------------------------------------------------------------
 # Runner
 # ---------------------------------------------------------------------------
