@@ -1893,6 +1893,150 @@ def _nms_upper(which, k):
     return model(*_upper_probe(n.output(0), k))
 
 
+def _shp(kind, static):
+    """static → the shape; dyn → all dims dynamic; interval → each static dim d as (max(1,d-1), d+2);
+    dynrank → None."""
+    if kind == "static":
+        return static
+    if kind == "dynrank":
+        return None
+    if kind == "dyn":
+        return [-1] * len(static)
+    return [(max(1, d - 1), d + 2) for d in static]
+
+
+_KINDS = ("static", "dyn", "interval", "dynrank")
+
+
+@cases("detection_output", [("v%d_%s_%s" % (v, k, m), (v, k, m)) for v in (1, 8) for k in _KINDS
+                            for m in ("keep", "topk", "all")] + [("v8_five_static", (8, "static", "five")),
+                                                                 ("v8_five_dyn", (8, "dyn", "five"))])
+def _detection_output(v, kind, mode):
+    n, priors, classes = 2, 10, 3
+    a = dict(num_classes=classes, background_label_id=0, top_k=-1, variance_encoded_in_target=False,
+             keep_top_k=[-1], code_type="caffe.PriorBoxParameter.CORNER", share_location=True, nms_threshold=0.5,
+             confidence_threshold=0.01, clip_after_nms=False, clip_before_nms=False, decrease_label_id=False,
+             normalized=True, input_height=1, input_width=1, objectness_score=0.0)
+    if mode == "keep":
+        a["keep_top_k"] = [7]
+    if mode == "topk":
+        a["top_k"] = 5
+    if v == 8:
+        del a["num_classes"]
+    ins = [P(_shp(kind, [n, priors * 4]), "f32", "box"), P(_shp(kind, [n, priors * classes]), "f32", "cls"),
+           P(_shp(kind, [1, 2, priors * 4]), "f32", "prop")]
+    if mode == "five":
+        ins += [P(_shp(kind, [n, priors * 2]), "f32", "acls"), P(_shp(kind, [n, priors * 4]), "f32", "abox")]
+    return model(NF(v, "DetectionOutput", ins, a))
+
+
+@cases("proposal", [("v%d_%s" % (v, k), (v, k)) for v in (1, 4) for k in _KINDS])
+def _proposal(v, kind):
+    a = dict(base_size=16, pre_nms_topn=100, post_nms_topn=20, nms_thresh=0.7, feat_stride=16, min_size=16,
+             ratio=[0.5, 1.0], scale=[8.0, 16.0], clip_before_nms=True, clip_after_nms=False, normalize=False,
+             box_size_scale=1.0, box_coordinate_scale=1.0, framework="")
+    ins = [P(_shp(kind, [2, 4, 5, 6]), "f32", "probs"), P(_shp(kind, [2, 8, 5, 6]), "f32", "deltas"),
+           P(_shp(kind, [3]), "f32", "img")]
+    return model(NF(v, "Proposal", ins, a))
+
+
+@cases("roi_align", [("v%d_%s" % (v, k), (v, k)) for v in (3, 9, 15) for k in _KINDS])
+def _roi_align(v, kind):
+    a = dict(pooled_h=3, pooled_w=4, sampling_ratio=2, spatial_scale=0.5)
+    if v == 15:
+        a["clockwise_mode"] = False
+    else:
+        a["mode"] = "avg"
+    if v == 9:
+        a["aligned_mode"] = "half_pixel"
+    ins = [P(_shp(kind, [2, 8, 10, 12]), "f32", "x"), P(_shp(kind, [6, 5 if v == 15 else 4]), "f32", "rois"),
+           P(_shp(kind, [6]), "i32", "idx")]
+    return model(NF(v, "ROIAlignRotated" if v == 15 else "ROIAlign", ins, a))
+
+
+@cases("roi_pooling", [(k, (k,)) for k in _KINDS])
+def _roi_pooling(kind):
+    return model(NF(2, "ROIPooling", [P(_shp(kind, [2, 8, 10, 12]), "f32", "x"), P(_shp(kind, [6, 5]), "f32", "rois")],
+                    dict(output_size=[3, 4], spatial_scale=0.5, method="max")))
+
+
+@cases("psroi_pooling", [("%s_%s" % (m, k), (m, k)) for m in ("average", "bilinear") for k in _KINDS])
+def _psroi(mode, kind):
+    a = dict(output_dim=2, group_size=3, spatial_scale=0.5, spatial_bins_x=3, spatial_bins_y=3, mode=mode)
+    return model(NF(1, "PSROIPooling", [P(_shp(kind, [1, 18, 10, 12]), "f32", "x"), P(_shp(kind, [6, 5]), "f32", "rois")], a))
+
+
+@cases("deformable_psroi_pooling", [("%s_%s" % (n, k), (n, k)) for n in (2, 3) for k in _KINDS])
+def _dpsroi(n, kind):
+    a = dict(output_dim=4, spatial_scale=0.5, group_size=3, mode="bilinear_deformable", spatial_bins_x=2,
+             spatial_bins_y=2, trans_std=0.1, part_size=3)
+    ins = [P(_shp(kind, [1, 36, 10, 12]), "f32", "x"), P(_shp(kind, [6, 5]), "f32", "rois")]
+    if n == 3:
+        ins.append(P(_shp(kind, [6, 2, 3, 3]), "f32", "off"))
+    return model(NF(1, "DeformablePSROIPooling", ins, a))
+
+
+@cases("region_yolo", [("%s_%s" % (m, k), (m, k)) for m in ("softmax", "masks", "softmax_axis2") for k in _KINDS])
+def _region_yolo(mode, kind):
+    a = dict(coords=4, classes=20, num=5, do_softmax=mode != "masks", mask=[0, 1, 2], axis=2 if mode == "softmax_axis2" else 1,
+             end_axis=-1, anchors=[1.0, 2.0])
+    return model(NF(1, "RegionYolo", [P(_shp(kind, [1, 125, 13, 14]), "f32", "x")], a))
+
+
+@cases("reorg_yolo", [(k, (k,)) for k in _KINDS])
+def _reorg_yolo(kind):
+    return model(NF(2, "ReorgYolo", [P(_shp(kind, [1, 64, 26, 28]) if kind != "interval" else [1, (4, 64), (2, 26), 28],
+                                       "f32", "x")], dict(stride=[2])))
+
+
+@cases("ed_detection_output", [(k, (k,)) for k in _KINDS])
+def _ed_do(kind):
+    a = dict(score_threshold=0.05, nms_threshold=0.5, max_delta_log_wh=4.0, num_classes=3, post_nms_count=50,
+             max_detections_per_image=20, class_agnostic_box_regression=False, deltas_weights=[10.0, 10.0, 5.0, 5.0])
+    ins = [P(_shp(kind, [100, 4]), "f32", "rois"), P(_shp(kind, [100, 12]), "f32", "deltas"),
+           P(_shp(kind, [100, 3]), "f32", "scores"), P(_shp(kind, [1, 3]), "f32", "im")]
+    return model(NF(6, "ExperimentalDetectronDetectionOutput", ins, a))
+
+
+@cases("ed_generate_proposals", [(k, (k,)) for k in _KINDS])
+def _ed_gp(kind):
+    a = dict(min_size=0.0, nms_threshold=0.7, post_nms_count=30, pre_nms_count=100)
+    ins = [P(_shp(kind, [3]), "f32", "im"), P(_shp(kind, [60, 4]), "f32", "anchors"),
+           P(_shp(kind, [12, 2, 5]), "f32", "deltas"), P(_shp(kind, [3, 2, 5]), "f32", "scores")]
+    return model(NF(6, "ExperimentalDetectronGenerateProposalsSingleImage", ins, a))
+
+
+@cases("ed_prior_grid", [("%s_%s" % (f, k), (f, k)) for f in ("flat", "grid") for k in _KINDS])
+def _ed_pg(flat, kind):
+    a = dict(flatten=flat == "flat", h=0, w=0, stride_x=4.0, stride_y=4.0)
+    ins = [P(_shp(kind, [3, 4]), "f32", "priors"), P(_shp(kind, [1, 8, 5, 6]), "f32", "feat"),
+           P(_shp(kind, [1, 3, 20, 24]), "f32", "img")]
+    return model(NF(6, "ExperimentalDetectronPriorGridGenerator", ins, a))
+
+
+@cases("ed_roi_feature", [(k, (k,)) for k in _KINDS])
+def _ed_rf(kind):
+    a = dict(output_size=7, sampling_ratio=2, pyramid_scales=[4, 8], aligned=False)
+    ins = [P(_shp(kind, [10, 4]), "f32", "rois"), P(_shp(kind, [1, 16, 20, 24]), "f32", "f0"),
+           P(_shp(kind, [1, 16, 10, 12]), "f32", "f1")]
+    return model(NF(6, "ExperimentalDetectronROIFeatureExtractor", ins, a))
+
+
+@cases("ed_topk_rois", [(k, (k,)) for k in _KINDS])
+def _ed_topk(kind):
+    return model(NF(6, "ExperimentalDetectronTopKROIs", [P(_shp(kind, [50, 4]), "f32", "rois"),
+                                                          P(_shp(kind, [50]), "f32", "probs")], dict(max_rois=10)))
+
+
+@cases("generate_proposals", [(k, (k,)) for k in _KINDS])
+def _gen_proposals(kind):
+    a = dict(min_size=0.0, nms_threshold=0.7, pre_nms_count=100, post_nms_count=30, normalized=True, nms_eta=1.0,
+             roi_num_type="i32")
+    ins = [P(_shp(kind, [2, 3]), "f32", "im"), P(_shp(kind, [5, 6, 3, 4]), "f32", "anchors"),
+           P(_shp(kind, [2, 12, 5, 6]), "f32", "deltas"), P(_shp(kind, [2, 3, 5, 6]), "f32", "scores")]
+    return model(NF(9, "GenerateProposals", ins, a))
+
+
 # ---------------------------------------------------------------------------
 # Runner
 # ---------------------------------------------------------------------------
