@@ -3,7 +3,7 @@
 //! ReorgYolo, the ExperimentalDetectron ops, GenerateProposals.
 
 use super::*;
-use crate::ir::{tensor::Tensor, Dim, Dims, ElementType as E, PartialShape};
+use crate::ir::{tensor::Tensor, Dim, ElementType as E, PartialShape};
 
 fn dim_at(f: &Fact, i: usize) -> Dim {
     f.shape
@@ -305,7 +305,7 @@ fn prior_box_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
                 let base = (fixed / 2) as f32;
                 let half = fixed as f32 * 0.5;
                 // Priors on a density x density grid of shifted centers.
-                let mut grid = |dst: &mut Vec<f32>, bw: f32, bh: f32| -> R<()> {
+                let grid = |dst: &mut Vec<f32>, bw: f32, bh: f32| -> R<()> {
                     let (d, shift) = density(s, fs)?;
                     for r in 0..d {
                         for c in 0..d {
@@ -1123,4 +1123,44 @@ pub(super) fn register(r: &mut Reg) {
     );
     r.add("ExperimentalDetectronTopKROIs", &all, d(ed_topk_rois_infer));
     r.add("GenerateProposals", &all, d(generate_proposals_infer));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attrs(ar: Vec<f32>, flip: bool) -> PriorBoxAttrs {
+        PriorBoxAttrs {
+            min_size: vec![2.0, 3.0],
+            max_size: vec![4.0],
+            aspect_ratio: ar,
+            density: vec![],
+            fixed_ratio: vec![],
+            fixed_size: vec![],
+            clip: false,
+            flip,
+            step: 0.0,
+            offset: 0.5,
+            variance: vec![],
+            scale_all_sizes: true,
+            min_max_aspect_ratios_order: true,
+        }
+    }
+
+    #[test]
+    fn priors_count_distinct_ratios() {
+        // {1, 2, 0.5, 3, 1/3} x 2 min sizes + 1 max size
+        assert_eq!(number_of_priors(&attrs(vec![2.0, 3.0], true)), 11);
+        // 0.5 is 1/2's flip: {1, 2, 0.5}
+        assert_eq!(number_of_priors(&attrs(vec![2.0, 0.5], true)), 7);
+        assert_eq!(number_of_priors(&attrs(vec![2.0], false)), 5);
+    }
+
+    #[test]
+    fn clips_follow_the_reference() {
+        assert_eq!(clip_less(f32::NAN, 0.0), 0.0);
+        assert_eq!(clip_great(1.5, 1.0), 1.0);
+        assert!(clamp01(f32::NAN).is_nan());
+        assert_eq!(clamp01(-0.5), 0.0);
+    }
 }

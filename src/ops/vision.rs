@@ -262,6 +262,345 @@ fn batch_to_space_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
     Ok(vec![Fact::with_value(remap(&x, os, &map)?)])
 }
 
+// ------------------------------------------------------------------ convolutions
+
+/// DeformableConvolution-1/8 and BinaryConvolution-1: a convolution window over data with the
+/// filter's spatial dims; DeformableConvolution's offsets (and v8's mask) share batch and
+/// output spatial dims.
+fn deformable_conv_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    let binary = cx.ty == "BinaryConvolution";
+    let (fi, max_in) = match (binary, cx.version >= 8) {
+        (true, _) => (1, 2),
+        (false, true) => (2, 4),
+        (false, false) => (2, 3),
+    };
+    cx.expect_inputs(if binary { 2 } else { 3 }, max_in)?;
+    let (x, f) = (cx.input(0)?, cx.input(fi)?);
+    let et = if binary { x.et } else { merge_et(x.et, f.et)? };
+    let extra: Vec<&Fact> = (1..cx.inputs.len())
+        .filter(|&i| i != fi)
+        .map(|i| &cx.inputs[i])
+        .collect();
+    let rank = x
+        .shape
+        .rank()
+        .or(f.shape.rank())
+        .or(extra.iter().find_map(|e| e.shape.rank()));
+    for (i, g) in cx.inputs.iter().enumerate() {
+        if let (Some(r), Some(q)) = (rank, g.shape.rank()) {
+            if q != r {
+                return Err(format!(
+                    "input {i} {} must have the rank of the others ({r})",
+                    sh(&g.shape)
+                ));
+            }
+        }
+    }
+    let Some(r) = rank else {
+        return Ok(vec![Fact::new(et, PartialShape::Dynamic)]);
+    };
+    if r < 3 {
+        return Err(format!("data must have rank >= 3, has {r}"));
+    }
+    let n = r - 2;
+    let w = super::conv::window(cx, n, false)?;
+    let mut batch = dim_at(x, 0);
+    for e in &extra {
+        batch = merge_dim(batch, dim_at(e, 0)).ok_or("inputs differ in batch")?;
+    }
+    let group = cx.attr_i64("group", 1)?.max(1) as u64;
+    if x.shape.rank().is_some() && f.shape.rank().is_some() {
+        let want = dim_mul(dim_at(f, 1), Dim::known(group));
+        if merge_dim(dim_at(x, 1), want).is_none() {
+            return Err(format!(
+                "data channels {} do not match the filter {} x group {group}",
+                sh(&x.shape),
+                sh(&f.shape)
+            ));
+        }
+    }
+    let mut out = vec![batch, dim_at(f, 0)];
+    for i in 0..n {
+        let d = match (x.shape.rank().is_some(), dim_at(f, 2 + i).get()) {
+            (true, Some(k)) if f.shape.rank().is_some() => {
+                super::conv::window_dim(dim_at(x, 2 + i), k, &w, i, false, false)?
+            }
+            _ => Dim::any(),
+        };
+        let mut d = d;
+        for e in &extra {
+            if e.shape.rank().is_some() {
+                d = merge_dim(d, dim_at(e, 2 + i)).ok_or_else(|| {
+                    format!(
+                        "offsets/mask {} do not match the output spatial dims",
+                        sh(&e.shape)
+                    )
+                })?;
+            }
+        }
+        out.push(d);
+    }
+    Ok(vec![Fact::new(
+        et,
+        PartialShape::Ranked(out.into_iter().collect()),
+    )])
+}
+
+// ------------------------------------------------------------------ GridSample, patches, Col2Im
+
+/// GridSample-9: [N, C, grid H, grid W].
+fn grid_sample_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(2, 2)?;
+    let (x, g) = (cx.input(0)?, cx.input(1)?);
+    for (f, what) in [(x, "data"), (g, "grid")] {
+        if let Some(r) = f.shape.rank() {
+            if r != 4 {
+                return Err(format!("{what} must be 4-D, is {}", sh(&f.shape)));
+            }
+        }
+    }
+    if g.shape.rank().is_some() && merge_dim(dim_at(g, 3), Dim::known(2)).is_none() {
+        return Err(format!("grid {} must end with 2", sh(&g.shape)));
+    }
+    let batch = merge_dim(dim_at(x, 0), dim_at(g, 0)).ok_or_else(|| {
+        format!(
+            "data {} and grid {} differ in batch",
+            sh(&x.shape),
+            sh(&g.shape)
+        )
+    })?;
+    Ok(vec![Fact::new(
+        x.et,
+        PartialShape::Ranked(
+            [batch, dim_at(x, 1), dim_at(g, 1), dim_at(g, 2)]
+                .into_iter()
+                .collect(),
+        ),
+    )])
+}
+
+/// ExtractImagePatches-3: [N, C × kh × kw, out_h, out_w].
+fn extract_patches_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(1, 1)?;
+    let x = cx.input(0)?;
+    let get = |k: &str| -> R<Vec<i64>> {
+        let v = cx.attr_ints(k)?.unwrap_or_default();
+        if v.len() != 2 || v.iter().any(|&a| a <= 0) {
+            return Err(format!("{k} must be two positive values, is {v:?}"));
+        }
+        Ok(v)
+    };
+    let (sizes, strides, rates) = (get("sizes")?, get("strides")?, get("rates")?);
+    let pad = cx.attr("auto_pad").unwrap_or("valid").to_ascii_lowercase();
+    if !matches!(pad.as_str(), "valid" | "same_upper" | "same_lower") {
+        return Err(format!(
+            "auto_pad '{pad}' must be valid, same_upper or same_lower"
+        ));
+    }
+    let Some(d) = x.shape.dims() else {
+        return Ok(vec![Fact::new(x.et, any_dims(4))]);
+    };
+    if d.len() != 4 {
+        return Err(format!("data must be 4-D, is {}", sh(&x.shape)));
+    }
+    let mut out = vec![
+        d[0],
+        checked_dim_mul(d[1], Dim::known((sizes[0] * sizes[1]) as u64))?,
+    ];
+    for i in 0..2 {
+        let (k, s, r) = (sizes[i] as u64, strides[i] as u64, rates[i] as u64);
+        let f = |v: u64| -> u64 {
+            if pad == "valid" {
+                let ek = (k - 1) * r + 1;
+                if v < ek {
+                    0
+                } else {
+                    (v - ek) / s + 1
+                }
+            } else {
+                v.div_ceil(s)
+            }
+        };
+        let v = d[2 + i];
+        out.push(Dim::interval(f(v.min), v.max().map(f)));
+    }
+    Ok(vec![Fact::new(
+        x.et,
+        PartialShape::Ranked(out.into_iter().collect()),
+    )])
+}
+
+/// Col2Im-15: [N, C, H, W] (or [C, H, W]) with C = column dim / (kernel h × kernel w).
+fn col2im_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(3, 3)?;
+    cx.expect_int(1, "output_size")?;
+    cx.expect_int(2, "kernel_size")?;
+    let x = cx.input(0)?;
+    for i in [1, 2] {
+        if let Some(d) = cx.inputs[i].shape.dims() {
+            if d.len() != 1 || merge_dim(d[0], Dim::known(2)).is_none() {
+                return Err(format!(
+                    "input {i} must be 1-D with 2 elements, is {}",
+                    sh(&cx.inputs[i].shape)
+                ));
+            }
+        }
+    }
+    let Some(d) = x.shape.dims() else {
+        return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
+    };
+    if d.len() != 2 && d.len() != 3 {
+        return Err(format!("data must be 2-D or 3-D, is {}", sh(&x.shape)));
+    }
+    let batched = d.len() == 3;
+    let cd = if batched { d[1] } else { d[0] };
+    let (hw, c) = match (cx.shape_bounds(1), cx.ints(2)) {
+        (o, Some(k)) => {
+            if k.len() != 2 || k.iter().any(|&v| v <= 0) {
+                return Err(format!("kernel_size {k:?} must be two positive values"));
+            }
+            let kk = (k[0] * k[1]) as u64;
+            if let Some(v) = cd.get() {
+                if v % kk != 0 {
+                    return Err(format!(
+                        "the column dimension {v} is not divisible by the kernel size {kk}"
+                    ));
+                }
+            }
+            // OpenVINO divides only a static dimension.
+            let c = cd.get().map_or(Dim::any(), |v| Dim::known(v / kk));
+            (o, c)
+        }
+        (o, None) => (o, Dim::any()),
+    };
+    let (h, w) = match hw {
+        Some(b) if b.lo.len() == 2 => (
+            dim_from_bounds(b.lo[0], b.hi[0]),
+            dim_from_bounds(b.lo[1], b.hi[1]),
+        ),
+        _ => (Dim::any(), Dim::any()),
+    };
+    // The column count must match the blocks the window makes over the output size.
+    let ld = if batched { d[2] } else { d[1] };
+    if let (Some(l), Some(hv), Some(wv), Some(k)) = (ld.get(), h.get(), w.get(), cx.ints(2)) {
+        let ints = |a: &str, n: i64| -> R<Vec<i64>> {
+            Ok(cx
+                .attr_ints(a)?
+                .filter(|v| v.len() == 2)
+                .unwrap_or(vec![n; 2]))
+        };
+        let (st, dl, pb, pe) = (
+            ints("strides", 1)?,
+            ints("dilations", 1)?,
+            ints("pads_begin", 0)?,
+            ints("pads_end", 0)?,
+        );
+        if st.iter().any(|&v| v <= 0) {
+            return Err(format!("strides {st:?} must be positive"));
+        }
+        let mut want: i64 = 1;
+        for (i, o) in [hv as i64, wv as i64].into_iter().enumerate() {
+            want *= (o + pb[i] + pe[i] - dl[i] * (k[i] - 1) - 1) / st[i] + 1;
+        }
+        if want != l as i64 {
+            return Err(format!(
+                "the data has {l} blocks, the output size and kernel make {want}"
+            ));
+        }
+    }
+    let mut out = Vec::new();
+    if batched {
+        out.push(d[0]);
+    }
+    out.extend([c, h, w]);
+    Ok(vec![Fact::new(
+        x.et,
+        PartialShape::Ranked(out.into_iter().collect()),
+    )])
+}
+
+// ------------------------------------------------------------------ colour conversion
+
+/// NV12toRGB/BGR-8 and I420toRGB/BGR-8: [N, H, W, 3] from one plane [N, H × 3/2, W, 1] or from
+/// separate Y and chroma planes.
+fn yuv_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    let i420 = cx.ty.starts_with("I420");
+    cx.expect_inputs(1, if i420 { 3 } else { 2 })?;
+    if i420 && cx.inputs.len() == 2 {
+        return Err("expects 1 or 3 inputs, has 2".into());
+    }
+    let mut et = E::Dynamic;
+    for (i, f) in cx.inputs.iter().enumerate() {
+        if !matches!(f.et, E::U8 | E::Dynamic) && !f.et.is_float() {
+            return Err(format!(
+                "input {i} must be u8 or floating point, is {}",
+                f.et
+            ));
+        }
+        et = merge_et(et, f.et)?;
+        if let Some(r) = f.shape.rank() {
+            if r != 4 {
+                return Err(format!("input {i} must be 4-D, is {}", sh(&f.shape)));
+            }
+        }
+    }
+    let y = cx.input(0)?;
+    let mut n = dim_at(y, 0);
+    let (mut h, mut w);
+    let even = |d: Dim, what: &str| -> R<()> {
+        match d.get() {
+            Some(v) if v % 2 != 0 => Err(format!("{what} {v} must be even")),
+            _ => Ok(()),
+        }
+    };
+    if cx.inputs.len() == 1 {
+        if y.shape.rank().is_some() && merge_dim(dim_at(y, 3), Dim::known(1)).is_none() {
+            return Err(format!("the image {} must have 1 channel", sh(&y.shape)));
+        }
+        let ih = dim_at(y, 1);
+        if let Some(v) = ih.get() {
+            if v % 3 != 0 {
+                return Err(format!("the image height {v} must be divisible by 3"));
+            }
+        }
+        h = Dim::interval((ih.min * 2).div_ceil(3), ih.max().map(|m| m * 2 / 3));
+        w = dim_at(y, 2);
+        even(h, "height")?;
+        even(w, "width")?;
+    } else {
+        if y.shape.rank().is_some() && merge_dim(dim_at(y, 3), Dim::known(1)).is_none() {
+            return Err(format!("the Y plane {} must have 1 channel", sh(&y.shape)));
+        }
+        h = dim_at(y, 1);
+        w = dim_at(y, 2);
+        even(h, "height")?;
+        even(w, "width")?;
+        let chans = if i420 { 1 } else { 2 };
+        for f in &cx.inputs[1..] {
+            if f.shape.rank().is_none() {
+                continue;
+            }
+            n = merge_dim(n, dim_at(f, 0)).ok_or("planes differ in batch")?;
+            if merge_dim(dim_at(f, 3), Dim::known(chans)).is_none() {
+                return Err(format!(
+                    "a chroma plane {} must have {chans} channels",
+                    sh(&f.shape)
+                ));
+            }
+            h = merge_dim(h, dim_mul(dim_at(f, 1), Dim::known(2))).ok_or_else(|| {
+                format!("a chroma plane {} is not half the Y plane", sh(&f.shape))
+            })?;
+            w = merge_dim(w, dim_mul(dim_at(f, 2), Dim::known(2))).ok_or_else(|| {
+                format!("a chroma plane {} is not half the Y plane", sh(&f.shape))
+            })?;
+        }
+    }
+    Ok(vec![Fact::new(
+        et,
+        PartialShape::Ranked([n, h, w, Dim::known(3)].into_iter().collect()),
+    )])
+}
+
 fn strides(shape: &[u64]) -> Vec<u64> {
     let mut s = vec![1u64; shape.len()];
     for i in (0..shape.len().saturating_sub(1)).rev() {
@@ -282,6 +621,15 @@ pub(super) fn register(r: &mut Reg) {
         &all,
         OpDef::with_eval(batch_to_space_infer, batch_to_space_eval),
     );
+    let d = OpDef::shape_only;
+    r.add("DeformableConvolution", &all, d(deformable_conv_infer));
+    r.add("BinaryConvolution", &all, d(deformable_conv_infer));
+    r.add("GridSample", &all, d(grid_sample_infer));
+    r.add("ExtractImagePatches", &all, d(extract_patches_infer));
+    r.add("Col2Im", &all, d(col2im_infer));
+    for ty in ["NV12toRGB", "NV12toBGR", "I420toRGB", "I420toBGR"] {
+        r.add(ty, &all, d(yuv_infer));
+    }
 }
 
 #[cfg(test)]

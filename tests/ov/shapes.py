@@ -2037,6 +2037,62 @@ def _gen_proposals(kind):
     return model(NF(9, "GenerateProposals", ins, a))
 
 
+@cases("deformable_conv", [("v%d_%s" % (v, k), (v, k)) for v in (1, 8) for k in _KINDS] + [("v8_mask_static", (88, "static"))])
+def _deformable_conv(v, kind):
+    a = dict(strides=[1, 2], pads_begin=[1, 0], pads_end=[1, 1], dilations=[1, 1], auto_pad="explicit", group=1,
+             deformable_group=1)
+    if v != 1:
+        a["bilinear_interpolation_pad"] = False
+    ins = [P(_shp(kind, [2, 4, 10, 12]), "f32", "x"), P(_shp(kind, [2, 18, 10, 6]), "f32", "off"),
+           P(_shp(kind, [6, 4, 3, 3]), "f32", "w")]
+    if v == 88:
+        ins.append(P([2, 9, 10, 6], "f32", "mask"))
+    return model(NF(1 if v == 1 else 8, "DeformableConvolution", ins, a))
+
+
+@cases("binary_conv", [(k, (k,)) for k in _KINDS])
+def _binary_conv(kind):
+    a = dict(strides=[1, 1], pads_begin=[0, 0], pads_end=[0, 0], dilations=[1, 1], mode="xnor-popcount",
+             pad_value=0.0, auto_pad="explicit")
+    return model(NF(1, "BinaryConvolution", [P(_shp(kind, [1, 8, 9, 10]), "f32", "x"),
+                                             o.constant(np.ones((4, 8, 3, 3), np.float32)).output(0)], a)
+                 if False else op1.binary_convolution(P(_shp(kind, [1, 8, 9, 10]), "f32", "x"),
+                                                      ov.op.Constant(ov.Type.u1, ov.Shape([4, 8, 3, 3]), [1] * 288),
+                                                      [1, 1], [0, 0], [0, 0], [1, 1], "xnor-popcount", 0.0))
+
+
+@cases("grid_sample", [(k, (k,)) for k in _KINDS] + [("grid_only_dyn", ("gdyn",))])
+def _grid_sample(kind):
+    g = _shp("dyn" if kind == "gdyn" else kind, [2, 5, 6, 2])
+    x = _shp("static" if kind == "gdyn" else kind, [2, 3, 10, 12])
+    return model(o.grid_sample(P(x, "f32", "x"), P(g, "f32", "g"),
+                               dict(align_corners=False, mode="bilinear", padding_mode="zeros")))
+
+
+@cases("extract_image_patches", [("%s_%s" % (p, k), (p, k)) for p in ("valid", "same_upper") for k in _KINDS])
+def _eip(pad, kind):
+    return model(op3.extract_image_patches(P(_shp(kind, [1, 3, 10, 13]), "f32", "x"), [3, 2], [2, 3], [1, 2], pad))
+
+
+@cases("col2im", [(k, (k,)) for k in ("static", "dyn", "interval", "dynrank", "unbatched", "param_size")])
+def _col2im(kind):
+    x = {"unbatched": [12, 36], "param_size": [2, 12, 36]}.get(kind) or _shp(kind, [2, 12, 36])
+    size = P([2], "i64", "sz") if kind == "param_size" else C([7, 8])
+    return model(NF(15, "Col2Im", [P(x, "f32", "x"), size, C([2, 3])],
+                    dict(strides=[1, 1], dilations=[1, 1], pads_begin=[0, 0], pads_end=[0, 0])))
+
+
+@cases("yuv", [("%s_%d_%s" % (t, n, k), (t, n, k)) for t in ("NV12toRGB", "NV12toBGR", "I420toRGB", "I420toBGR")
+               for n in (1, 2) for k in _KINDS])
+def _yuv(ty, n, kind):
+    if n == 1:
+        return model(NF(8, ty, [P(_shp(kind, [1, 12, 6, 1]), "u8", "img")], {}))
+    y = P(_shp(kind, [1, 8, 6, 1]), "f32", "y")
+    if ty.startswith("NV12"):
+        return model(NF(8, ty, [y, P(_shp(kind, [1, 4, 3, 2]), "f32", "uv")], {}))
+    return model(NF(8, ty, [y, P(_shp(kind, [1, 4, 3, 1]), "f32", "u"), P(_shp(kind, [1, 4, 3, 1]), "f32", "v")], {}))
+
+
 # ---------------------------------------------------------------------------
 # Runner
 # ---------------------------------------------------------------------------
