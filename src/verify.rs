@@ -222,54 +222,48 @@ fn konst(model: &Model, l: &Layer, within: &str, out: &mut Vec<Diag>) {
 }
 
 /// `<port_map>`/`<then_port_map>`/`<else_port_map>` entries name an existing body layer and an
-/// existing port of this layer.
+/// existing port of this layer (parsed by `ops::control`, the one port-map parser).
 fn port_maps(l: &Layer, within: &str, out: &mut Vec<Diag>) {
-    for pm in l.pre.iter().filter(|e| e.name.ends_with("port_map")) {
-        let body = match pm.name.as_str() {
-            "then_port_map" => l.bodies.iter().find(|b| b.tag == "then_body"),
-            "else_port_map" => l.bodies.iter().find(|b| b.tag == "else_body"),
-            _ => l.bodies.first(),
-        };
-        let Some(body) = body else {
-            err(
-                out,
-                within,
-                Some(l),
-                format!("<{}> has no body to map into", pm.name),
-            );
+    use crate::ops::control;
+    for b in &l.bodies {
+        let Some(pm) = control::port_map(l, &b.tag) else {
             continue;
         };
-        for c in &pm.children {
-            let num = |k: &str| c.attr(k).and_then(|v| v.trim().parse::<i64>().ok());
-            if let Some(int) = num("internal_layer_id") {
-                if int < 0 || body.graph.find_by_id(int as u64).is_none() {
-                    err(
-                        out,
-                        within,
-                        Some(l),
-                        format!(
-                            "<{}> names internal layer {int}, which the body does not have",
-                            pm.name
-                        ),
-                    );
-                }
+        let tag = control::port_map_tag(&b.tag);
+        let entries = pm
+            .inputs
+            .iter()
+            .map(|m| ("input", m.external, m.internal))
+            .chain(
+                pm.outputs
+                    .iter()
+                    .map(|m| ("output", m.external, m.internal)),
+            );
+        for (kind, ext, int) in entries {
+            if b.graph.find_by_id(int).is_none() {
+                err(
+                    out,
+                    within,
+                    Some(l),
+                    format!("<{tag}> names internal layer {int}, which the body does not have"),
+                );
             }
-            if let Some(ext) = num("external_port_id").filter(|&e| e >= 0) {
-                let has = match c.name.as_str() {
-                    "input" => l.input_index(ext as u32).is_some(),
-                    _ => l.output_index(ext as u32).is_some(),
-                };
-                if !has {
-                    err(
-                        out,
-                        within,
-                        Some(l),
-                        format!(
-                            "<{}> {} names external port {ext}, which the layer does not have",
-                            pm.name, c.name
-                        ),
-                    );
-                }
+            let Ok(ext) = u32::try_from(ext) else {
+                continue; // -1: the Loop's current iteration or execution condition
+            };
+            let has = match kind {
+                "input" => l.input_index(ext).is_some(),
+                _ => l.output_index(ext).is_some(),
+            };
+            if !has {
+                err(
+                    out,
+                    within,
+                    Some(l),
+                    format!(
+                        "<{tag}> {kind} names external port {ext}, which the layer does not have"
+                    ),
+                );
             }
         }
     }

@@ -7,6 +7,7 @@ pub use crate::opset as opset_table;
 pub mod util;
 
 mod bitwise;
+pub mod control;
 mod conv;
 pub mod convert;
 mod detection;

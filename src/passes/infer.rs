@@ -311,225 +311,25 @@ impl<'a> Infer<'a> {
         }
     }
 
-    /// If / Loop / TensorIterator: infer each body with its Parameters fed through the port
-    /// maps, then read the outer outputs off the body Results. Unknown structure falls back to
-    /// the declared ports.
+    /// If / Loop / TensorIterator: their semantics are in `ops::control`; this infers a body
+    /// whenever it asks, keeping the body's facts (the last run of each body).
     fn subgraph(&mut self, l: &Layer, inputs: &[Fact]) -> (Vec<Fact>, Vec<Facts>) {
-        let map_for = |tag: &str| -> Option<&XmlElement> {
-            let want = match tag {
-                "then_body" => "then_port_map",
-                "else_body" => "else_port_map",
-                _ => "port_map",
-            };
-            l.pre.iter().find(|e| e.name == want)
-        };
-        let back_edges = l.pre.iter().find(|e| e.name == "back_edges");
-        let num = |e: &XmlElement, k: &str| e.attr(k).and_then(|v| v.trim().parse::<i64>().ok());
-        // Known iteration count: TensorIterator from a sliced input, Loop from a constant trip
-        // count (its body's condition must then be constantly true, checked below).
-        let mut iterations: Option<u64> = None;
-        let mut body_facts = Vec::new();
-        let mut per_body_outs: Vec<Vec<Option<Fact>>> = Vec::new();
-        for b in &l.bodies {
-            let mut params: HashMap<u64, Fact> = HashMap::new();
-            let Some(pm) = map_for(&b.tag) else {
-                body_facts.push(self.graph_with(&b.graph, false, &params));
-                per_body_outs.push(Vec::new());
-                continue;
-            };
-            for c in pm.children.iter().filter(|c| c.name == "input") {
-                let (Some(ext), Some(int)) =
-                    (num(c, "external_port_id"), num(c, "internal_layer_id"))
-                else {
-                    continue;
-                };
-                let Some(f) = (ext >= 0)
-                    .then(|| l.input_index(ext as u32))
-                    .flatten()
-                    .and_then(|i| inputs.get(i))
-                else {
-                    continue;
-                };
-                let mut f = Fact::new(f.et, f.shape.clone());
-                if let Some(axis) = num(c, "axis") {
-                    let part = num(c, "part_size").unwrap_or(1).max(1) as u64;
-                    if let PartialShape::Ranked(d) = &mut f.shape {
-                        if let Ok(a) = crate::ops::norm_axis(axis, d.len()) {
-                            if let Some(len) = d[a].get() {
-                                iterations = Some(len / part);
-                            }
-                            d[a] = Dim::known(part);
-                        }
-                    }
-                }
-                params.insert(int as u64, f);
-            }
-            let mut bf = self.graph_with(&b.graph, false, &params);
-            // Merged inputs (back edges): a body Parameter whose value changes across
-            // iterations takes the merged shape of its initial value and the body's result.
-            if let Some(be) = back_edges {
-                let mut changed = false;
-                for e in &be.children {
-                    let (Some(from), Some(to)) = (num(e, "from-layer"), num(e, "to-layer")) else {
-                        continue;
-                    };
-                    let (Some(rn), Some(_)) = (
-                        b.graph.find_by_id(from as u64),
-                        b.graph.find_by_id(to as u64),
-                    ) else {
-                        continue;
-                    };
-                    let Some(res) = b.graph.producer(rn, 0).and_then(|(p, o)| bf.get(p, o)) else {
-                        continue;
-                    };
-                    if let Some(init) = params.get_mut(&(to as u64)) {
-                        let merged = merge_loose(&init.shape, &res.shape);
-                        if merged != init.shape {
-                            init.shape = merged;
-                            changed = true;
-                        }
-                    }
-                }
-                if changed {
-                    bf = self.graph_with(&b.graph, false, &params);
-                }
-            }
-            // Outer outputs from body Results.
-            let mut outs: Vec<Option<Fact>> = vec![None; l.outputs.len()];
-            for c in pm.children.iter().filter(|c| c.name == "output") {
-                let (Some(ext), Some(int)) =
-                    (num(c, "external_port_id"), num(c, "internal_layer_id"))
-                else {
-                    continue;
-                };
-                let Some(oi) = (ext >= 0).then(|| l.output_index(ext as u32)).flatten() else {
-                    continue;
-                };
-                let Some(rn) = b.graph.find_by_id(int as u64) else {
-                    continue;
-                };
-                let Some(f) = b.graph.producer(rn, 0).and_then(|(p, o)| bf.get(p, o)) else {
-                    continue;
-                };
-                let mut f = Fact::new(f.et, f.shape.clone());
-                // Loop outputs are scaled below, once its trip count is known.
-                if let Some(axis) = num(c, "axis").filter(|_| !l.is("Loop")) {
-                    if let PartialShape::Ranked(d) = &mut f.shape {
-                        if let Ok(a) = crate::ops::norm_axis(axis, d.len()) {
-                            d[a] = match (iterations, d[a].get()) {
-                                (Some(it), Some(p)) => Dim::known(it * p),
-                                _ => Dim::any(),
-                            };
-                        }
-                    }
-                }
-                outs[oi] = Some(f);
-            }
-            body_facts.push(bf);
-            per_body_outs.push(outs);
-        }
+        let mut body_facts: Vec<Facts> = (0..l.bodies.len()).map(|_| Facts::default()).collect();
         let declared = declared(l);
-        if l.is("Loop") {
-            // A concatenated Loop output is only static when the trip count is constant and the
-            // body's condition is constantly true; otherwise its axis is dynamic.
-            let trip = inputs
-                .first()
-                .and_then(|f| f.ints())
-                .and_then(|v| v.first().copied());
-            let cond_true = l
-                .pre
-                .iter()
-                .find(|e| e.name == "port_map")
-                .and_then(|pm| {
-                    pm.children
-                        .iter()
-                        .find(|c| c.attr("purpose") == Some("execution_condition"))
-                })
-                .and_then(|c| num(c, "internal_layer_id"))
-                .and_then(|id| {
-                    let b = &l.bodies.first()?.graph;
-                    let rn = b.find_by_id(id as u64)?;
-                    let (p, o) = b.producer(rn, 0)?;
-                    body_facts.first()?.get(p, o)?.ints()
-                })
-                .is_some_and(|v| v.iter().all(|&x| x != 0));
-            let known = match trip {
-                Some(t) if t >= 0 && cond_true => Some(t as u64),
-                _ => None,
-            };
-            if let (Some(pm), Some(outs)) = (
-                l.pre.iter().find(|e| e.name == "port_map"),
-                per_body_outs.first_mut(),
-            ) {
-                for c in pm
-                    .children
-                    .iter()
-                    .filter(|c| c.name == "output" && c.attr("axis").is_some())
-                {
-                    let Some(oi) = num(c, "external_port_id")
-                        .filter(|&e| e >= 0)
-                        .and_then(|e| l.output_index(e as u32))
-                    else {
-                        continue;
-                    };
-                    if let Some(Some(f)) = outs.get_mut(oi) {
-                        if let (PartialShape::Ranked(d), Some(axis)) =
-                            (&mut f.shape, num(c, "axis"))
-                        {
-                            if let Ok(a) = crate::ops::norm_axis(axis, d.len()) {
-                                let part = d[a];
-                                d[a] = match known {
-                                    Some(k) => checked_mul_dim(part, k),
-                                    None => Dim::any(),
-                                };
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        let outs: Vec<Fact> = if l.is("If") {
-            let cond = inputs
-                .first()
-                .and_then(|f| f.ints())
-                .and_then(|v| v.first().copied());
-            let then_i = l.bodies.iter().position(|b| b.tag == "then_body");
-            let else_i = l.bodies.iter().position(|b| b.tag == "else_body");
-            (0..l.outputs.len())
-                .map(|o| {
-                    let pick =
-                        |i: Option<usize>| i.and_then(|i| per_body_outs.get(i)?.get(o)?.clone());
-                    match (cond, pick(then_i), pick(else_i)) {
-                        (Some(c), t, e) => {
-                            if c != 0 {
-                                t
-                            } else {
-                                e
-                            }
-                        }
-                        (None, Some(t), Some(e)) => Some(Fact::new(
-                            if t.et == e.et {
-                                t.et
-                            } else {
-                                ElementType::Dynamic
-                            },
-                            merge_loose(&t.shape, &e.shape),
-                        )),
-                        _ => None,
-                    }
-                    .unwrap_or_else(|| declared[o].clone())
-                })
-                .collect()
-        } else {
-            (0..l.outputs.len())
-                .map(|o| {
-                    per_body_outs
-                        .first()
-                        .and_then(|v| v.get(o).cloned().flatten())
-                        .unwrap_or_else(|| declared[o].clone())
-                })
-                .collect()
-        };
+        let outs = ops::control::infer(l, inputs, &declared, &mut |bi, params| {
+            let b = &l.bodies[bi].graph;
+            let f = self.graph_with(b, false, params);
+            let results =
+                b.g.node_indices()
+                    .filter(|&n| b.g[n].is("Result"))
+                    .filter_map(|n| {
+                        let (p, o) = b.producer(n, 0)?;
+                        Some((b.g[n].id, f.get(p, o)?.clone()))
+                    })
+                    .collect();
+            body_facts[bi] = f;
+            results
+        });
         (outs, body_facts)
     }
 
@@ -1193,26 +993,5 @@ pub fn drift(g: &Graph, facts: &Facts, map: Option<&SourceMap>, out: &mut Vec<Dr
                 drift(&b.graph, bf, None, out);
             }
         }
-    }
-}
-
-/// Two shapes a value may take: equal dims stay, differing dims become `?`, differing ranks
-/// give a dynamic rank (OpenVINO's If/Loop shape resolution).
-fn merge_loose(a: &PartialShape, b: &PartialShape) -> PartialShape {
-    match (a.dims(), b.dims()) {
-        (Some(x), Some(y)) if x.len() == y.len() => PartialShape::Ranked(
-            x.iter()
-                .zip(y)
-                .map(|(p, q)| if p == q { *p } else { Dim::any() })
-                .collect(),
-        ),
-        _ => PartialShape::Dynamic,
-    }
-}
-
-fn checked_mul_dim(d: Dim, k: u64) -> Dim {
-    match d.get().and_then(|v| v.checked_mul(k)) {
-        Some(v) => Dim::known(v),
-        None => Dim::any(),
     }
 }
