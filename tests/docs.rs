@@ -32,8 +32,44 @@ fn render() -> String {
         let list: Vec<String> = vs.iter().map(|v| v.to_string()).collect();
         s.push_str(&format!("| {ty} | {} |\n", list.join(", ")));
     }
+    s.push_str(
+        "\n## Structural ops\n\nNot in the registry: the passes handle them directly.\n\n\
+         | op | versions | where |\n|---|---|---|\n",
+    );
+    for (ty, at) in STRUCTURAL {
+        let mut vs = defined.get(ty).cloned().unwrap_or_default();
+        vs.sort();
+        let list: Vec<String> = vs.iter().map(|v| v.to_string()).collect();
+        s.push_str(&format!("| {ty} | {} | {at} |\n", list.join(", ")));
+    }
+    // Coverage of opset1-16 (opset17's new types are listed above when irc has them).
+    let mut in_scope: Vec<&str> = irc::ops::opset_table::OPSETS
+        .iter()
+        .filter(|(n, _)| *n <= 16)
+        .flat_map(|(_, ops)| ops.iter().map(|&(t, _)| t))
+        .collect();
+    in_scope.sort();
+    in_scope.dedup();
+    let covered = in_scope
+        .iter()
+        .filter(|t| by_type.contains_key(**t) || STRUCTURAL.iter().any(|(s, _)| s == *t))
+        .count();
+    s.push_str(&format!(
+        "\n{covered} of the {} op types of opset1-16 are covered.\n",
+        in_scope.len()
+    ));
     s
 }
+
+/// Op types the passes handle without a registry entry, and where.
+const STRUCTURAL: [(&str, &str); 6] = [
+    ("Constant", "its value is read from the `.bin` (`passes/infer.rs`)"),
+    ("Parameter", "its shape and type come from `<data>` or `--input` (`passes/infer.rs`)"),
+    ("Result", "a sink: no outputs (`passes/infer.rs`)"),
+    ("If", "`ops/control.rs`: a constant condition picks a branch, else both merge"),
+    ("Loop", "`ops/control.rs`: trip count, execution condition, back edges"),
+    ("TensorIterator", "`ops/control.rs`: sliced inputs, concatenated outputs, back edges"),
+];
 
 #[test]
 fn ops_md_is_current() {
