@@ -63,12 +63,27 @@ fn render() -> String {
 
 /// Op types the passes handle without a registry entry, and where.
 const STRUCTURAL: [(&str, &str); 6] = [
-    ("Constant", "its value is read from the `.bin` (`passes/infer.rs`)"),
-    ("Parameter", "its shape and type come from `<data>` or `--input` (`passes/infer.rs`)"),
+    (
+        "Constant",
+        "its value is read from the `.bin` (`passes/infer.rs`)",
+    ),
+    (
+        "Parameter",
+        "its shape and type come from `<data>` or `--input` (`passes/infer.rs`)",
+    ),
     ("Result", "a sink: no outputs (`passes/infer.rs`)"),
-    ("If", "`ops/control.rs`: a constant condition picks a branch, else both merge"),
-    ("Loop", "`ops/control.rs`: trip count, execution condition, back edges"),
-    ("TensorIterator", "`ops/control.rs`: sliced inputs, concatenated outputs, back edges"),
+    (
+        "If",
+        "`ops/control.rs`: a constant condition picks a branch, else both merge",
+    ),
+    (
+        "Loop",
+        "`ops/control.rs`: trip count, execution condition, back edges",
+    ),
+    (
+        "TensorIterator",
+        "`ops/control.rs`: sliced inputs, concatenated outputs, back edges",
+    ),
 ];
 
 #[test]
