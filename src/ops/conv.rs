@@ -225,6 +225,9 @@ fn matmul_infer(cx: &Ctx) -> R<Vec<Fact>> {
     };
     let ta = cx.attr_bool("transpose_a", false)?;
     let tb = cx.attr_bool("transpose_b", false)?;
+    if ad.is_empty() || bd.is_empty() {
+        return Err("MatMul inputs must not be scalars".into());
+    }
     let mut av: Vec<Dim> = ad.to_vec();
     let mut bv: Vec<Dim> = bd.to_vec();
     let (a1, b1) = (av.len() == 1, bv.len() == 1);
@@ -239,9 +242,6 @@ fn matmul_infer(cx: &Ctx) -> R<Vec<Fact>> {
     } else if tb {
         let n = bv.len();
         bv.swap(n - 1, n - 2);
-    }
-    if av.is_empty() || bv.is_empty() {
-        return Err("MatMul inputs must not be scalars".into());
     }
     let (m, ka) = (av[av.len() - 2], av[av.len() - 1]);
     let (kb, n) = (bv[bv.len() - 2], bv[bv.len() - 1]);
