@@ -1,0 +1,214 @@
+//! Lexing: quick-xml events → start tags with unescaped attributes and byte positions;
+//! generic elements kept verbatim (rt_info, port maps); diagnostics collection.
+
+use super::*;
+
+impl<'a> Parser<'a> {
+    pub(super) fn next(&mut self) -> Result<Ev<'a>, Fatal> {
+        loop {
+            let before = self.base + self.r.buffer_position() as usize;
+            let ev = self.r.read_event().map_err(|e| {
+                Diag::new(Kind::Xml, format!("malformed XML: {e}"))
+                    .at(self.base + self.r.error_position() as usize)
+            })?;
+            let pos = skip_ws(self.src, before);
+            if let Some(m) = self.mapped {
+                if pos >= self.released + RELEASE_STEP {
+                    let to = pos - PAGE;
+                    m.release(self.released, to);
+                    self.released = to;
+                }
+            }
+            return Ok(match ev {
+                Event::Start(s) => Ev::Open(self.tag(&s, pos, false)?),
+                Event::Empty(s) => Ev::Open(self.tag(&s, pos, true)?),
+                Event::End(_) => Ev::Close,
+                Event::Text(t) => {
+                    let raw = self.borrowed(&t).unwrap_or("");
+                    Ev::Text(self.unescape(raw, || pos, || "text".into())?)
+                }
+                Event::CData(t) => Ev::Text(Cow::Owned(String::from_utf8_lossy(&t).into_owned())),
+                Event::Eof => Ev::Eof,
+                Event::Decl(_) | Event::Comment(_) | Event::PI(_) | Event::DocType(_) => continue,
+            });
+        }
+    }
+    /// The source slice a borrowed event buffer points into (the reader reads from `src`).
+    pub(super) fn borrowed(&self, b: &[u8]) -> Option<&'a str> {
+        let base = self.src.as_ptr() as usize;
+        let p = b.as_ptr() as usize;
+        if b.is_empty() {
+            return Some("");
+        }
+        let off = p.checked_sub(base)?;
+        self.src.get(off..off + b.len())
+    }
+    /// Unescape entities; `at` gives the error position (only computed on error).
+    pub(super) fn unescape(
+        &self,
+        raw: &'a str,
+        at: impl FnOnce() -> usize,
+        what: impl FnOnce() -> String,
+    ) -> Result<Cow<'a, str>, Fatal> {
+        if !raw.contains('&') {
+            return Ok(Cow::Borrowed(raw));
+        }
+        quick_xml::escape::unescape(raw)
+            .map(|c| Cow::Owned(c.into_owned()))
+            .map_err(|e| Diag::new(Kind::Xml, format!("malformed {}: {e}", what())).at(at()))
+    }
+    pub(super) fn tag(&self, s: &BytesStart, pos: usize, empty: bool) -> Result<Tag<'a>, Fatal> {
+        let name = self
+            .borrowed(s.name().as_ref())
+            .ok_or_else(|| Diag::new(Kind::Xml, "element name is not UTF-8").at(pos))?;
+        let mut attrs = SmallVec::new();
+        for a in s.attributes() {
+            let a = a.map_err(|e| {
+                use quick_xml::events::attributes::AttrError as A;
+                // Positions in AttrError count from the start of the tag name.
+                let (off, msg) = match &e {
+                    A::Duplicated(p, _) => (*p, "duplicated attribute".to_string()),
+                    A::ExpectedEq(p) => (
+                        *p,
+                        "expected '=' after the attribute name (is a '>' missing?)".to_string(),
+                    ),
+                    A::ExpectedValue(p) => (*p, "expected an attribute value".to_string()),
+                    A::UnquotedValue(p) => (*p, "attribute value is not quoted".to_string()),
+                    A::ExpectedQuote(p, _) => {
+                        (*p, "attribute value is not closed by its quote".to_string())
+                    }
+                };
+                Diag::new(Kind::Xml, format!("malformed attribute in <{name}>: {msg}"))
+                    .at(pos + 1 + off)
+            })?;
+            let key = self
+                .borrowed(a.key.as_ref())
+                .ok_or_else(|| Diag::new(Kind::Xml, "attribute name is not UTF-8").at(pos))?;
+            let raw = match &a.value {
+                Cow::Borrowed(b) => self.borrowed(b),
+                Cow::Owned(_) => None,
+            };
+            let val = match raw {
+                Some(r) => self.unescape(
+                    r,
+                    || self.attr_pos(pos, key),
+                    || format!("value of '{key}'"),
+                )?,
+
+                None => Cow::Owned(
+                    a.unescape_value()
+                        .map_err(|e| {
+                            Diag::new(Kind::Xml, format!("malformed value of '{key}': {e}"))
+                                .at(self.attr_pos(pos, key))
+                        })?
+                        .into_owned(),
+                ),
+            };
+            attrs.push((key, val));
+        }
+        Ok(Tag {
+            name,
+            attrs,
+            pos,
+            empty,
+        })
+    }
+    /// Position of attribute `name` inside the tag starting at `pos` (falls back to the tag).
+    pub(super) fn attr_pos(&self, pos: usize, name: &str) -> usize {
+        let rest = &self.src[pos.min(self.src.len())..];
+        let end = rest.find('>').unwrap_or(rest.len());
+        let needle = format!(" {name}=");
+        rest[..end]
+            .find(&needle)
+            .map(|i| pos + i + 1)
+            .unwrap_or(pos)
+    }
+    /// One shared copy of equal layer rt_info elements.
+    pub(super) fn share_rt_info(&mut self, el: XmlElement) -> Arc<XmlElement> {
+        use std::hash::{Hash, Hasher};
+        let mut h = FastHasher::default();
+        el.hash(&mut h);
+        let bucket = self.rt_infos.entry(h.finish()).or_default();
+        if let Some(same) = bucket.iter().find(|e| ***e == el) {
+            return same.clone();
+        }
+        let a = Arc::new(el);
+        bucket.push(a.clone());
+        a
+    }
+    pub(super) fn err(&mut self, mut d: Diag) {
+        if let Some(b) = self.body_stack.last() {
+            d = d.note(format!("inside the {b}"));
+        }
+        self.diags.push(d);
+    }
+    /// Consume everything up to the end of `tag`.
+    pub(super) fn skip(&mut self, tag: &Tag) -> Result<(), Fatal> {
+        if tag.empty {
+            return Ok(());
+        }
+        let mut depth = 1usize;
+        loop {
+            match self.next()? {
+                Ev::Open(t) if !t.empty => depth += 1,
+                Ev::Close => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(());
+                    }
+                }
+                Ev::Eof => return Err(eof(tag)),
+                _ => {}
+            }
+        }
+    }
+    /// Read `tag` and everything inside it as a verbatim element (iteratively: no recursion).
+    pub(super) fn generic(&mut self, tag: Tag) -> Result<XmlElement, Fatal> {
+        self.positions.clear();
+        let root = XmlElement {
+            name: tag.name.to_string(),
+            attrs: tag.owned(),
+            ..Default::default()
+        };
+        if tag.empty {
+            return Ok(root);
+        }
+        let mut stack = vec![root];
+        loop {
+            match self.next()? {
+                Ev::Open(t) => {
+                    if stack.len() >= MAX_ELEMENT_DEPTH {
+                        return Err(Diag::new(
+                            Kind::Schema,
+                            format!("<{}> is nested more than {MAX_ELEMENT_DEPTH} levels deep inside <{}>", t.name, tag.name),
+                        )
+                        .at(t.pos));
+                    }
+                    self.positions.push(t.pos);
+                    let el = XmlElement {
+                        name: t.name.to_string(),
+                        attrs: t.owned(),
+                        ..Default::default()
+                    };
+                    if t.empty {
+                        stack.last_mut().expect("stack").children.push(el);
+                    } else {
+                        stack.push(el);
+                    }
+                }
+                Ev::Close => {
+                    let done = stack.pop().expect("stack");
+                    match stack.last_mut() {
+                        Some(parent) => parent.children.push(done),
+                        None => return Ok(done),
+                    }
+                }
+                Ev::Text(s) => {
+                    let cur = stack.last_mut().expect("stack");
+                    cur.text.get_or_insert_with(String::new).push_str(&s);
+                }
+                Ev::Eof => return Err(eof(&tag)),
+            }
+        }
+    }
+}

@@ -1,0 +1,431 @@
+//! IR reader: quick-xml pull parser → [`Model`] + [`SourceMap`], validating as it goes and
+//! collecting every diagnostic it can (not just the first).
+
+mod build;
+mod lex;
+mod parallel;
+mod source;
+mod validate;
+
+use super::{LayerSrc, SourceMap};
+use crate::error::{Diag, Error, Kind};
+use crate::ir::*;
+use parallel::*;
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::Reader;
+use smallvec::SmallVec;
+use source::*;
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Nesting limit for bodies of If/Loop/TensorIterator (guards the recursive descent).
+const MAX_BODY_DEPTH: usize = 64;
+/// Nesting limit for verbatim elements (rt_info, port maps): deeper trees would make the
+/// pretty-printed output quadratic in size.
+const MAX_ELEMENT_DEPTH: usize = 256;
+
+/// What the reader returns: the model, byte positions of its layers, and the source text.
+pub struct Parsed {
+    pub model: Model,
+    pub source_map: SourceMap,
+    /// The source text, when the caller kept it (`read_str`); `read_file` drops it after a
+    /// successful read (a big model's XML is large) and re-reads the file to render an error.
+    pub source: Option<Arc<str>>,
+    pub path: String,
+}
+
+impl Parsed {
+    /// An error at a layer's position in this file.
+    pub fn error_at(&self, layer: &Layer, kind: Kind, msg: impl Into<String>) -> Diag {
+        Diag::new(kind, msg)
+            .at(self.source_map.layer_pos(layer))
+            .layer(layer.label())
+    }
+    pub fn into_error(&self, diags: Vec<Diag>) -> Error {
+        let source = self.source.clone().or_else(|| {
+            std::fs::read_to_string(&self.path)
+                .ok()
+                .map(|s| Arc::from(s.as_str()))
+        });
+        Error::new(self.path.clone(), source, diags)
+    }
+}
+
+/// The `.bin` that belongs to an `.xml`: same path, extension replaced.
+pub fn bin_path_for(xml: &Path) -> PathBuf {
+    xml.with_extension("bin")
+}
+
+/// Pages are released in steps of this many bytes.
+const RELEASE_STEP: usize = 4 << 20;
+const PAGE: usize = 4096;
+
+/// Read `model.xml` and map `model.bin` beside it (if present).
+pub fn read_file(xml_path: &Path) -> Result<Parsed, Error> {
+    let label = xml_path.display().to_string();
+    let io_err = |e: std::io::Error| Error::io(&label, format!("cannot read {label}: {e}"));
+    let file = std::fs::File::open(xml_path).map_err(io_err)?;
+    let len = file.metadata().map_err(io_err)?.len();
+    // Big files are mapped (their pages released as the parser passes them); small ones read.
+    let mapped = if len >= PARALLEL_MIN as u64 {
+        // SAFETY: opened read-only; irc never writes its input (outputs are written to a
+        // temporary file and renamed).
+        unsafe { memmap2::Mmap::map(&file) }
+            .ok()
+            .map(|map| MappedSource { map })
+    } else {
+        None
+    };
+    let utf8_error = |bytes: &[u8], pos: usize| {
+        let src: Arc<str> = Arc::from(String::from_utf8_lossy(bytes).as_ref());
+        Error::single(
+            label.clone(),
+            Some(src),
+            Diag::new(Kind::Xml, "the file is not valid UTF-8").at(pos),
+        )
+    };
+    let owned;
+    let text: &str = match &mapped {
+        Some(m) => {
+            m.validate().map_err(|pos| utf8_error(&m.map, pos))?;
+            crate::trace("read: validated");
+            // SAFETY: validated just above (the file is not expected to change while read).
+            unsafe { std::str::from_utf8_unchecked(&m.map) }
+        }
+        None => {
+            let mut bytes = Vec::with_capacity(len as usize);
+            std::io::Read::read_to_end(&mut &file, &mut bytes).map_err(io_err)?;
+            owned = String::from_utf8(bytes)
+                .map_err(|e| utf8_error(e.as_bytes(), e.utf8_error().valid_up_to()))?;
+            &owned
+        }
+    };
+    let bin = bin_path_for(xml_path);
+    let weights = match Weights::open(&bin) {
+        Ok(w) => Some(Arc::new(w)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            return Err(Error::io(
+                &label,
+                format!("cannot map {}: {e}", bin.display()),
+            ))
+        }
+    };
+    parse_with(
+        text,
+        None,
+        &label,
+        weights,
+        &bin.display().to_string(),
+        PARALLEL_MIN,
+        mapped.as_ref(),
+    )
+}
+
+/// [`read_str`] with the size from which the two-thread read is tried (the fuzzer compares
+/// both reads on every input).
+#[doc(hidden)]
+pub fn read_str_with(
+    source: Arc<str>,
+    path: &str,
+    weights: Option<Arc<Weights>>,
+    bin_label: &str,
+    parallel_min: usize,
+) -> Result<Parsed, Error> {
+    parse_with(
+        &source.clone(),
+        Some(source),
+        path,
+        weights,
+        bin_label,
+        parallel_min,
+        None,
+    )
+}
+
+/// Read an IR from text. `bin_label` names the weights file in messages.
+pub fn read_str(
+    source: Arc<str>,
+    path: &str,
+    weights: Option<Arc<Weights>>,
+    bin_label: &str,
+) -> Result<Parsed, Error> {
+    read_str_with(source, path, weights, bin_label, PARALLEL_MIN)
+}
+
+fn new_parser<'a>(
+    src: &'a str,
+    base: usize,
+    end: usize,
+    weights: Option<Arc<Weights>>,
+    bin_label: &'a str,
+    mapped: Option<&'a MappedSource>,
+) -> Parser<'a> {
+    let mut p = Parser {
+        src,
+        r: Reader::from_str(&src[base..end]),
+        diags: Vec::new(),
+        map: SourceMap::default(),
+        weights,
+        bin_label,
+        depth: 0,
+        positions: Vec::new(),
+        rt_infos: FastMap::default(),
+        body_stack: Vec::new(),
+        cap_hint: None,
+        base,
+        split: None,
+        second: None,
+        mapped,
+        released: base,
+        map_base: 0,
+    };
+    p.r.config_mut().trim_text(true);
+    p
+}
+
+/// Read with two threads when the text is at least `parallel_min` bytes and splits cleanly;
+/// the result is the same as a one-thread read (any problem falls back to one).
+pub(crate) fn parse_with(
+    text: &str,
+    keep: Option<Arc<str>>,
+    path: &str,
+    weights: Option<Arc<Weights>>,
+    bin_label: &str,
+    parallel_min: usize,
+    mapped: Option<&MappedSource>,
+) -> Result<Parsed, Error> {
+    let plan = (text.len() >= parallel_min)
+        .then(|| split_plan(text))
+        .flatten();
+    if let Some((split, end)) = plan {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let w2 = weights.clone();
+        let done = std::thread::scope(|s| {
+            s.spawn(move || {
+                let mut b = new_parser(text, split, end, w2, bin_label, mapped);
+                b.layer_run(&tx);
+                crate::trace("read: second thread done");
+            });
+            let mut p = new_parser(text, 0, text.len(), weights.clone(), bin_label, mapped);
+            p.cap_hint = Some(capacity_hint(text));
+            p.split = Some((split, end));
+            p.second = Some(rx);
+            let result = p.document();
+            crate::trace("read: document");
+            match result {
+                Ok(doc) if p.diags.is_empty() && p.split.is_none() => {
+                    Some((doc, std::mem::take(&mut p.map)))
+                }
+                _ => None,
+            }
+        });
+        if let Some((doc, map)) = done {
+            return Ok(parsed(doc, map, weights, keep, path));
+        }
+        // Errors (or an unexpected layout): read again on one thread for the exact diagnostics.
+    }
+    let source_for_error = || keep.clone().unwrap_or_else(|| Arc::from(text));
+    let mut p = new_parser(text, 0, text.len(), weights.clone(), bin_label, mapped);
+    p.cap_hint = Some(capacity_hint(text));
+    let result = p.document();
+
+    let mut diags = std::mem::take(&mut p.diags);
+    diags.sort_by_key(|d| d.pos.unwrap_or(usize::MAX));
+    let map = std::mem::take(&mut p.map);
+    match result {
+        Ok(doc) if diags.is_empty() => Ok(parsed(doc, map, weights, keep.clone(), path)),
+        Ok(_) => Err(Error::new(path, Some(source_for_error()), diags)),
+        Err(fatal) => {
+            diags.push(fatal);
+            diags.sort_by_key(|d| d.pos.unwrap_or(usize::MAX));
+            Err(Error::new(path, Some(source_for_error()), diags))
+        }
+    }
+}
+
+/// What `Parser::document` returns: the net's name, IR version, graph and other children.
+type Document = (String, u32, Graph, Vec<XmlElement>);
+
+fn parsed(
+    (name, version, graph, extra): Document,
+    source_map: SourceMap,
+    weights: Option<Arc<Weights>>,
+    source: Option<Arc<str>>,
+    path: &str,
+) -> Parsed {
+    Parsed {
+        model: Model {
+            name,
+            version,
+            graph,
+            extra,
+            weights,
+        },
+        source_map,
+        source,
+        path: path.to_string(),
+    }
+}
+
+/// A start tag: name and unescaped attributes borrowed from the source where possible, and
+/// the byte position of `<`.
+struct Tag<'a> {
+    name: &'a str,
+    attrs: SmallVec<[(&'a str, Cow<'a, str>); 4]>,
+
+    pos: usize,
+    /// `<x/>`: no children, no end event follows.
+    empty: bool,
+}
+
+impl<'a> Tag<'a> {
+    fn get(&self, k: &str) -> Option<&str> {
+        self.attrs
+            .iter()
+            .find(|(n, _)| *n == k)
+            .map(|(_, v)| v.as_ref())
+    }
+    /// The attributes as owned pairs, for the model.
+    fn owned(&self) -> Vec<(String, String)> {
+        self.attrs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+}
+
+// Events are consumed immediately; boxing the tag would cost an allocation per element.
+#[allow(clippy::large_enum_variant)]
+enum Ev<'a> {
+    Open(Tag<'a>),
+    Close,
+    Text(Cow<'a, str>),
+    Eof,
+}
+
+struct RawEdge {
+    from: u64,
+    from_port: u32,
+    to: u64,
+    to_port: u32,
+    pos: usize,
+}
+
+struct Parser<'a> {
+    src: &'a str,
+    r: Reader<&'a [u8]>,
+    diags: Vec<Diag>,
+    map: SourceMap,
+    weights: Option<Arc<Weights>>,
+    bin_label: &'a str,
+    depth: usize,
+    /// Positions of the elements read by the last `generic` call, in document order.
+    positions: Vec<usize>,
+    /// Layer rt_info elements read so far, shared when equal (13,600 identical
+    /// `decompression` markers in a 100k-layer decoder).
+    rt_infos: FastMap<u64, Vec<Arc<XmlElement>>>,
+    /// Labels of the subgraph layers whose bodies are being read (for error notes).
+    body_stack: Vec<String>,
+    /// (layers, edges) counted in the source, for sizing the top-level graph.
+    cap_hint: Option<(usize, usize)>,
+    /// Offset of the reader's slice in `src` (the second thread reads a slice).
+    base: usize,
+    /// Parallel read: where the second thread's part of the top-level layers starts.
+    split: Option<(usize, usize)>,
+    /// Parallel read: the second thread's result.
+    second: Option<std::sync::mpsc::Receiver<SecondHalf>>,
+    /// Source-map entries already handed over in batches (the second thread's origins count
+    /// them).
+    map_base: usize,
+    /// The mapped file, to release the pages behind the parser.
+    mapped: Option<&'a MappedSource>,
+    /// Where the not yet released part of this parser's text starts.
+    released: usize,
+}
+
+type Fatal = Diag;
+
+use petgraph::stable_graph::NodeIndex;
+
+/// How messages name a layer being read: `Gather 'g1' (id 7)`.
+#[derive(Clone, Copy)]
+struct Who<'x> {
+    ty: &'x str,
+    name: &'x str,
+    id: Option<u64>,
+}
+
+impl std::fmt::Display for Who<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ty = if self.ty.is_empty() { "layer" } else { self.ty };
+        match self.id {
+            Some(i) => write!(f, "{ty} '{}' (id {i})", self.name),
+            None => write!(f, "{ty} '{}' (id ?)", self.name),
+        }
+    }
+}
+
+impl From<Who<'_>> for String {
+    fn from(w: Who<'_>) -> String {
+        w.to_string()
+    }
+}
+
+impl From<&Who<'_>> for String {
+    fn from(w: &Who<'_>) -> String {
+        w.to_string()
+    }
+}
+
+fn eof(t: &Tag) -> Diag {
+    Diag::new(
+        Kind::Xml,
+        format!("unexpected end of file inside <{}>", t.name),
+    )
+    .at(t.pos)
+}
+
+/// Room to reserve for the top-level layers and edges: generous (a layer takes well over 256
+/// bytes of XML), so the node storage never grows by copying; the part never used is never
+/// touched, so it costs address space, not memory. Counting the tags instead read the whole
+/// file up front (30 ms and its size in resident memory for a 44 MB file).
+fn capacity_hint(text: &str) -> (usize, usize) {
+    let n = text.len() / 256 + 16;
+    (n, n)
+}
+
+fn skip_ws(src: &str, mut pos: usize) -> usize {
+    let b = src.as_bytes();
+    while pos < b.len() && b[pos].is_ascii_whitespace() {
+        pos += 1;
+    }
+    pos
+}
+
+/// Split a `names` attribute: comma-separated, `\,` escapes a comma inside a name. Names are
+/// kept exactly (no trimming: OpenVINO reads `" a"` as `" a"`); empty pieces are dropped.
+pub fn split_names(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&',') => {
+                cur.push(',');
+                chars.next();
+            }
+            ',' => {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            }
+            _ => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}

@@ -1,0 +1,236 @@
+//! Reading big files with two threads: where to split `<layers>`, the second thread's
+//! batches, and joining them (tested equal to the one-thread read).
+
+use super::*;
+
+/// What the second reader thread hands back: its layers with their positions and source map.
+/// A batch of its layers (with positions), their source-map entries, and whether it is the
+/// last one; `Err` when its part must be read again by one thread.
+pub(super) type SecondHalf = Result<(Vec<(Layer, usize)>, Vec<LayerSrc>, bool), ()>;
+/// Layers per batch sent by the second reader thread (tiny in unit tests, so the small
+/// models there go through many batches).
+pub(super) const SECOND_BATCH: usize = if cfg!(test) { 7 } else { 4096 };
+/// Marks a parallel read that must be redone on one thread (never shown to users).
+pub(super) const PARALLEL_FALLBACK: &str = "(internal) parallel read fallback";
+/// Files at least this big are read with two threads.
+pub const PARALLEL_MIN: usize = 4 << 20;
+/// Add `by` to the source-map indices of a layer and of its bodies' layers.
+pub(super) fn shift_origins(layer: &mut Layer, by: u32) {
+    if let Some(o) = &mut layer.origin {
+        *o += by;
+    }
+    for b in &mut layer.bodies {
+        for n in b.graph.g.node_indices().collect::<Vec<_>>() {
+            shift_origins(&mut b.graph.g[n], by);
+        }
+    }
+}
+/// Where to split the top-level `<layers>` for a parallel read: a top-level `<layer` (two tabs of
+/// indentation, as OpenVINO and irc write it) near the middle, and the end of `<layers>`.
+pub(super) fn split_plan(text: &str) -> Option<(usize, usize)> {
+    let start = text.find("<layers>")?;
+    if text.find("<layer ")? < start {
+        return None;
+    }
+    let end = text.rfind("</layers>")?;
+    // The first thread also reads the edges and connects the graph: it takes 40% of the layers.
+    let mid = start + (end.checked_sub(start)?) / 5 * 2;
+    let at = mid + text.get(mid..end)?.find("\n\t\t<layer ")? + 3;
+    (at < end).then_some((at, end))
+}
+
+impl<'a> Parser<'a> {
+    /// Skip the rest of the top-level `<layers>` (the second thread reads it; its layers are
+    /// added by `join_second_half` once the rest of the graph is read). Any problem there makes
+    /// the whole read fall back to one thread.
+    pub(super) fn skip_second_half(&mut self, end: usize) -> Result<(), Fatal> {
+        let fallback = || Diag::new(Kind::Xml, PARALLEL_FALLBACK);
+        // Continue after `</layers>` with a fresh reader instead of scanning the second half
+        // again. Its end tags of elements opened before (`</net>`) are unmatched for it: allowed
+        // until `</net>` (see `document`); those of elements it opens are checked as usual.
+        let rest = end + "</layers>".len();
+        if self.src.get(end..rest) != Some("</layers>") {
+            return Err(fallback());
+        }
+        self.r = Reader::from_str(&self.src[rest..]);
+        self.r.config_mut().trim_text(true);
+        self.r.config_mut().allow_unmatched_ends = true;
+        self.base = rest;
+        crate::trace("read: first half");
+        Ok(())
+    }
+    /// Add the layers the second thread read (after the rest of the top-level graph was read).
+    pub(super) fn join_second_half(
+        &mut self,
+        graph: &mut Graph,
+        ids: &mut FastMap<u64, (NodeIndex, usize)>,
+    ) -> Result<(), Fatal> {
+        let fallback = || Diag::new(Kind::Xml, PARALLEL_FALLBACK);
+        let rx = self.second.take().ok_or_else(fallback)?;
+        // The second thread's source-map entries follow this thread's, in order.
+        let shift = self.map.layers.len() as u32;
+        loop {
+            let (layers, srcs, last) = rx.recv().ok().and_then(|m| m.ok()).ok_or_else(fallback)?;
+            self.map.layers.extend(srcs);
+            for (mut layer, pos) in layers {
+                shift_origins(&mut layer, shift);
+                let id = layer.id;
+                let n = graph.g.add_node(layer);
+                if ids.contains_key(&id) {
+                    return Err(fallback()); // duplicate ids: let the one-thread read report them
+                }
+                ids.insert(id, (n, pos));
+            }
+            if last {
+                break;
+            }
+        }
+        crate::trace("read: joined");
+        Ok(())
+    }
+    /// The second thread's job: the `<layer>` elements of its slice, in order.
+    /// Sent in batches, so the first thread can add them while this one reads on.
+    pub(super) fn layer_run(&mut self, tx: &std::sync::mpsc::Sender<SecondHalf>) {
+        let r = self.layer_run_inner(tx);
+        let _ = tx.send(r);
+    }
+    pub(super) fn layer_run_inner(
+        &mut self,
+        tx: &std::sync::mpsc::Sender<SecondHalf>,
+    ) -> SecondHalf {
+        let mut out = Vec::with_capacity(SECOND_BATCH);
+        loop {
+            match self.next().map_err(|_| ())? {
+                Ev::Open(l) if l.name == "layer" => {
+                    let pos = l.pos;
+                    match self.layer(l) {
+                        Ok(Some(layer)) => out.push((layer, pos)),
+                        _ => return Err(()),
+                    }
+                    if out.len() == SECOND_BATCH && self.diags.is_empty() {
+                        let batch = std::mem::replace(&mut out, Vec::with_capacity(SECOND_BATCH));
+                        let srcs = std::mem::take(&mut self.map.layers);
+                        self.map_base += srcs.len();
+                        if tx.send(Ok((batch, srcs, false))).is_err() {
+                            return Err(());
+                        }
+                    }
+                }
+                Ev::Text(_) => {}
+                Ev::Eof => break,
+                _ => return Err(()),
+            }
+        }
+        if !self.diags.is_empty() {
+            return Err(());
+        }
+        Ok((out, std::mem::take(&mut self.map.layers), true))
+    }
+}
+
+#[cfg(test)]
+mod parallel_tests {
+    use super::*;
+
+    /// The two-thread read must give exactly what the one-thread read gives.
+    #[test]
+    fn parallel_read_equals_sequential_read() {
+        // The vendored samples, and the shared models when they are beside the repository.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files: Vec<PathBuf> = ["ir-samples/models", "../shared/models"]
+            .iter()
+            .filter_map(|d| std::fs::read_dir(root.join(d)).ok())
+            .flatten()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "xml"))
+            .collect();
+        files.push(PathBuf::from("/tmp/irc-bench/decoder_many.xml")); // when benchmarks ran
+        let mut compared = 0;
+        for xml in files {
+            let Ok(text) = std::fs::read_to_string(&xml) else {
+                continue;
+            };
+            if split_plan(&text).is_none() {
+                continue;
+            }
+            let w = Weights::open(&bin_path_for(&xml)).ok().map(Arc::new);
+            let one =
+                parse_with(&text, None, "m.xml", w.clone(), "m.bin", usize::MAX, None).unwrap();
+            let two = parse_with(&text, None, "m.xml", w, "m.bin", 0, None).unwrap();
+            assert_eq!(
+                crate::dump::dump(&one.model),
+                crate::dump::dump(&two.model),
+                "{}",
+                xml.display()
+            );
+            let write = |m: &Model| {
+                let mut s = String::new();
+                let mut sink = crate::xml::BinSink::new(Vec::new());
+                crate::xml::write_to(m, &mut s, &mut sink).unwrap();
+                (s, sink.finish().unwrap())
+            };
+            assert!(write(&one.model) == write(&two.model), "{}", xml.display());
+            assert_eq!(one.source_map.layers.len(), two.source_map.layers.len());
+            compared += 1;
+        }
+        assert!(compared >= 8, "compared {compared} models");
+    }
+
+    #[test]
+    fn parallel_read_reports_errors_like_sequential() {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("ir-samples/models/silero_seq.xml"),
+        )
+        .unwrap();
+        // Break a layer in the second half: the diagnostics must match the one-thread read.
+        let (split, _) = split_plan(&text).unwrap();
+        let at = split + text[split..].find("type=\"").unwrap();
+        let bad = format!(
+            "{}type=\"{}",
+            &text[..at],
+            &text[at + 6..].replacen('"', "\" version=\"opset99\" x=\"", 1)
+        );
+        let one = parse_with(&bad, None, "m.xml", None, "m.bin", usize::MAX, None)
+            .err()
+            .unwrap();
+        let two = parse_with(&bad, None, "m.xml", None, "m.bin", 0, None)
+            .err()
+            .unwrap();
+        assert_eq!(one.to_string(), two.to_string());
+    }
+
+    /// After the second half the main thread reads on with a fresh reader that allows the
+    /// end tags of elements it did not open: broken end tags there are still reported, the
+    /// same as by a one-thread read.
+    #[test]
+    fn parallel_read_checks_end_tags_after_the_layers() {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("ir-samples/models/silero_seq.xml"),
+        )
+        .unwrap();
+        let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("ir-samples/models/silero_seq.bin");
+        let w = Some(Arc::new(Weights::open(&bin).unwrap()));
+        assert!(parse_with(&text, None, "m.xml", w.clone(), "m.bin", 0, None).is_ok());
+        let breakages: [(&str, &str); 5] = [
+            ("</edges>", "</edges></edges>"),
+            ("</net>", "</net></net>"),
+            ("</net>", "</net></x>"),
+            ("</edges>", "</edgez>"),
+            ("</layers>", "</layers></layers>"),
+        ];
+        for (from, to) in breakages {
+            let at = text.rfind(from).unwrap();
+            let bad = format!("{}{to}{}", &text[..at], &text[at + from.len()..]);
+            let one = parse_with(&bad, None, "m.xml", w.clone(), "m.bin", usize::MAX, None)
+                .err()
+                .unwrap_or_else(|| panic!("{to}: the one-thread read accepts it"));
+            let two = parse_with(&bad, None, "m.xml", w.clone(), "m.bin", 0, None)
+                .err()
+                .unwrap_or_else(|| panic!("{to}: the two-thread read accepts it"));
+            assert_eq!(one.to_string(), two.to_string(), "{to}");
+        }
+    }
+}

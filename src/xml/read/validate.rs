@@ -1,0 +1,589 @@
+//! Validation with source positions: port ids, the model's boundary, Parameters, Consts
+//! (element types, sizes, `.bin` ranges, string tensors), port maps, bodies, and connecting
+//! the edges (dangling, duplicate and unfed ports, cycles).
+
+use super::*;
+
+/// A string tensor: i32 count, count+1 i32 offsets (first 0, non-decreasing), then the bytes.
+pub(super) fn check_string_tensor(b: &[u8], count: u64) -> Result<(), String> {
+    let rd = |i: usize| -> Option<i64> {
+        b.get(i * 4..i * 4 + 4)
+            .map(|x| i32::from_le_bytes([x[0], x[1], x[2], x[3]]) as i64)
+    };
+    if count == 0 && b.is_empty() {
+        return Ok(());
+    }
+    let n = rd(0).ok_or("shorter than its 4-byte element count")?;
+    if n < 0 || n as u64 != count {
+        return Err(format!(
+            "holds {n} strings but the shape has {count} elements"
+        ));
+    }
+    let header = 4 * (n as usize + 2);
+    if b.len() < header {
+        return Err(format!("{} bytes cannot hold {} offsets", b.len(), n + 1));
+    }
+    let data_len = (b.len() - header) as i64;
+    let mut prev = 0i64;
+    for i in 0..=n as usize {
+        let o = rd(1 + i).unwrap_or(-1);
+        if o < prev || o > data_len {
+            return Err(format!(
+                "offset {i} is {o}, outside 0..={data_len} or decreasing"
+            ));
+        }
+        prev = o;
+    }
+    Ok(())
+}
+
+impl<'a> Parser<'a> {
+    pub(super) fn check_port_ids(&mut self, layer: &Layer, who: &Who, src: &LayerSrc) {
+        let ports: SmallVec<[&Port; 8]> = layer.inputs.iter().chain(layer.outputs.iter()).collect();
+
+        // Layers have a handful of ports: a quadratic check allocates nothing for them.
+        let mut seen = std::collections::HashSet::new();
+        for (k, p) in ports.iter().enumerate() {
+            let dup = if ports.len() <= 16 {
+                ports[..k].iter().any(|q| q.id == p.id)
+            } else {
+                !seen.insert(p.id)
+            };
+            if dup {
+                let pos = src
+                    .ports
+                    .iter()
+                    .rev()
+                    .find(|(i, _)| *i == p.id)
+                    .map(|&(_, r)| src.pos + r as usize);
+                self.err(
+                    Diag::new(Kind::Graph, format!("port id {} is used twice", p.id))
+                        .at(pos.unwrap_or(src.pos))
+                        .layer(who),
+                );
+            }
+        }
+    }
+    /// The model's boundary has fixed arity (OpenVINO cannot build it otherwise): a Parameter
+    /// has no input port and one output port, a Result one input port and no output port.
+    pub(super) fn check_boundary_ports(&mut self, layer: &Layer, who: &Who, src: &LayerSrc) {
+        let (ins, outs) = (layer.inputs.len(), layer.outputs.len());
+        let want = if layer.is("Parameter") {
+            (0, 1)
+        } else if layer.is("Result") {
+            (1, 0)
+        } else {
+            return;
+        };
+        if (ins, outs) != want {
+            self.err(
+                Diag::new(
+                    Kind::Schema,
+                    format!(
+                        "{} needs {} input port(s) and {} output port(s), has {ins} and {outs}",
+                        layer.ty, want.0, want.1
+                    ),
+                )
+                .at(src.pos)
+                .layer(who),
+            );
+        }
+    }
+    pub(super) fn parameter(&mut self, layer: &Layer, who: &Who, src: &LayerSrc) {
+        let Some(data) = &layer.data else {
+            self.err(
+                Diag::new(
+                    Kind::Schema,
+                    "Parameter has no <data> (shape and element_type are required)",
+                )
+                .at(src.pos)
+                .layer(who),
+            );
+            return;
+        };
+        let dpos = src.data.unwrap_or(src.pos);
+        match data.get("element_type") {
+            None => self.err(
+                Diag::new(Kind::Schema, "Parameter <data> has no 'element_type'")
+                    .at(dpos)
+                    .layer(who),
+            ),
+            Some(e) => {
+                if ElementType::parse_attr(e).is_none() {
+                    self.err(
+                        Diag::new(Kind::ElementType, format!("unknown element type '{e}'"))
+                            .at(self.attr_pos(dpos, "element_type"))
+                            .layer(who),
+                    );
+                }
+            }
+        }
+        if let Some(s) = data.get("shape") {
+            if let Err(m) = PartialShape::parse(s) {
+                self.err(
+                    Diag::new(Kind::Schema, format!("bad Parameter shape \"{s}\": {m}"))
+                        .at(self.attr_pos(dpos, "shape"))
+                        .layer(who),
+                );
+            }
+        }
+        if layer.outputs.len() != 1 {
+            self.err(
+                Diag::new(
+                    Kind::Schema,
+                    format!(
+                        "Parameter must have exactly 1 output port, found {}",
+                        layer.outputs.len()
+                    ),
+                )
+                .at(src.pos)
+                .layer(who),
+            );
+        }
+    }
+    pub(super) fn konst(&mut self, layer: &mut Layer, who: &Who, src: &LayerSrc) {
+        let Some(data) = layer.data.clone() else {
+            self.err(
+                Diag::new(
+                    Kind::Schema,
+                    "Const has no <data> (element_type, shape, offset, size are required)",
+                )
+                .at(src.pos)
+                .layer(who),
+            );
+            return;
+        };
+        let dpos = src.data.unwrap_or(src.pos);
+        let mut missing = Vec::new();
+        for k in ["element_type", "shape", "offset", "size"] {
+            if data.get(k).is_none() {
+                missing.push(k);
+            }
+        }
+        if !missing.is_empty() {
+            self.err(
+                Diag::new(
+                    Kind::Schema,
+                    format!("Const <data> is missing {}", missing.join(", ")),
+                )
+                .at(dpos)
+                .layer(who),
+            );
+            return;
+        }
+        let et_s = data.get("element_type").unwrap_or_default();
+        let Some(et) = ElementType::parse_attr(et_s) else {
+            self.err(
+                Diag::new(Kind::ElementType, format!("unknown element type '{et_s}'"))
+                    .at(self.attr_pos(dpos, "element_type"))
+                    .layer(who)
+                    .note("element_type takes a canonical name: f32, f16, bf16, i64, u8, u1, boolean, string …"),
+            );
+            return;
+        };
+        let shape_s = data.get("shape").unwrap_or_default();
+        let shape = match PartialShape::parse_static(shape_s) {
+            Ok(s) => s,
+            Err(m) => {
+                self.err(
+                    Diag::new(Kind::Schema, format!("bad Const shape \"{shape_s}\": {m}"))
+                        .at(self.attr_pos(dpos, "shape"))
+                        .layer(who),
+                );
+                return;
+            }
+        };
+        let num = |s: &mut Self, k: &str| -> Option<u64> {
+            let v = data.get(k).unwrap_or_default();
+            match v.trim().parse::<u64>() {
+                Ok(n) => Some(n),
+                Err(_) => {
+                    s.err(
+                        Diag::new(
+                            Kind::Schema,
+                            format!("Const {k} '{v}' is not a non-negative integer"),
+                        )
+                        .at(s.attr_pos(dpos, k))
+                        .layer(who),
+                    );
+                    None
+                }
+            }
+        };
+        let (Some(offset), Some(size)) = (num(self, "offset"), num(self, "size")) else {
+            return;
+        };
+        let Some(count) = PartialShape::element_count(&shape) else {
+            self.err(
+                Diag::new(
+                    Kind::Schema,
+                    format!("Const shape [{shape_s}] has more elements than fit in 64 bits"),
+                )
+                .at(self.attr_pos(dpos, "shape"))
+                .layer(who),
+            );
+            return;
+        };
+        let Some(w) = self.weights.clone() else {
+            self.err(
+                Diag::new(
+                    Kind::Weights,
+                    format!(
+                        "Const needs {size} bytes of weights but {} cannot be found",
+                        self.bin_label
+                    ),
+                )
+                .at(dpos)
+                .layer(who),
+            );
+            return;
+        };
+        let len = w.len() as u64;
+        if offset.checked_add(size).is_none_or(|end| end > len) {
+            self.err(
+                Diag::new(Kind::Weights, "Const data lies outside the .bin")
+                    .at(self.attr_pos(dpos, "offset"))
+                    .layer(who)
+                    .note(format!(
+                        "offset {offset} + size {size} = {} but {} holds {len} bytes",
+                        offset as u128 + size as u128,
+                        self.bin_label
+                    )),
+            );
+            return;
+        }
+        if et == ElementType::String {
+            let bytes = &w.bytes()[offset as usize..(offset + size) as usize];
+            if let Err(m) = check_string_tensor(bytes, count) {
+                self.err(
+                    Diag::new(Kind::Weights, format!("malformed string Const data: {m}"))
+                        .at(dpos)
+                        .layer(who),
+                );
+                return;
+            }
+        } else if et.bits() > 0 {
+            // OpenVINO checks size >= ceil(n * bits / 8) (unpadded, even for u3/u6).
+            let Some(need) = count.checked_mul(et.bits() as u64).map(|b| b.div_ceil(8)) else {
+                self.err(
+                    Diag::new(
+                        Kind::Schema,
+                        format!(
+                            "Const {et}[{shape_s}] is too large: its byte size overflows 64 bits"
+                        ),
+                    )
+                    .at(self.attr_pos(dpos, "shape"))
+                    .layer(who),
+                );
+                return;
+            };
+            if size < need {
+                self.err(
+                    Diag::new(Kind::Weights, "Const size is too small for its shape")
+                        .at(self.attr_pos(dpos, "size"))
+                        .layer(who)
+                        .note(format!("{et}[{shape_s}] has {count} elements and needs {need} bytes; size is {size}")),
+                );
+                return;
+            }
+        } else {
+            self.err(
+                Diag::new(
+                    Kind::ElementType,
+                    format!("Const cannot have element type '{et}'"),
+                )
+                .at(self.attr_pos(dpos, "element_type"))
+                .layer(who),
+            );
+            return;
+        }
+        if layer.outputs.len() != 1 {
+            self.err(
+                Diag::new(
+                    Kind::Schema,
+                    format!(
+                        "Const must have exactly 1 output port, found {}",
+                        layer.outputs.len()
+                    ),
+                )
+                .at(src.pos)
+                .layer(who),
+            );
+        }
+        layer.konst = Some(ConstData::Bin { offset, size });
+    }
+    /// port_map / back_edges refer to body layer ids and to the op's port ids: check both.
+    pub(super) fn check_port_maps(&mut self, layer: &Layer, who: &Who, src: &LayerSrc) {
+        if layer.pre.is_empty() {
+            return;
+        }
+        let body_for = |tag: &str| -> Option<&Graph> {
+            let want = match tag {
+                "then_port_map" => "then_body",
+                "else_port_map" => "else_body",
+                _ => "body",
+            };
+            layer
+                .bodies
+                .iter()
+                .find(|b| b.tag == want)
+                .map(|b| &b.graph)
+        };
+        let mut errs: Vec<(String, usize)> = Vec::new();
+        for (k, el) in layer.pre.iter().enumerate() {
+            let child_pos = |i: usize| {
+                src.pre
+                    .get(k)
+                    .and_then(|p| p.get(i))
+                    .copied()
+                    .unwrap_or(src.pos)
+            };
+            let Some(body) = body_for(&el.name) else {
+                continue;
+            };
+            let has = |id: &str| -> bool {
+                id.trim()
+                    .parse::<u64>()
+                    .ok()
+                    .is_some_and(|i| body.find_by_id(i).is_some())
+            };
+            for (ci, c) in el.children.iter().enumerate() {
+                for key in ["internal_layer_id", "from-layer", "to-layer"] {
+                    if let Some(v) = c.attr(key) {
+                        if !has(v) {
+                            errs.push((
+                                format!("<{}> {key}=\"{v}\" names no layer of the body", el.name),
+                                self.attr_pos(child_pos(ci), key),
+                            ));
+                        }
+                    }
+                }
+                if let Some(v) = c.attr("external_port_id") {
+                    let ok = match v.trim().parse::<i64>() {
+                        Ok(-1) => true,
+                        Ok(p) if p >= 0 => layer
+                            .inputs
+                            .iter()
+                            .chain(layer.outputs.iter())
+                            .any(|x| x.id as i64 == p),
+                        _ => false,
+                    };
+                    if !ok {
+                        errs.push((
+                            format!(
+                                "<{}> external_port_id=\"{v}\" names no port of the layer",
+                                el.name
+                            ),
+                            self.attr_pos(child_pos(ci), "external_port_id"),
+                        ));
+                    }
+                }
+            }
+        }
+        for (m, pos) in errs {
+            self.err(Diag::new(Kind::Graph, m).at(pos).layer(who));
+        }
+    }
+    /// Loop/TensorIterator need a `<body>`, If needs `<then_body>` and `<else_body>`.
+    pub(super) fn check_bodies(&mut self, layer: &Layer, who: &Who, src: &LayerSrc) {
+        let need: &[&str] = if layer.is("Loop") || layer.is("TensorIterator") {
+            &["body"]
+        } else if layer.is("If") {
+            &["then_body", "else_body"]
+        } else {
+            &[]
+        };
+        for tag in need {
+            if !layer.bodies.iter().any(|b| b.tag == *tag) {
+                self.err(
+                    Diag::new(Kind::Schema, format!("{} has no <{tag}>", layer.ty))
+                        .at(src.pos)
+                        .layer(who),
+                );
+            }
+        }
+    }
+    /// Resolve edges, then check ports are fed exactly once and the graph is acyclic.
+    pub(super) fn connect(
+        &mut self,
+        graph: &mut Graph,
+        ids: &FastMap<u64, (NodeIndex, usize)>,
+        edges: Vec<RawEdge>,
+    ) {
+        // Where the edge into each input port is (`usize::MAX`: none yet): one slot per input
+        // port, the slots of a node starting at `start[node]`. No hashing per edge.
+        let bound = petgraph::visit::NodeIndexable::node_bound(&graph.g);
+        let mut start = vec![0usize; bound + 1];
+        for i in 0..bound {
+            let n = NodeIndex::new(i);
+            start[i + 1] = start[i] + graph.g.node_weight(n).map_or(0, |l| l.inputs.len());
+        }
+        let mut fed = vec![usize::MAX; start[bound]];
+        let slot = |n: NodeIndex, idx: usize| start[n.index()] + idx;
+        for e in edges {
+            let from = ids.get(&e.from).map(|x| x.0);
+            let to = ids.get(&e.to).map(|x| x.0);
+            let (Some(from), Some(to)) = (from, to) else {
+                let missing = if from.is_none() { e.from } else { e.to };
+                self.err(
+                    Diag::new(
+                        Kind::Graph,
+                        format!("edge refers to layer id {missing}, which does not exist"),
+                    )
+                    .at(e.pos)
+                    .note(format!(
+                        "edge {}:{} -> {}:{}",
+                        e.from, e.from_port, e.to, e.to_port
+                    )),
+                );
+                continue;
+            };
+            let fl = &graph.g[from];
+            let tl = &graph.g[to];
+            if fl.output_index(e.from_port).is_none() {
+                let have: Vec<String> = fl.outputs.iter().map(|p| p.id.to_string()).collect();
+                self.err(
+                    Diag::new(
+                        Kind::Graph,
+                        format!(
+                            "edge leaves output port {} of {}, which has no such output port",
+                            e.from_port,
+                            fl.label()
+                        ),
+                    )
+                    .at(e.pos)
+                    .note(format!("output ports of that layer: [{}]", have.join(", "))),
+                );
+                continue;
+            }
+            let Some(to_idx) = tl.input_index(e.to_port) else {
+                let have: Vec<String> = tl.inputs.iter().map(|p| p.id.to_string()).collect();
+                self.err(
+                    Diag::new(
+                        Kind::Graph,
+                        format!(
+                            "edge enters input port {} of {}, which has no such input port",
+                            e.to_port,
+                            tl.label()
+                        ),
+                    )
+                    .at(e.pos)
+                    .note(format!("input ports of that layer: [{}]", have.join(", "))),
+                );
+                continue;
+            };
+            let first = fed[slot(to, to_idx)];
+            if first != usize::MAX {
+                let (line, _) = crate::error::line_col(self.src, first);
+                self.err(
+                    Diag::new(
+                        Kind::Graph,
+                        format!(
+                            "input port {} of {} has two incoming edges",
+                            e.to_port,
+                            tl.label()
+                        ),
+                    )
+                    .at(e.pos)
+                    .note(format!("the first edge into that port is on line {line}")),
+                );
+                continue;
+            }
+            fed[slot(to, to_idx)] = e.pos;
+            graph.g.add_edge(
+                from,
+                to,
+                Edge {
+                    from_port: e.from_port,
+                    to_port: e.to_port,
+                },
+            );
+        }
+        // Every declared input port must be fed (OpenVINO: "Incorrect number of inputs").
+        let mut unfed = Vec::new();
+        for n in graph.g.node_indices() {
+            let l = &graph.g[n];
+            if l.is("LSTMCell") && l.version == "opset1" {
+                continue; // the peephole port is legitimately unconnected
+            }
+            for (i, p) in l.inputs.iter().enumerate() {
+                // Edges are matched to the first input with a port id (ids repeat only in
+                // files that fail anyway).
+                let fed_at = |idx: usize| fed[slot(n, idx)] != usize::MAX;
+                if !fed_at(i) && !l.input_index(p.id).is_some_and(fed_at) {
+                    unfed.push((n, p.id));
+                }
+            }
+        }
+        for (n, port) in unfed {
+            let l = &graph.g[n];
+            let pos = l
+                .origin
+                .map(|o| &self.map.layers[o as usize])
+                .and_then(|s| s.port(port));
+
+            self.err(
+                Diag::new(
+                    Kind::Graph,
+                    format!("input port {port} has no incoming edge"),
+                )
+                .at(pos)
+                .layer(l.label()),
+            );
+        }
+        if graph.ordered().is_none() {
+            let sccs = petgraph::algo::kosaraju_scc(&graph.g);
+            for scc in sccs {
+                let cyclic =
+                    scc.len() > 1 || graph.g.edges_connecting(scc[0], scc[0]).next().is_some();
+                if !cyclic {
+                    continue;
+                }
+                let mut members: Vec<&Layer> = scc.iter().map(|&n| &graph.g[n]).collect();
+                members.sort_by_key(|l| l.id);
+                let first = members[0];
+                let list: Vec<String> = members
+                    .iter()
+                    .take(12)
+                    .map(|l| format!("{} '{}'", l.id, l.name))
+                    .collect();
+                let more = if members.len() > 12 {
+                    format!(" … ({} layers)", members.len())
+                } else {
+                    String::new()
+                };
+                self.err(
+                    Diag::new(Kind::Graph, "the graph has a cycle")
+                        .at(self.map.layer_pos(first))
+                        .layer(first.label())
+                        .note(format!("layers on the cycle: {}{more}", list.join(", "))),
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_split_with_escapes() {
+        assert_eq!(split_names("a,b\\,c, d"), vec!["a", "b,c", " d"]);
+        assert_eq!(split_names(""), Vec::<String>::new());
+    }
+
+    #[test]
+    fn string_tensor_layout() {
+        // ["ab","","xyz"] from shared/reference/openvino-notes.md §1.6
+        let mut b = Vec::new();
+        for v in [3i32, 0, 2, 2, 5] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        b.extend_from_slice(b"abxyz");
+        assert_eq!(b.len(), 25);
+        assert!(check_string_tensor(&b, 3).is_ok());
+        assert!(check_string_tensor(&b, 2).is_err());
+        assert!(check_string_tensor(&b[..20], 3).is_err());
+    }
+}
