@@ -145,9 +145,24 @@ fn fold_graph(
 ) {
     let _ = weights;
     let Some(order) = g.ordered() else { return };
-    // A layer is folded when every output has a known value.
+    let folded = foldable(g, facts, &order);
+    let new_consts = plan_consts(g, facts, &order, &folded, opts, report);
+    for n in &order {
+        if folded.contains(n) {
+            report.folded.push(g.g[*n].label());
+        }
+    }
+    report_too_big(g, facts, &order, &folded, opts, report);
+    for c in new_consts {
+        materialize(g, c);
+    }
+}
+
+/// The layers to fold: every output's value is known (exactly, or compressed behind a
+/// decompression Convert), and the op may fold.
+fn foldable(g: &Graph, facts: &Facts, order: &[LayerId]) -> NodeSet {
     let mut folded = NodeSet::new(g);
-    for &n in &order {
+    for &n in order {
         let l = &g.g[n];
         if l.is("Const") || infer::never_folds(l) || l.outputs.is_empty() || !l.bodies.is_empty() {
             continue;
@@ -161,20 +176,34 @@ fn fold_graph(
             folded.insert(n);
         }
     }
-    // Materialize outputs that an unfolded layer reads.
-    struct NewConst {
-        name: String,
-        value: Arc<Tensor>,
-        /// The value is compressed: a decompression Convert to this type follows the Const.
-        widen_to: Option<ElementType>,
-        names: Vec<String>,
-        rt_info: Option<Arc<XmlElement>>,
-        consumers: Vec<(LayerId, u32)>,
-        producer: LayerId,
-        output: usize,
-    }
+    folded
+}
+
+/// A constant that replaces a folded layer's output where unfolded layers read it.
+struct NewConst {
+    name: String,
+    value: Arc<Tensor>,
+    /// The value is compressed: a decompression Convert to this type follows the Const.
+    widen_to: Option<ElementType>,
+    names: Vec<String>,
+    rt_info: Option<Arc<XmlElement>>,
+    consumers: Vec<(LayerId, u32)>,
+    producer: LayerId,
+    output: usize,
+}
+
+/// The constants to create: outputs of folded layers that an unfolded layer reads, unless
+/// they would grow the weights by more than `--max-fold-bytes` (reported).
+fn plan_consts(
+    g: &Graph,
+    facts: &Facts,
+    order: &[LayerId],
+    folded: &NodeSet,
+    opts: &FoldOptions,
+    report: &mut FoldReport,
+) -> Vec<NewConst> {
     let mut new_consts = Vec::new();
-    for &n in &order {
+    for &n in order {
         if !folded.contains(&n) {
             continue;
         }
@@ -243,14 +272,20 @@ fn fold_graph(
             });
         }
     }
-    for n in &order {
-        if folded.contains(n) {
-            report.folded.push(g.g[*n].label());
-        }
-    }
-    // Layers whose inputs are all known but whose result is too big to compute: refused, and
-    // said so (a Broadcast or Tile to gigabytes is never attempted).
-    for &n in &order {
+    new_consts
+}
+
+/// Layers whose inputs are all known but whose result is too big to compute: refused, and said
+/// so (a Broadcast or Tile to gigabytes is never attempted).
+fn report_too_big(
+    g: &Graph,
+    facts: &Facts,
+    order: &[LayerId],
+    folded: &NodeSet,
+    opts: &FoldOptions,
+    report: &mut FoldReport,
+) {
+    for &n in order {
         let l = &g.g[n];
         if folded.contains(&n)
             || l.is("Const")
@@ -291,83 +326,85 @@ fn fold_graph(
             }
         }
     }
+}
 
-    for c in new_consts {
-        let mut layer = Layer::new("Const", "opset1", &c.name);
-        let t = &c.value;
-        let shape = t
-            .shape
-            .iter()
-            .map(|d| d.to_string())
-            .collect::<Vec<_>>()
-            .join(", ");
-        let size = t.data.len().to_string();
-        layer.data = Some(Attrs::from_pairs([
-            ("element_type", t.et.name()),
-            ("shape", shape.as_str()),
-            ("offset", "0"),
-            ("size", size.as_str()),
-        ]));
+/// Put a planned constant in the graph: a Const (followed by a decompression Convert when the
+/// value is compressed) where the folded output stood, wired to the unfolded consumers.
+fn materialize(g: &mut Graph, c: NewConst) {
+    let mut layer = Layer::new("Const", "opset1", &c.name);
+    let t = &c.value;
+    let shape = t
+        .shape
+        .iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let size = t.data.len().to_string();
+    layer.data = Some(Attrs::from_pairs([
+        ("element_type", t.et.name()),
+        ("shape", shape.as_str()),
+        ("offset", "0"),
+        ("size", size.as_str()),
+    ]));
 
-        let shape = PartialShape::from_static(&t.shape);
-        let mut port = Port::new(0, t.et, shape.clone());
-        // The new Const (and its Convert) sorts where its producer stood.
-        layer.id = g.g[c.producer].id;
-        layer.origin = g.g[c.producer].origin;
-        layer.konst = Some(ConstData::Owned(t.data.clone()));
-        let k = if let Some(wide) = c.widen_to {
-            // Const (compressed) → Convert(decompression): the Convert takes the name, the
-            // tensor names and the rt_info, as the folded layer's output it stands for.
-            layer.name = format!("{}/compressed", c.name);
-            layer.outputs.push(port);
-            let (id, origin) = (layer.id, layer.origin);
-            let k0 = g.g.add_node(layer);
-            let mut cv = Layer::new("Convert", "opset1", &c.name);
-            cv.data = Some(Attrs::from_pairs([("destination_type", wide.name())]));
-            cv.rt_info = Some(Arc::new(decompression_rt_info(c.rt_info.as_deref())));
-            cv.inputs.push(Port::new(0, t.et, shape.clone()));
-            let mut out = Port::new(1, wide, shape);
-            out.set_names(c.names);
-            cv.outputs.push(out);
-            cv.id = id;
-            cv.origin = origin;
-            let k1 = g.g.add_node(cv);
-            g.g.add_edge(
-                k0,
-                k1,
-                Edge {
-                    from_port: 0,
-                    to_port: 0,
-                },
-            );
-            k1
-        } else {
-            layer.rt_info = c.rt_info;
-            port.set_names(c.names);
-            layer.outputs.push(port);
-            g.g.add_node(layer)
-        };
-        for (consumer, port_id) in c.consumers {
-            let old: Vec<_> =
-                g.g.edges_directed(consumer, Direction::Incoming)
-                    .filter(|e| e.weight().to_port == port_id)
-                    .map(|e| e.id())
-                    .collect();
-            for e in old {
-                g.g.remove_edge(e);
-            }
-            g.g.add_edge(
-                k,
-                consumer,
-                Edge {
-                    from_port: g.g[k].outputs[0].id,
-                    to_port: port_id,
-                },
-            );
+    let shape = PartialShape::from_static(&t.shape);
+    let mut port = Port::new(0, t.et, shape.clone());
+    // The new Const (and its Convert) sorts where its producer stood.
+    layer.id = g.g[c.producer].id;
+    layer.origin = g.g[c.producer].origin;
+    layer.konst = Some(ConstData::Owned(t.data.clone()));
+    let k = if let Some(wide) = c.widen_to {
+        // Const (compressed) → Convert(decompression): the Convert takes the name, the
+        // tensor names and the rt_info, as the folded layer's output it stands for.
+        layer.name = format!("{}/compressed", c.name);
+        layer.outputs.push(port);
+        let (id, origin) = (layer.id, layer.origin);
+        let k0 = g.g.add_node(layer);
+        let mut cv = Layer::new("Convert", "opset1", &c.name);
+        cv.data = Some(Attrs::from_pairs([("destination_type", wide.name())]));
+        cv.rt_info = Some(Arc::new(decompression_rt_info(c.rt_info.as_deref())));
+        cv.inputs.push(Port::new(0, t.et, shape.clone()));
+        let mut out = Port::new(1, wide, shape);
+        out.set_names(c.names);
+        cv.outputs.push(out);
+        cv.id = id;
+        cv.origin = origin;
+        let k1 = g.g.add_node(cv);
+        g.g.add_edge(
+            k0,
+            k1,
+            Edge {
+                from_port: 0,
+                to_port: 0,
+            },
+        );
+        k1
+    } else {
+        layer.rt_info = c.rt_info;
+        port.set_names(c.names);
+        layer.outputs.push(port);
+        g.g.add_node(layer)
+    };
+    for (consumer, port_id) in c.consumers {
+        let old: Vec<_> =
+            g.g.edges_directed(consumer, Direction::Incoming)
+                .filter(|e| e.weight().to_port == port_id)
+                .map(|e| e.id())
+                .collect();
+        for e in old {
+            g.g.remove_edge(e);
         }
-        // The producer's output loses its names to the Const that replaces it.
-        g.g[c.producer].outputs[c.output].set_names(Vec::new());
+        g.g.add_edge(
+            k,
+            consumer,
+            Edge {
+                from_port: g.g[k].outputs[0].id,
+                to_port: port_id,
+            },
+        );
     }
+    // The producer's output loses its names to the Const that replaces it.
+    g.g[c.producer].outputs[c.output].set_names(Vec::new());
 }
 
 /// rt_info marking a Convert as weight decompression (OpenVINO's `decompression` attribute),
