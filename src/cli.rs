@@ -222,25 +222,8 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             output,
             format,
             quiet,
-        } => {
-            let _bar = Progress::start("normalize", 2, quiet);
-            let parsed = read(&input)?;
-            let bin = xml::write_files(&parsed.model, &output)?;
-            crate::trace("write");
-            if format == Format::Json {
-                out(&to_json(&report::NormalizeJson {
-                    output: output.display().to_string(),
-                    layers: parsed.model.graph.g.node_count(),
-                    bin,
-                }));
-            }
-            Ok(0)
-        }
-        Cmd::Dump { input } => {
-            let parsed = read(&input)?;
-            out(&crate::dump::dump(&parsed.model));
-            Ok(0)
-        }
+        } => cmd_normalize(input, output, format, quiet),
+        Cmd::Dump { input } => cmd_dump(input),
         Cmd::Fold {
             input,
             output,
@@ -249,64 +232,15 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             verbose,
             format,
             quiet,
-        } => {
-            let overrides = parse_inputs(&inputs)?;
-            let bar = Progress::start("fold", 3, quiet);
-            // Weights >= 4 MiB: start copying them to the output now, beside the work on the graph.
-            let copy = xml::write::BinCopy::start(
-                &xml::read::bin_path_for(&input),
-                &output,
-                xml::write::BIN_COPY_MIN,
-            );
-            let mut parsed = read(&input)?;
-            {
-                let inf = infer::Infer::new(&parsed.model, Some(&parsed.source_map), &overrides);
-                inf.check_overrides().map_err(Fail::Usage)?;
-            }
-            let bin_before = parsed.model.weights.as_ref().map_or(0, |w| w.len() as u64);
-            let opts = crate::passes::fold::FoldOptions { max_fold_bytes };
-            let parsed = &mut *parsed;
-            let report = crate::passes::fold::fold(
-                &mut parsed.model,
-                Some(&parsed.source_map),
-                &overrides,
-                &opts,
-            )
-            .map_err(|d| Fail::Model(parsed.into_error(d)))?;
-            crate::trace("fold");
-            let bin_after = xml::write::write_files_with(&parsed.model, &output, copy)?;
-            crate::trace("write");
-            drop(bar);
-            if verbose {
-                for f in &report.folded {
-                    errln(&format!("folded: {f}"));
-                }
-                for (what, why) in &report.skipped {
-                    errln(&format!("not folded: {what}: {why}"));
-                }
-            }
-            if let Some(n) = infer::trusted_notice(&report.trusted) {
-                errln(&n);
-            }
-            if format == Format::Json {
-                out(&to_json(&report::FoldJson::new(
-                    &report, bin_before, bin_after,
-                )));
-            } else if !quiet {
-                errln(&format!(
-                    "irc fold: {} -> {} layers ({} folded, {} dead removed, {} constants shared, {} skipped); .bin {} -> {} bytes",
-                    report.layers_before,
-                    report.layers_after,
-                    report.folded.len(),
-                    report.removed_dead,
-                    report.deduplicated,
-                    report.skipped.len(),
-                    bin_before,
-                    bin_after
-                ));
-            }
-            Ok(0)
-        }
+        } => cmd_fold(
+            input,
+            output,
+            inputs,
+            max_fold_bytes,
+            verbose,
+            format,
+            quiet,
+        ),
         Cmd::InferShapes {
             input,
             output,
@@ -314,128 +248,231 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             check,
             format,
             quiet,
-        } => {
-            let json = format == Format::Json;
-            let overrides = parse_inputs(&inputs)?;
-            let steps = if check {
-                2
-            } else {
-                3 + output.is_some() as u64
-            };
-            let bar = Progress::start("infer-shapes", steps, quiet);
-            let copy = match (&output, check) {
-                (Some(out), false) => {
-                    xml::write::BinCopy::start(&xml::read::bin_path_for(&input), out, 0)
-                }
-                _ => None,
-            };
-            let mut parsed = read(&input)?;
-            let facts = {
-                let mut inf =
-                    infer::Infer::new(&parsed.model, Some(&parsed.source_map), &overrides);
-                inf.check_overrides().map_err(Fail::Usage)?;
-                let facts = inf.run();
-                crate::trace("infer");
-                if !inf.diags.is_empty() {
-                    return Err(Fail::Model(parsed.into_error(inf.diags)));
-                }
-                if let Some(n) = infer::trusted_notice(&inf.trusted) {
-                    errln(&n);
-                }
-                facts
-            };
-            if check {
-                let mut drift = Vec::new();
-                infer::drift(
-                    &parsed.model.graph,
-                    &facts,
-                    Some(&parsed.source_map),
-                    &mut drift,
-                );
-                drop(bar);
-                if json {
-                    let src = if drift.is_empty() {
-                        None
-                    } else {
-                        std::fs::read_to_string(&parsed.path).ok()
-                    };
-                    out(&to_json(&report::check(&drift, src.as_deref())));
-                    return Ok(if drift.is_empty() { 0 } else { 1 });
-                }
-                if drift.is_empty() {
-                    errln(&format!(
-                        "{}: recorded shapes and types agree with inference",
-                        parsed.path
-                    ));
-                    return Ok(0);
-                }
-                let diags: Vec<Diag> = drift
-                    .iter()
-                    .map(|d| {
-                        Diag::new(
-                            Kind::Shape,
-                            format!(
-                                "output port {}: recorded {}, inferred {}",
-                                d.port, d.recorded, d.inferred
-                            ),
-                        )
-                        .at(d.pos)
-                        .layer(d.layer.clone())
-                    })
-                    .collect();
-                let n = diags.len();
-                err(&parsed.into_error(diags).to_string());
-                errln(&format!("{n} port(s) differ from inference"));
-                return Ok(1);
-            }
-            infer::apply(&mut parsed.model.graph, &facts, &overrides, true);
-            crate::trace("apply");
-            if let Some(o) = &output {
-                xml::write::write_files_with(&parsed.model, o, copy)?;
-                crate::trace("write");
-            }
-            drop(bar);
-            if json {
-                out(&to_json(&report::io(&parsed.model)));
-            } else if output.is_none() {
-                out(&io_summary(&parsed.model));
-            }
-            Ok(0)
-        }
-        Cmd::Diff { a, b, format } => {
-            let pa = read(&a)?;
-            let pb = read(&b)?;
-            let r = crate::diff::diff(&pa.model, &pb.model);
-            match format {
-                Format::Json => out(&to_json(&r)),
-                Format::Text => out(&crate::diff::render_text(&r)),
-            }
-            Ok(if r.equal { 0 } else { 1 })
-        }
+        } => cmd_infer_shapes(input, output, inputs, check, format, quiet),
+        Cmd::Diff { a, b, format } => cmd_diff(a, b, format),
         Cmd::Stats {
             input,
             inputs,
             format,
-        } => {
-            let overrides = parse_inputs(&inputs)?;
-            let mut parsed = read(&input)?;
-            let mut inf = infer::Infer::new(&parsed.model, Some(&parsed.source_map), &overrides);
-            inf.check_overrides().map_err(Fail::Usage)?;
-            let facts = inf.run();
-            if !inf.diags.is_empty() {
-                return Err(Fail::Model(parsed.into_error(inf.diags)));
-            }
-            let trusted = std::mem::take(&mut inf.trusted);
-            drop(inf);
-            infer::apply(&mut parsed.model.graph, &facts, &overrides, true);
-            let s = crate::stats::stats(&parsed.model, &trusted);
-            match format {
-                Format::Json => out(&to_json(&s)),
-                Format::Text => out(&crate::stats::render_text(&s)),
-            }
-            Ok(0)
+        } => cmd_stats(input, inputs, format),
+    }
+}
+
+fn cmd_normalize(
+    input: PathBuf,
+    output: PathBuf,
+    format: Format,
+    quiet: bool,
+) -> Result<i32, Fail> {
+    let _bar = Progress::start("normalize", 2, quiet);
+    let parsed = read(&input)?;
+    let bin = xml::write_files(&parsed.model, &output)?;
+    crate::trace("write");
+    if format == Format::Json {
+        out(&to_json(&report::NormalizeJson {
+            output: output.display().to_string(),
+            layers: parsed.model.graph.g.node_count(),
+            bin,
+        }));
+    }
+    Ok(0)
+}
+
+fn cmd_dump(input: PathBuf) -> Result<i32, Fail> {
+    let parsed = read(&input)?;
+    out(&crate::dump::dump(&parsed.model));
+    Ok(0)
+}
+
+fn cmd_fold(
+    input: PathBuf,
+    output: PathBuf,
+    inputs: Vec<String>,
+    max_fold_bytes: u64,
+    verbose: bool,
+    format: Format,
+    quiet: bool,
+) -> Result<i32, Fail> {
+    let overrides = parse_inputs(&inputs)?;
+    let bar = Progress::start("fold", 3, quiet);
+    // Weights >= 4 MiB: start copying them to the output now, beside the work on the graph.
+    let copy = xml::write::BinCopy::start(
+        &xml::read::bin_path_for(&input),
+        &output,
+        xml::write::BIN_COPY_MIN,
+    );
+    let mut parsed = read(&input)?;
+    {
+        let inf = infer::Infer::new(&parsed.model, Some(&parsed.source_map), &overrides);
+        inf.check_overrides().map_err(Fail::Usage)?;
+    }
+    let bin_before = parsed.model.weights.as_ref().map_or(0, |w| w.len() as u64);
+    let opts = crate::passes::fold::FoldOptions { max_fold_bytes };
+    let parsed = &mut *parsed;
+    let report = crate::passes::fold::fold(
+        &mut parsed.model,
+        Some(&parsed.source_map),
+        &overrides,
+        &opts,
+    )
+    .map_err(|d| Fail::Model(parsed.into_error(d)))?;
+    crate::trace("fold");
+    let bin_after = xml::write::write_files_with(&parsed.model, &output, copy)?;
+    crate::trace("write");
+    drop(bar);
+    if verbose {
+        for f in &report.folded {
+            errln(&format!("folded: {f}"));
+        }
+        for (what, why) in &report.skipped {
+            errln(&format!("not folded: {what}: {why}"));
         }
     }
+    if let Some(n) = infer::trusted_notice(&report.trusted) {
+        errln(&n);
+    }
+    if format == Format::Json {
+        out(&to_json(&report::FoldJson::new(
+            &report, bin_before, bin_after,
+        )));
+    } else if !quiet {
+        errln(&format!(
+            "irc fold: {} -> {} layers ({} folded, {} dead removed, {} constants shared, {} skipped); .bin {} -> {} bytes",
+            report.layers_before,
+            report.layers_after,
+            report.folded.len(),
+            report.removed_dead,
+            report.deduplicated,
+            report.skipped.len(),
+            bin_before,
+            bin_after
+        ));
+    }
+    Ok(0)
+}
+
+fn cmd_infer_shapes(
+    input: PathBuf,
+    output: Option<PathBuf>,
+    inputs: Vec<String>,
+    check: bool,
+    format: Format,
+    quiet: bool,
+) -> Result<i32, Fail> {
+    let json = format == Format::Json;
+    let overrides = parse_inputs(&inputs)?;
+    let steps = if check {
+        2
+    } else {
+        3 + output.is_some() as u64
+    };
+    let bar = Progress::start("infer-shapes", steps, quiet);
+    let copy = match (&output, check) {
+        (Some(out), false) => xml::write::BinCopy::start(&xml::read::bin_path_for(&input), out, 0),
+        _ => None,
+    };
+    let mut parsed = read(&input)?;
+    let facts = {
+        let mut inf = infer::Infer::new(&parsed.model, Some(&parsed.source_map), &overrides);
+        inf.check_overrides().map_err(Fail::Usage)?;
+        let facts = inf.run();
+        crate::trace("infer");
+        if !inf.diags.is_empty() {
+            return Err(Fail::Model(parsed.into_error(inf.diags)));
+        }
+        if let Some(n) = infer::trusted_notice(&inf.trusted) {
+            errln(&n);
+        }
+        facts
+    };
+    if check {
+        let mut drift = Vec::new();
+        infer::drift(
+            &parsed.model.graph,
+            &facts,
+            Some(&parsed.source_map),
+            &mut drift,
+        );
+        drop(bar);
+        if json {
+            let src = if drift.is_empty() {
+                None
+            } else {
+                std::fs::read_to_string(&parsed.path).ok()
+            };
+            out(&to_json(&report::check(&drift, src.as_deref())));
+            return Ok(if drift.is_empty() { 0 } else { 1 });
+        }
+        if drift.is_empty() {
+            errln(&format!(
+                "{}: recorded shapes and types agree with inference",
+                parsed.path
+            ));
+            return Ok(0);
+        }
+        let diags: Vec<Diag> = drift
+            .iter()
+            .map(|d| {
+                Diag::new(
+                    Kind::Shape,
+                    format!(
+                        "output port {}: recorded {}, inferred {}",
+                        d.port, d.recorded, d.inferred
+                    ),
+                )
+                .at(d.pos)
+                .layer(d.layer.clone())
+            })
+            .collect();
+        let n = diags.len();
+        err(&parsed.into_error(diags).to_string());
+        errln(&format!("{n} port(s) differ from inference"));
+        return Ok(1);
+    }
+    infer::apply(&mut parsed.model.graph, &facts, &overrides, true);
+    crate::trace("apply");
+    if let Some(o) = &output {
+        xml::write::write_files_with(&parsed.model, o, copy)?;
+        crate::trace("write");
+    }
+    drop(bar);
+    if json {
+        out(&to_json(&report::io(&parsed.model)));
+    } else if output.is_none() {
+        out(&io_summary(&parsed.model));
+    }
+    Ok(0)
+}
+
+fn cmd_diff(a: PathBuf, b: PathBuf, format: Format) -> Result<i32, Fail> {
+    let pa = read(&a)?;
+    let pb = read(&b)?;
+    let r = crate::diff::diff(&pa.model, &pb.model);
+    match format {
+        Format::Json => out(&to_json(&r)),
+        Format::Text => out(&crate::diff::render_text(&r)),
+    }
+    Ok(if r.equal { 0 } else { 1 })
+}
+
+fn cmd_stats(input: PathBuf, inputs: Vec<String>, format: Format) -> Result<i32, Fail> {
+    let overrides = parse_inputs(&inputs)?;
+    let mut parsed = read(&input)?;
+    let mut inf = infer::Infer::new(&parsed.model, Some(&parsed.source_map), &overrides);
+    inf.check_overrides().map_err(Fail::Usage)?;
+    let facts = inf.run();
+    if !inf.diags.is_empty() {
+        return Err(Fail::Model(parsed.into_error(inf.diags)));
+    }
+    let trusted = std::mem::take(&mut inf.trusted);
+    drop(inf);
+    infer::apply(&mut parsed.model.graph, &facts, &overrides, true);
+    let s = crate::stats::stats(&parsed.model, &trusted);
+    match format {
+        Format::Json => out(&to_json(&s)),
+        Format::Text => out(&crate::stats::render_text(&s)),
+    }
+    Ok(0)
 }
 
 /// Read a model for the rest of the run. The process ends after the command, so the graph is
