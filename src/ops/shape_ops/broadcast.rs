@@ -1,0 +1,229 @@
+//! Broadcast-1/3, Tile-0 and Transpose-1: shape rules (target shapes read with their bounds)
+//! and index-map kernels.
+
+use super::*;
+
+// ---------------------------------------------------------------- Broadcast / Tile
+
+pub(super) fn target_dims(cx: &Ctx, i: usize) -> Option<Dims> {
+    let b = cx.shape_bounds(i)?;
+    Some(
+        b.lo.iter()
+            .zip(&b.hi)
+            .map(|(&l, &h)| dim_from_bounds(l, h))
+            .collect(),
+    )
+}
+
+pub(super) fn broadcast_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(2, 3)?;
+    cx.expect_int(1, "target_shape")?;
+    let x = cx.input(0)?;
+    let mode = cx.attr("mode").unwrap_or("numpy").to_ascii_lowercase();
+    let Some(t) = target_dims(cx, 1) else {
+        let n = cx
+            .input(1)?
+            .shape
+            .to_static()
+            .and_then(|s| s.first().copied());
+        return Ok(vec![Fact::new(
+            x.et,
+            match (n, mode.as_str()) {
+                (Some(n), "numpy" | "explicit") => {
+                    PartialShape::Ranked((0..n).map(|_| Dim::any()).collect())
+                }
+                _ => PartialShape::Dynamic,
+            },
+        )]);
+    };
+    let target = PartialShape::Ranked(t.clone());
+    let out = match mode.as_str() {
+        "numpy" => {
+            if let Some(d) = x.shape.dims() {
+                if d.len() > t.len() {
+                    return Err(format!(
+                        "input {} has a higher rank than the target shape {}",
+                        sh(&x.shape),
+                        sh(&target)
+                    ));
+                }
+                let off = t.len() - d.len();
+                for (i, &dd) in d.iter().enumerate() {
+                    let td = t[off + i];
+                    if let (Some(a), Some(b)) = (dd.get(), td.get()) {
+                        if a != 1 && a != b {
+                            return Err(format!(
+                                "input {} cannot be broadcast to {}",
+                                sh(&x.shape),
+                                sh(&target)
+                            ));
+                        }
+                    }
+                }
+            }
+            target
+        }
+        "bidirectional" => broadcast_numpy(&x.shape, &target)?,
+        "explicit" => target,
+        m => return Err(format!("unknown broadcast mode '{m}'")),
+    };
+    Ok(vec![Fact::new(x.et, out)])
+}
+
+/// Broadcast/Tile values: index map from output coordinates to input coordinates.
+pub(super) fn bcast_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
+    let v = value(cx, 0)?;
+    let out = broadcast_infer(cx)?;
+    let os = out[0].shape.to_static().ok_or("dynamic")?;
+    let mode = cx.attr("mode").unwrap_or("numpy").to_ascii_lowercase();
+    let in_shape = &v.shape;
+    let r = os.len();
+    // Align input axes to output axes.
+    let aligned: Vec<u64> = if mode == "explicit" {
+        let m = cx.ints(2).ok_or("axes_mapping")?;
+        let mut a = vec![1u64; r];
+        for (i, &ax) in m.iter().enumerate() {
+            a[ax as usize] = in_shape[i];
+        }
+        a
+    } else {
+        left_pad(in_shape, r)
+    };
+
+    let ist = strides(&aligned);
+    count(&os)?;
+    let map = index_map(&os, |idx| {
+        (0..r)
+            .map(|a| if aligned[a] == 1 { 0 } else { idx[a] * ist[a] })
+            .sum::<u64>() as usize
+    });
+    Ok(vec![Fact::with_value(remap(&v, os, &map)?)])
+}
+
+pub(super) fn tile_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(2, 2)?;
+    cx.expect_int(1, "repeats")?;
+    let x = cx.input(0)?;
+    let reps = cx.input(1)?;
+    if reps.shape.rank().is_some_and(|r| r != 1) {
+        return Err(format!(
+            "repeats must have rank 1, has shape {}",
+            sh(&reps.shape)
+        ));
+    }
+    let Some(d) = x.shape.dims() else {
+        return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
+    };
+    // Repeats are read as a shape (bounds become intervals); negative repeats count as 0, as
+    // OpenVINO's shape_infer clamps them.
+    let Some(b) = cx.shape_bounds(1) else {
+        // Unknown values but a known count: that many (or the data rank) dynamic dims.
+        return Ok(vec![Fact::new(
+            x.et,
+            match reps.shape.dims().and_then(|r| r[0].get()) {
+                Some(n) => {
+                    PartialShape::Ranked((0..d.len().max(n as usize)).map(|_| Dim::any()).collect())
+                }
+                None => PartialShape::Dynamic,
+            },
+        )]);
+    };
+    let rep: Vec<Dim> =
+        b.lo.iter()
+            .zip(&b.hi)
+            .map(|(&lo, &hi)| dim_from_bounds(lo.max(0), hi.max(0)))
+            .collect();
+    let r = d.len().max(rep.len());
+    let mut out = Dims::new();
+    for i in 0..r {
+        let dd = if i + d.len() >= r {
+            d[i + d.len() - r]
+        } else {
+            Dim::known(1)
+        };
+        let rr = if i + rep.len() >= r {
+            rep[i + rep.len() - r]
+        } else {
+            Dim::known(1)
+        };
+        out.push(checked_dim_mul(dd, rr)?);
+    }
+    Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
+}
+
+pub(super) fn tile_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
+    let v = value(cx, 0)?;
+    let os = tile_infer(cx)?[0].shape.to_static().ok_or("dynamic")?;
+    let r = os.len();
+    let ins = left_pad(&v.shape, r);
+    let ist = strides(&ins);
+    count(&os)?;
+    let map = index_map(&os, |idx| {
+        (0..r)
+            .map(|a| (idx[a] % ins[a].max(1)) * ist[a])
+            .sum::<u64>() as usize
+    });
+    Ok(vec![Fact::with_value(remap(&v, os, &map)?)])
+}
+
+// ---------------------------------------------------------------- Transpose
+
+pub(super) fn transpose_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(2, 2)?;
+    cx.expect_int(1, "order")?;
+    let x = cx.input(0)?;
+    let Some(d) = x.shape.dims() else {
+        return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
+    };
+    let Some(order) = cx.ints(1) else {
+        return Ok(vec![Fact::new(
+            x.et,
+            PartialShape::Ranked((0..d.len()).map(|_| Dim::any()).collect()),
+        )]);
+    };
+    let order: Vec<usize> = if order.is_empty() {
+        (0..d.len()).rev().collect()
+    } else {
+        if order.len() != d.len() {
+            return Err(format!(
+                "order {order:?} has {} entries but the input {} has rank {}",
+                order.len(),
+                sh(&x.shape),
+                d.len()
+            ));
+        }
+        let o: Vec<usize> = order
+            .iter()
+            .map(|&a| norm_axis(a, d.len()))
+            .collect::<R<_>>()?;
+        let mut u = o.clone();
+        u.sort_unstable();
+        u.dedup();
+        if u.len() != o.len() {
+            return Err(format!("order {order:?} is not a permutation"));
+        }
+        o
+    };
+    Ok(vec![Fact::new(
+        x.et,
+        PartialShape::Ranked(order.iter().map(|&a| d[a]).collect()),
+    )])
+}
+
+pub(super) fn transpose_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
+    let v = value(cx, 0)?;
+    let r = v.shape.len();
+    let order = cx.ints(1).ok_or("order")?;
+    let order: Vec<usize> = if order.is_empty() {
+        (0..r).rev().collect()
+    } else {
+        order.iter().map(|&a| norm_axis(a, r)).collect::<R<_>>()?
+    };
+    let os: Vec<u64> = order.iter().map(|&a| v.shape[a]).collect();
+    let ist = strides(&v.shape);
+    count(&os)?;
+    let map = index_map(&os, |idx| {
+        (0..r).map(|k| idx[k] * ist[order[k]]).sum::<u64>() as usize
+    });
+    Ok(vec![Fact::with_value(remap(&v, os, &map)?)])
+}
