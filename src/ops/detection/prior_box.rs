@@ -6,19 +6,19 @@ use super::*;
 // ------------------------------------------------------------------ PriorBox
 
 pub(super) struct PriorBoxAttrs {
-    min_size: Vec<f32>,
-    max_size: Vec<f32>,
-    aspect_ratio: Vec<f32>,
-    density: Vec<f32>,
-    fixed_ratio: Vec<f32>,
-    fixed_size: Vec<f32>,
-    clip: bool,
-    flip: bool,
-    step: f32,
-    offset: f32,
-    variance: Vec<f32>,
-    scale_all_sizes: bool,
-    min_max_aspect_ratios_order: bool,
+    pub(super) min_size: Vec<f32>,
+    pub(super) max_size: Vec<f32>,
+    pub(super) aspect_ratio: Vec<f32>,
+    pub(super) density: Vec<f32>,
+    pub(super) fixed_ratio: Vec<f32>,
+    pub(super) fixed_size: Vec<f32>,
+    pub(super) clip: bool,
+    pub(super) flip: bool,
+    pub(super) step: f32,
+    pub(super) offset: f32,
+    pub(super) variance: Vec<f32>,
+    pub(super) scale_all_sizes: bool,
+    pub(super) min_max_aspect_ratios_order: bool,
 }
 
 pub(super) fn prior_box_attrs(cx: &Ctx) -> R<PriorBoxAttrs> {
