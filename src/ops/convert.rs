@@ -19,7 +19,7 @@ pub fn f_to_i64(x: f64) -> i64 {
 }
 
 /// x86 `cvttsd2si` (32-bit): INT32_MIN for NaN and out-of-range values.
-fn f_to_i32(x: f64) -> i32 {
+pub fn f_to_i32(x: f64) -> i32 {
     if !(-2_147_483_648.0..2_147_483_648.0).contains(&x) {
         i32::MIN
     } else {
@@ -318,11 +318,15 @@ pub fn convert(t: &Tensor, to: E) -> Option<Tensor> {
             }
         }
         E::F16 => {
+            // i32 sources saturate to the f16 range (OpenVINO's i32 → f16 conversion clamps);
+            // every other integer type rounds to nearest even, overflowing to ±inf (measured
+            // with 2026.4.1: i64 65520 → inf, i32 65520 → 65504).
+            let saturate = t.et == E::I32;
             for &s in &src {
                 let v = match s {
                     Scalar::F(f) => f16::from_f32(f as f32),
-                    // Integer sources saturate to the f16 range.
-                    _ => f16::from_f64(as_f64(s).clamp(-65504.0, 65504.0)),
+                    _ if saturate => f16::from_f64(as_f64(s).clamp(-65504.0, 65504.0)),
+                    _ => f16::from_f64(as_f64(s)),
                 };
                 out.extend_from_slice(&v.to_bits().to_le_bytes());
             }

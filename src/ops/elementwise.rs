@@ -399,7 +399,12 @@ fn binary_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
             })
         }
         Bin::FloorMod => m!(|x, y| (x as u64 % y as u64) as i64),
-        // static_cast<T>(std::pow(double, double)).
+        // static_cast<T>(std::pow(double, double)): a negative exponent truncates toward zero
+        // (2^-1 → 0, (-1)^-3 → -1) and 0^-1 = inf converts to INT32_MIN for i32 (a 32-bit
+        // conversion) and INT64_MIN for i64.
+        Bin::Pow if a.et == E::I32 => {
+            m!(|x, y| convert::f_to_i32((x as f64).powf(y as f64)) as i64)
+        }
         Bin::Pow => m!(|x, y| convert::f_to_i64((x as f64).powf(y as f64))),
         Bin::Cmp(CmpOp::Eq) => m!(|x, y| (x == y) as i64),
         Bin::Cmp(CmpOp::Ne) => m!(|x, y| (x != y) as i64),

@@ -1047,6 +1047,19 @@ for _n, (_shape, _t, _b, _cb, _ce) in _B2S:
 
 
 # ---------------------------------------------------------------------------
+# Integer edge cases: integer -> f16 beyond the f16 range (i32 saturates, others overflow to
+# inf), integer Power with negative exponents (0^-1 = inf converts to INT32_MIN / INT64_MIN)
+# ---------------------------------------------------------------------------
+_F16_BIG = [65519, 65520, 70000, -70000, 1000000000, -65520, 65504, 2 ** 31 - 1, -2 ** 31]
+for _t in ("i32", "i64"):
+    add("edge_convert_%s_f16_range" % _t, lambda t=_t: [o.convert(C(_F16_BIG, t), "f16")])
+    add("edge_power_%s_neg_exp" % _t, lambda t=_t: [op1.power(C([0, 2, -2, 1, -1, 0, 3, -3, 2, 0], t),
+                                                              C([-1, -1, -3, -5, -3, 0, -2, -1, -64, -2], t))])
+for _t in ("u16", "u32", "u64"):
+    add("edge_convert_%s_f16_range" % _t, lambda t=_t: [o.convert(C([65519, 65520, 65535], t), "f16")])
+
+
+# ---------------------------------------------------------------------------
 # Running generated cases
 # ---------------------------------------------------------------------------
 def unpack_case(ret):
