@@ -464,6 +464,376 @@ fn shuffle_infer(cx: &Ctx) -> R<Vec<Fact>> {
 
 // ------------------------------------------------------------------ value rules
 
+fn static_out(outs: &[Fact], i: usize) -> R<Vec<u64>> {
+    outs.get(i)
+        .and_then(|o| o.shape.to_static())
+        .ok_or_else(|| "output shape not static".into())
+}
+
+/// Row-major flat offset of `coord` in `shape`.
+fn flat(coord: &[u64], shape: &[u64]) -> usize {
+    coord
+        .iter()
+        .zip(shape)
+        .fold(0u64, |acc, (&c, &d)| acc * d + c) as usize
+}
+
+/// DepthToSpace / SpaceToDepth as index maps. With k spatial axes, b = (b1..bk) the position
+/// inside a block flattened row-major, and C' the smaller channel count: blocks_first puts the
+/// block index outermost in the channel (b * C' + c), depth_first innermost (c * bs^k + b).
+fn depth_space_eval(cx: &Ctx, outs: &[Fact], to_space: bool) -> R<Vec<Fact>> {
+    let x = val(cx, 0)?;
+    let out = static_out(outs, 0)?;
+    let bs = cx.attr_i64("block_size", 1)? as u64;
+    let blocks_first = match cx.attr("mode").unwrap_or("blocks_first") {
+        "blocks_first" => true,
+        "depth_first" => false,
+        m => return Err(format!("unknown mode '{m}'")),
+    };
+    let ins = x.shape.clone();
+    let k = ins.len() - 2;
+    let nb = bs.pow(k as u32);
+    let mut ic = ins.clone();
+    let map = super::shape_ops::index_map(&out, |o| {
+        ic[0] = o[0];
+        if to_space {
+            let mut b = 0u64;
+            // Output (n, c', d_i * bs + b_i) reads channel f(b, c'), spatial d_i.
+            let cs = out[1];
+            for i in 0..k {
+                b = b * bs + o[2 + i] % bs;
+                ic[2 + i] = o[2 + i] / bs;
+            }
+            ic[1] = if blocks_first {
+                b * cs + o[1]
+            } else {
+                o[1] * nb + b
+            };
+        } else {
+            // Output channel f(b, c) reads input channel c at spatial d_i * bs + b_i.
+            let c_in = ins[1];
+            let (c, bidx) = if blocks_first {
+                (o[1] % c_in, o[1] / c_in)
+            } else {
+                (o[1] / nb, o[1] % nb)
+            };
+            ic[1] = c;
+            let mut rest = bidx;
+            for i in (0..k).rev() {
+                let bi = rest % bs;
+                rest /= bs;
+                ic[2 + i] = o[2 + i] * bs + bi;
+            }
+        }
+        flat(&ic, &ins)
+    });
+    Ok(vec![Fact::with_value(super::shape_ops::remap(
+        &x, out, &map,
+    )?)])
+}
+
+fn d2s_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
+    depth_space_eval(cx, outs, true)
+}
+fn s2d_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
+    depth_space_eval(cx, outs, false)
+}
+
+// ------------------------------------------------------------------ TopK
+
+/// libstdc++'s selection and sorting (`std::nth_element`, `std::sort`), step for step: the
+/// order TopK's reference leaves for sort=none, and where NaN (unordered) values land, depend
+/// on it. The depth-limit fallbacks (heap select/sort) are not reproduced: reaching them
+/// declines the fold. Out-of-range scans (possible with an inconsistent comparator) decline too.
+mod stl {
+    use super::R;
+
+    fn lg(n: usize) -> usize {
+        (usize::BITS - 1 - n.leading_zeros()) as usize
+    }
+
+    fn move_median_to_first<T: Copy>(
+        v: &mut [T],
+        res: usize,
+        a: usize,
+        b: usize,
+        c: usize,
+        comp: &impl Fn(&T, &T) -> bool,
+    ) {
+        let m = if comp(&v[a], &v[b]) {
+            if comp(&v[b], &v[c]) {
+                b
+            } else if comp(&v[a], &v[c]) {
+                c
+            } else {
+                a
+            }
+        } else if comp(&v[a], &v[c]) {
+            a
+        } else if comp(&v[b], &v[c]) {
+            c
+        } else {
+            b
+        };
+        v.swap(res, m);
+    }
+
+    /// `__unguarded_partition(first, last, pivot)`.
+    fn unguarded_partition<T: Copy>(
+        v: &mut [T],
+        mut first: usize,
+        mut last: usize,
+        pivot: usize,
+        comp: &impl Fn(&T, &T) -> bool,
+    ) -> R<usize> {
+        let end = v.len();
+        loop {
+            while comp(&v[first], &v[pivot]) {
+                first += 1;
+                if first >= end {
+                    return Err("comparison scan overran".into());
+                }
+            }
+            last = last.checked_sub(1).ok_or("comparison scan overran")?;
+            while comp(&v[pivot], &v[last]) {
+                last = last.checked_sub(1).ok_or("comparison scan overran")?;
+            }
+            if first >= last {
+                return Ok(first);
+            }
+            v.swap(first, last);
+            first += 1;
+        }
+    }
+
+    fn partition_pivot<T: Copy>(
+        v: &mut [T],
+        first: usize,
+        last: usize,
+        comp: &impl Fn(&T, &T) -> bool,
+    ) -> R<usize> {
+        let mid = first + (last - first) / 2;
+        move_median_to_first(v, first, first + 1, mid, last - 1, comp);
+        unguarded_partition(v, first + 1, last, first, comp)
+    }
+
+    fn unguarded_linear_insert<T: Copy>(
+        v: &mut [T],
+        mut last: usize,
+        lo: usize,
+        comp: &impl Fn(&T, &T) -> bool,
+    ) -> R<()> {
+        let val = v[last];
+        let mut next = last.checked_sub(1).ok_or("comparison scan overran")?;
+        while comp(&val, &v[next]) {
+            v[last] = v[next];
+            last = next;
+            if next == lo {
+                // The scan would leave the range (only with an inconsistent comparator).
+                return Err("comparison scan overran".into());
+            }
+            next -= 1;
+        }
+        v[last] = val;
+        Ok(())
+    }
+
+    fn insertion_sort<T: Copy>(
+        v: &mut [T],
+        first: usize,
+        last: usize,
+        comp: &impl Fn(&T, &T) -> bool,
+    ) -> R<()> {
+        if first == last {
+            return Ok(());
+        }
+        for i in first + 1..last {
+            if comp(&v[i], &v[first]) {
+                let val = v[i];
+                v.copy_within(first..i, first + 1);
+                v[first] = val;
+            } else {
+                unguarded_linear_insert(v, i, 0, comp)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn nth_element<T: Copy>(v: &mut [T], nth: usize, comp: &impl Fn(&T, &T) -> bool) -> R<()> {
+        let (mut first, mut last) = (0, v.len());
+        if first == last || nth == last {
+            return Ok(());
+        }
+        let mut depth = lg(last - first) * 2;
+        while last - first > 3 {
+            if depth == 0 {
+                return Err("nth_element falls back to heap select".into());
+            }
+            depth -= 1;
+            let cut = partition_pivot(v, first, last, comp)?;
+            if cut <= nth {
+                first = cut;
+            } else {
+                last = cut;
+            }
+        }
+        insertion_sort(v, first, last, comp)
+    }
+
+    pub fn sort<T: Copy>(v: &mut [T], comp: &impl Fn(&T, &T) -> bool) -> R<()> {
+        let n = v.len();
+        if n == 0 {
+            return Ok(());
+        }
+        introsort_loop(v, 0, n, lg(n) * 2, comp)?;
+        if n > 16 {
+            insertion_sort(v, 0, 16, comp)?;
+            for i in 16..n {
+                unguarded_linear_insert(v, i, 0, comp)?;
+            }
+            Ok(())
+        } else {
+            insertion_sort(v, 0, n, comp)
+        }
+    }
+
+    fn introsort_loop<T: Copy>(
+        v: &mut [T],
+        first: usize,
+        mut last: usize,
+        mut depth: usize,
+        comp: &impl Fn(&T, &T) -> bool,
+    ) -> R<()> {
+        while last - first > 16 {
+            if depth == 0 {
+                return Err("sort falls back to heap sort".into());
+            }
+            depth -= 1;
+            let cut = partition_pivot(v, first, last, comp)?;
+            introsort_loop(v, cut, last, depth, comp)?;
+            last = cut;
+        }
+        Ok(())
+    }
+}
+
+/// The TopK reference on one row: (value, index) pairs, nth_element by (value, index), then
+/// std::sort of the first k by value or index. Returns the chosen indices in output order.
+fn topk_row<T: PartialOrd + Copy>(row: &[T], k: usize, max: bool, sort: &str) -> R<Vec<usize>> {
+    let mut ws: Vec<(T, usize)> = row.iter().copied().zip(0..).collect();
+    let by_value = |a: &(T, usize), b: &(T, usize)| {
+        if a.0 != b.0 {
+            if max {
+                a.0 > b.0
+            } else {
+                a.0 < b.0
+            }
+        } else {
+            a.1 < b.1
+        }
+    };
+    stl::nth_element(&mut ws, k, &by_value)?;
+    match sort {
+        "value" => stl::sort(&mut ws[..k], &by_value)?,
+        "index" => stl::sort(&mut ws[..k], &|a: &(T, usize), b: &(T, usize)| a.1 < b.1)?,
+        _ => {}
+    }
+    Ok(ws[..k].iter().map(|e| e.1).collect())
+}
+
+/// TopK-1/3/11: the values are moved from the input by the chosen indices.
+fn topk_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
+    let x = val(cx, 0)?;
+    let out = static_out(outs, 0)?;
+    let r = x.shape.len();
+    let ax = norm_axis(cx.attr_i64("axis", -1)?, r)?;
+    let (n, k) = (x.shape[ax] as usize, out[ax] as usize);
+    if k > n {
+        return Err(format!("k {k} is larger than the dimension {n}"));
+    }
+    if k == 0 {
+        // OpenVINO's kernel then returns the whole axis, against the inferred shape.
+        return Err("k = 0".into());
+    }
+    let max = match cx.attr("mode").unwrap_or("max") {
+        "max" => true,
+        "min" => false,
+        m => return Err(format!("unknown mode '{m}'")),
+    };
+    let sort = match cx.attr("sort").unwrap_or("none") {
+        "value" => "value",
+        "index" => "index",
+        "none" => "none",
+        s => return Err(format!("unknown sort '{s}'")),
+    };
+    let inner: usize = x.shape[ax + 1..].iter().product::<u64>() as usize;
+    let outer: usize = x.shape[..ax].iter().product::<u64>() as usize;
+    let total: usize = out.iter().product::<u64>() as usize;
+    let mut idx = vec![0usize; total];
+    enum Vals {
+        F(Vec<f64>),
+        I(Vec<i128>),
+    }
+    let vals = if x.et.is_float() {
+        Vals::F(x.to_f64s().ok_or("bad values")?)
+    } else {
+        let s = super::convert::scalars(&x).ok_or("bad values")?;
+        Vals::I(
+            s.iter()
+                .map(|&v| match v {
+                    crate::ir::tensor::Scalar::U(u) => u as i128,
+                    v => v.as_i64() as i128,
+                })
+                .collect(),
+        )
+    };
+    for o in 0..outer {
+        for i in 0..inner {
+            let at = |j: usize| (o * n + j) * inner + i;
+            let chosen = match &vals {
+                Vals::F(v) => {
+                    topk_row(&(0..n).map(|j| v[at(j)]).collect::<Vec<_>>(), k, max, sort)?
+                }
+                Vals::I(v) => {
+                    topk_row(&(0..n).map(|j| v[at(j)]).collect::<Vec<_>>(), k, max, sort)?
+                }
+            };
+            for (j, &c) in chosen.iter().enumerate() {
+                idx[(o * k + j) * inner + i] = c;
+            }
+        }
+    }
+    let map: Vec<Option<usize>> = (0..total)
+        .map(|p| {
+            let (o, i) = (p / (k * inner), p % inner);
+            Some((o * n + idx[p]) * inner + i)
+        })
+        .collect();
+    let values = super::shape_ops::remap(&x, out.clone(), &map)?;
+    let it = outs.get(1).ok_or("no index output")?.et;
+    let ids: Vec<i64> = idx.iter().map(|&v| v as i64).collect();
+    let indices = Tensor::from_i64s(it, out, &ids).ok_or("bad index type")?;
+    Ok(vec![Fact::with_value(values), Fact::with_value(indices)])
+}
+
+/// ShuffleChannels: the axis seen as [group, C/group], transposed to [C/group, group].
+fn shuffle_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
+    let x = val(cx, 0)?;
+    let out = static_out(outs, 0)?;
+    let ax = norm_axis(cx.attr_i64("axis", 1)?, out.len())?;
+    let g = cx.attr_i64("group", 1)? as u64;
+    let per = out[ax] / g;
+    let mut ic = vec![0u64; out.len()];
+    let map = super::shape_ops::index_map(&out, |o| {
+        ic.copy_from_slice(o);
+        ic[ax] = (o[ax] % g) * per + o[ax] / g;
+        flat(&ic, &out)
+    });
+    Ok(vec![Fact::with_value(super::shape_ops::remap(
+        &x, out, &map,
+    )?)])
+}
+
 fn val(cx: &Ctx, i: usize) -> R<Arc<Tensor>> {
     cx.input(i)?
         .value
@@ -808,7 +1178,17 @@ pub(super) fn register(r: &mut Reg) {
         r.add(ty, &all, d(cell_infer));
     }
     r.add("ScaledDotProductAttention", &all, d(sdpa_infer));
-    r.add("TopK", &all, d(topk_infer));
+    // OpenVINO folds TopK for f32/f16/bf16, i32/i64, u32/u64 (measured, 2026.4.1).
+    r.add(
+        "TopK",
+        &all,
+        OpDef::with_eval(topk_infer, topk_eval).kernel_types(|et| {
+            matches!(
+                et,
+                E::F32 | E::F16 | E::Bf16 | E::I32 | E::I64 | E::U32 | E::U64
+            )
+        }),
+    );
     r.add(
         "NonZero",
         &all,
@@ -844,7 +1224,20 @@ pub(super) fn register(r: &mut Reg) {
     r.add("Einsum", &all, d(einsum_infer));
     r.add("Pad", &all, OpDef::with_eval(pad_infer, pad_eval));
     r.add("Select", &all, OpDef::with_eval(select_infer, select_eval));
-    r.add("DepthToSpace", &all, d(d2s));
-    r.add("SpaceToDepth", &all, d(s2d));
-    r.add("ShuffleChannels", &all, d(shuffle_infer));
+    // Pure data movement: OpenVINO folds them for every element type.
+    r.add(
+        "DepthToSpace",
+        &all,
+        OpDef::with_eval(d2s, d2s_eval).movement(0b1),
+    );
+    r.add(
+        "SpaceToDepth",
+        &all,
+        OpDef::with_eval(s2d, s2d_eval).movement(0b1),
+    );
+    r.add(
+        "ShuffleChannels",
+        &all,
+        OpDef::with_eval(shuffle_infer, shuffle_eval).movement(0b1),
+    );
 }
