@@ -525,30 +525,32 @@ const UNARY: &[&str] = &[
     "HSigmoid",
     "Mish",
     "SoftPlus",
-    "SoftSign",
     "Gelu",
-    "Elu",
     "Clamp",
     "Round",
     "Swish",
-    "HardSigmoid",
-    "Selu",
-    "PRelu",
     "LogicalNot",
     "Identity",
-    "FakeConvert",
+];
+
+/// Ops with `unary_infer`'s shape rule that OpenVINO 2026.4.1's ConstantFolding leaves unfolded
+/// for every element type (measured): registered without a kernel.
+const UNARY_SHAPE_ONLY: &[&str] = &[
+    "SoftSign",
+    "Elu",
+    "HardSigmoid",
+    "Selu",
     "LogSoftmax",
-    "MVN",
     "LRN",
     "NormalizeL2",
     "GRN",
     "BatchNormInference",
     "ReverseSequence",
     "Roll",
-    "Reverse",
     "IsFinite",
     "IsInf",
     "IsNaN",
+    "FakeConvert",
 ];
 
 fn unary_infer(cx: &Ctx) -> R<Vec<Fact>> {
@@ -1006,6 +1008,165 @@ fn cumsum_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     ))])
 }
 
+/// Reverse-1: flip the axes given by index (mode "index") or by a boolean mask ("mask").
+fn reverse_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
+    let v = cx.input(0)?.value.clone().ok_or("no value")?;
+    let shape = v.shape.clone();
+    let r = shape.len();
+    let a = cx.input(1)?.value.clone().ok_or("axes unknown")?;
+    let mut flip = vec![false; r];
+    if cx.attr("mode").unwrap_or("index") == "mask" {
+        let m = a.to_i64s().ok_or("bad mask")?;
+        if m.len() != r {
+            return Err(format!("mask has {} elements for rank {r}", m.len()));
+        }
+        for (f, &b) in flip.iter_mut().zip(&m) {
+            *f = b != 0;
+        }
+    } else {
+        for &ax in &a.to_i64s().ok_or("bad axes")? {
+            flip[norm_axis(ax, r)?] = true;
+        }
+    }
+    let _ = outs;
+    let mut ic = vec![0u64; r];
+    let map = super::shape_ops::index_map(&shape, |o| {
+        for d in 0..r {
+            ic[d] = if flip[d] { shape[d] - 1 - o[d] } else { o[d] };
+        }
+        ic.iter()
+            .zip(&shape)
+            .fold(0u64, |acc, (&c, &d)| acc * d + c) as usize
+    });
+    Ok(vec![Fact::with_value(super::shape_ops::remap(
+        &v,
+        shape.clone(),
+        &map,
+    )?)])
+}
+
+/// PRelu: `x < 0 ? x * slope : x`; a 1-D slope as long as the channel dim (dim 1, or dim 0 for
+/// 1-D data) runs along the channels, any other slope broadcasts numpy-style.
+fn prelu_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
+    let x = cx.input(0)?.value.clone().ok_or("no value")?;
+    let s = cx.input(1)?.value.clone().ok_or("no slope")?;
+    let xs = x.shape.clone();
+    let ch = usize::from(xs.len() > 1);
+    let mut ss = s.shape.clone();
+    if ss.len() == 1 && xs.get(ch) == Some(&ss[0]) {
+        let mut c = vec![1u64; xs.len()];
+        c[ch] = ss[0];
+        ss = c;
+    }
+    let (out_shape, maps) = math::bcast_index_maps(&[&xs, &ss]).ok_or("cannot broadcast")?;
+    if out_shape != xs {
+        return Err("slope does not broadcast to the data".into());
+    }
+    let t = match x.et {
+        E::F32 => {
+            let (a, b) = (math::f32s(&x).ok_or("bad")?, math::f32s(&s).ok_or("bad")?);
+            let out: Vec<f32> = (0..a.len())
+                .map(|i| {
+                    let v = a[maps[0][i]];
+                    if v < 0.0 {
+                        v * b[maps[1][i]]
+                    } else {
+                        v
+                    }
+                })
+                .collect();
+            math::from_f32s(xs, &out)
+        }
+        E::I8 => {
+            let (a, b) = (x.to_i64s().ok_or("bad")?, s.to_i64s().ok_or("bad")?);
+            let out: Vec<i64> = (0..a.len())
+                .map(|i| {
+                    let v = a[maps[0][i]];
+                    if v < 0 {
+                        v.wrapping_mul(b[maps[1][i]])
+                    } else {
+                        v
+                    }
+                })
+                .collect();
+            Tensor::from_i64s(x.et, xs, &out).ok_or("encode")?
+        }
+        et => return Err(format!("no PRelu kernel for {et} outside folding")),
+    };
+    Ok(vec![Fact::with_value(t)])
+}
+
+/// MVN-6 (f32): mean (Kahan sum / count), subtract, then for normalize_variance the mean of the
+/// squares, eps added inside or outside the sqrt, and a division — OpenVINO's reference steps.
+fn mvn_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
+    let v = cx.input(0)?.value.clone().ok_or("no value")?;
+    if v.et != E::F32 {
+        return Err("no kernel".into());
+    }
+    let r = v.shape.len();
+    let mut axes: Vec<usize> = cx
+        .ints(1)
+        .ok_or("axes unknown")?
+        .iter()
+        .map(|&a| norm_axis(a, r))
+        .collect::<R<_>>()?;
+    axes.sort_unstable();
+    axes.dedup();
+    let norm = cx.attr_bool("normalize_variance", true)?;
+    let eps = cx.attr_f64("eps", 1e-9)? as f32;
+    let inside = match cx
+        .attr("eps_mode")
+        .unwrap_or("inside_sqrt")
+        .to_ascii_lowercase()
+        .as_str()
+    {
+        "inside_sqrt" => true,
+        "outside_sqrt" => false,
+        m => return Err(format!("unknown eps_mode '{m}'")),
+    };
+    let mut red = v.shape.clone();
+    for &a in &axes {
+        red[a] = 1;
+    }
+    let x = math::f32s(&v).ok_or("bad")?;
+    let (_, maps) = math::bcast_index_maps(&[&v.shape, &red]).ok_or("bcast")?;
+    let mean = math::f32s(&super::reduce::reduce_values(
+        "ReduceMean",
+        &v,
+        &axes,
+        red.clone(),
+    )?)
+    .ok_or("bad")?;
+    let mut out: Vec<f32> = x.iter().zip(&maps[1]).map(|(&a, &m)| a - mean[m]).collect();
+    if norm {
+        let sq: Vec<f32> = out.iter().map(|&a| a * a).collect();
+        let var = math::f32s(&super::reduce::reduce_values(
+            "ReduceMean",
+            &math::from_f32s(v.shape.clone(), &sq),
+            &axes,
+            red,
+        )?)
+        .ok_or("bad")?;
+        let den: Vec<f32> = var
+            .iter()
+            .map(|&m| {
+                if inside {
+                    (m + eps).sqrt()
+                } else {
+                    m.sqrt() + eps
+                }
+            })
+            .collect();
+        for (o, &m) in out.iter_mut().zip(&maps[1]) {
+            *o /= den[m];
+        }
+    }
+    Ok(vec![Fact::with_value(math::from_f32s(
+        v.shape.clone(),
+        &out,
+    ))])
+}
+
 pub(super) fn register(r: &mut Reg) {
     let all = ALL_VERSIONS;
     for &ty in BINARY {
@@ -1021,18 +1182,41 @@ pub(super) fn register(r: &mut Reg) {
     for &ty in UNARY {
         let def = OpDef::with_eval(unary_infer, unary_eval);
         // ConstantFolding computes f16/bf16 ops in f32, except these (`is_node_whitelisted`).
-        let def = if matches!(ty, "Ceiling" | "FakeConvert") {
+        let def = if ty == "Ceiling" {
             def.native_precision()
         } else {
             def
         };
         r.add(ty, &all, def);
     }
+    for &ty in UNARY_SHAPE_ONLY {
+        r.add(ty, &all, OpDef::shape_only(unary_infer));
+    }
     // FakeQuantize has a kernel in OpenVINO but is never folded (`can_constant_fold` false).
     r.add(
         "FakeQuantize",
         &all,
-        OpDef::with_eval(unary_infer, unary_eval).never_folds(),
+        OpDef::shape_only(unary_infer).never_folds(),
+    );
+    r.add(
+        "Reverse",
+        &all,
+        OpDef::with_eval(unary_infer, reverse_eval).movement(0b1),
+    );
+    // OpenVINO folds PRelu for f32/f16/bf16 and i8 only (measured).
+    r.add(
+        "PRelu",
+        &all,
+        OpDef::with_eval(unary_infer, prelu_eval)
+            .kernel_types(|et| matches!(et, E::F32 | E::F16 | E::Bf16 | E::I8)),
+    );
+    // MVN-0 is never folded; MVN-6 only for f32 (f16/bf16 stay unfolded, measured).
+    let (v0, v6): (Vec<u32>, Vec<u32>) = all.iter().partition(|&&v| v < 6);
+    r.add("MVN", &v0, OpDef::shape_only(unary_infer));
+    r.add(
+        "MVN",
+        &v6,
+        OpDef::with_eval(unary_infer, mvn_eval).kernel_types(|et| et == E::F32),
     );
     r.add("Softmax", &all, OpDef::with_eval(unary_infer, softmax_eval));
     r.add("CumSum", &all, OpDef::with_eval(unary_infer, cumsum_eval));
