@@ -19,7 +19,8 @@ sub-byte types are compared element by element from the packed bytes, padding
 bits ignored). If OpenVINO does not fold a Result's producer, the inputs of
 that producer that OpenVINO folded must be equal Consts in irc's output too,
 and irc's output must compute the same on CPU as the original. In every case
-irc must leave no more compute layers than OpenVINO.
+irc must leave no more compute layers than OpenVINO. Cases of kind "nofold" assert that
+OpenVINO leaves every Result's producer unfolded and that irc does too.
 
 Usage:  python tests/ov/fold.py [-k SUBSTRING] [-v] [--keep DIR] [--no-models]
 Env:    IRC_BIN (default <repo>/target/release/irc)
@@ -1060,6 +1061,118 @@ for _t in ("u16", "u32", "u64"):
 
 
 # ---------------------------------------------------------------------------
+# TopK-1/3/11, DepthToSpace/SpaceToDepth, ShuffleChannels, Reverse, PRelu, MVN-6 (folded by
+# OpenVINO); ops and types OpenVINO leaves unfolded ("nofold": irc must leave them too)
+# ---------------------------------------------------------------------------
+import openvino.opset2 as op2
+import openvino.opset6 as op6
+import openvino.opset11 as op11
+import openvino.opset13 as op13
+import openvino.opset14 as op14
+from openvino.utils.node_factory import NodeFactory as _NF
+
+_TK_ROWS = [[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0, 3.0, 5.0],
+            [2.0, 2.0, 2.0, 2.0, -1.0, 7.0, 7.0, 0.0, -0.0, 7.0, 2.0],
+            [NAN, 1.0, NAN, 3.0, -INF, INF, 0.5, NAN, 2.0, 1.0, 8.0]]
+_TK_BIG = np.random.default_rng(5).integers(-20, 20, (2, 40)).astype(np.float64)
+for _v, _mk in ((1, op1.topk), (3, op3.topk), (11, op11.topk)):
+    for _mode in ("max", "min"):
+        for _sort in ("value", "index", "none"):
+            for _k in (1, 4, 11):
+                def _f(mk=_mk, mode=_mode, sort=_sort, k=_k, v=_v):
+                    args = dict(index_element_type="i64") if v != 1 else {}
+                    if v == 11:
+                        args["stable"] = sort == "value"
+                    return list(mk(C(_TK_ROWS, "f32"), C(k), 1, mode, sort, **args).outputs())
+                add("topk%d_%s_%s_k%d" % (_v, _mode, _sort, _k), _f)
+for _t in ("f16", "bf16", "i32", "i64", "u32", "u64"):
+    def _f(t=_t):
+        v = np.abs(_TK_BIG) if t[0] == "u" else _TK_BIG
+        return list(op11.topk(C(v, t), C(7), 1, "max", "value", "i32").outputs())
+    add("topk11_%s_40" % _t, _f)
+add("topk3_axis0_min_none", lambda: list(op3.topk(R([9, 3, 2], "f32", seed=3), C(5, "i32"), 0, "min", "none", "i64").outputs()))
+add("topk3_big_none", lambda: list(op3.topk(C(_TK_BIG, "f32"), C(13), -1, "max", "none").outputs()))
+add("topk11_big_min_index", lambda: list(op11.topk(C(_TK_BIG, "i32"), C(20), 1, "min", "index").outputs()))
+add("topk11_k_eq_dim_none", lambda: list(op11.topk(C(_TK_ROWS, "f32"), C(11), 1, "max", "none").outputs()))
+for _t in ("i8", "u8", "f64"):
+    add("topk11_%s_nofold" % _t, lambda t=_t: list(op11.topk(C(np.abs(_TK_BIG), t), C(3), 1, "max", "value").outputs()),
+        kind="nofold")
+
+for _mode in ("blocks_first", "depth_first"):
+    for _n, _shape, _bs in (("4d", [2, 8, 2, 3], 2), ("5d", [1, 16, 2, 1, 2], 2), ("3d", [2, 9, 2], 3)):
+        add("d2s_%s_%s" % (_mode, _n), lambda m=_mode, sh=_shape, b=_bs: [op1.depth_to_space(R(sh, "f32"), m, b)])
+    for _n, _shape, _bs in (("4d", [2, 2, 4, 6], 2), ("5d", [1, 2, 4, 2, 4], 2), ("3d", [2, 2, 9], 3)):
+        add("s2d_%s_%s" % (_mode, _n), lambda m=_mode, sh=_shape, b=_bs: [op1.space_to_depth(R(sh, "i32"), m, b)])
+add("d2s_f16", lambda: [op1.depth_to_space(R([1, 4, 3, 2], "f16"), "depth_first", 2)])
+add("s2d_u8", lambda: [op1.space_to_depth(R([1, 3, 4, 4], "u8", 0, 200), "blocks_first", 2)])
+add("d2s_bool", lambda: [op1.depth_to_space(R([1, 4, 2, 2], "boolean"), "blocks_first", 2)])
+for _ax, _g in ((1, 2), (1, 3), (-1, 2), (0, 3)):
+    add("shuffle_channels_ax%d_g%d" % (_ax, _g),
+        lambda ax=_ax, g=_g: [op5.shuffle_channels(R([6, 6, 2, 4], "f32"), ax, g)])
+add("shuffle_channels_i64", lambda: [op5.shuffle_channels(R([1, 12, 2], "i64"), 1, 4)])
+
+def _rev(data, axes, mode):
+    return _NF("opset1").create("Reverse", [data.output(0), axes.output(0)], {"mode": mode})
+add("reverse_index", lambda: [_rev(R([2, 3, 4]), C([0, 2]), "index")])
+add("reverse_index_neg_i32", lambda: [_rev(R([2, 3, 4], "i32"), C([-1], "i32"), "index")])
+add("reverse_mask", lambda: [_rev(R([2, 3, 4], "f16"), C([False, True, True], "boolean"), "mask")])
+add("reverse_empty_axes", lambda: [_rev(R([2, 3], "u8", 0, 100), C(np.zeros([0]), "i64"), "index")])
+
+_PR_X = [[-3.0, -1.5, 0.0, -0.0, 2.0], [NAN, -INF, INF, -7.25, 1.0]]
+add("prelu_scalar_slope", lambda: [op1.prelu(C(_PR_X, "f32"), C([0.25], "f32"))])
+add("prelu_channel_slope", lambda: [op1.prelu(R([2, 3, 4]), C([0.1, -2.0, 3.5], "f32"))])
+add("prelu_numpy_slope", lambda: [op1.prelu(R([2, 3, 4]), C([0.1, -2.0, 3.5, 0.7], "f32"))])
+add("prelu_2d_slope", lambda: [op1.prelu(R([2, 3, 4]), R([3, 4], seed=2))])
+add("prelu_1d_data", lambda: [op1.prelu(C([-1.0, 2.0, -3.0], "f32"), C([0.5, 1.5, 2.5], "f32"))])
+add("prelu_f16", lambda: [op1.prelu(R([2, 3, 4], "f16"), C([0.1, -2.0, 3.3], "f16"))])
+add("prelu_bf16", lambda: [op1.prelu(R([2, 3, 4], "bf16"), C([0.1, -2.0, 3.3], "bf16"))])
+add("prelu_i8_wrap", lambda: [op1.prelu(C([[-100, -3, 5], [-1, 0, 127]], "i8"), C([3, -2, 7], "i8"))])
+for _t in ("i32", "i64", "u8"):
+    add("prelu_%s_nofold" % _t, lambda t=_t: [op1.prelu(R([2, 3], t, 0, 20), C([2], t))], kind="nofold")
+
+_MVN_X = np.random.default_rng(9).uniform(-30, 30, (2, 3, 4, 5)).astype(np.float32)
+for _axes in ([1], [2, 3], [1, 2, 3], [-1], [0, 3]):
+    for _nv in (True, False):
+        for _em in ("inside_sqrt", "outside_sqrt"):
+            def _f(axes=_axes, nv=_nv, em=_em):
+                return [op6.mvn(C(_MVN_X, "f32"), C(axes), nv, 1e-3, em)]
+            add("mvn6_%s_%s_%s" % ("_".join(map(str, _axes)), "var" if _nv else "mean", _em), _f)
+add("mvn6_const_rows", lambda: [op6.mvn(C(np.full([2, 6], 3.5), "f32"), C([1], "i32"), True, 1e-9, "inside_sqrt")])
+add("mvn6_big_eps", lambda: [op6.mvn(R([3, 7], "f32"), C([1]), True, 0.5, "outside_sqrt")])
+for _t in ("f16", "bf16"):
+    add("mvn6_%s_nofold" % _t, lambda t=_t: [op6.mvn(R([2, 5], t), C([1]), True, 1e-5, "inside_sqrt")], kind="nofold")
+add("mvn0_nofold", lambda: [op2.mvn(R([1, 2, 4]), True, True, 1e-5)], kind="nofold")
+
+# Ops OpenVINO 2026.4.1 never folds: irc must leave them too.
+_NOFOLD = {
+    "elu": lambda: op1.elu(R([2, 5]), 0.5),
+    "selu": lambda: op1.selu(R([2, 5]), C([1.6], "f32"), C([1.05], "f32")),
+    "hard_sigmoid": lambda: op1.hard_sigmoid(R([2, 5]), C(0.2, "f32"), C(0.5, "f32")),
+    "softsign": lambda: op9.softsign(R([2, 5])),
+    "log_softmax": lambda: op5.log_softmax(R([2, 5]), 1),
+    "roll": lambda: op7.roll(R([2, 5]), C([1, -2]), C([0, 1])),
+    "reverse_sequence": lambda: op1.reverse_sequence(R([2, 4, 3]), C([2, 3]), 0, 1),
+    "avg_pool1": lambda: op1.avg_pool(R([1, 2, 4, 4]), [2, 2], [0, 0], [0, 0], [2, 2], True),
+    "avg_pool14": lambda: op14.avg_pool(R([1, 2, 4, 4]), [2, 2], [0, 0], [0, 0], [2, 2], True),
+    "group_norm": lambda: op12.group_normalization(R([1, 4, 2]), C([1, 1, 1, 1], "f32"), C([0, 0, 0, 0], "f32"), 2, 1e-5),
+    "segment_max": lambda: o.segment_max(R([4, 2]), C([0, 0, 1, 1]), fill_mode="ZERO"),
+    "bitwise_and": lambda: op13.bitwise_and(R([2, 5], "i32"), R([2, 5], "i32", seed=1)),
+    "bitwise_or": lambda: op13.bitwise_or(R([2, 5], "u8", 0, 100), R([2, 5], "u8", 0, 100, seed=1)),
+    "bitwise_xor": lambda: op13.bitwise_xor(R([2, 5], "i64"), R([2, 5], "i64", seed=1)),
+    "bitwise_not": lambda: op13.bitwise_not(R([2, 5], "i32")),
+    "bitwise_and_bool": lambda: op13.bitwise_and(R([2, 5], "boolean"), R([2, 5], "boolean", seed=1)),
+    "interpolate0": lambda: op1.interpolate(R([1, 1, 2, 2]), C([4, 4]), {"axes": [2, 3], "mode": "nearest"}),
+    "lrn": lambda: op1.lrn(R([1, 3, 2, 2]), C([1]), 1e-4, 0.75, 1.0, 3),
+    "batch_norm5": lambda: op5.batch_norm_inference(R([1, 3, 2]), C([1, 1, 1], "f32"), C([0, 0, 0], "f32"),
+                                                    C([0, 0, 0], "f32"), C([1, 1, 1], "f32"), 1e-5),
+    "is_nan": lambda: o.is_nan(C([1.0, NAN], "f32")),
+    "fake_quantize": lambda: op1.fake_quantize(R([2, 5]), C(0.0, "f32"), C(1.0, "f32"), C(0.0, "f32"), C(1.0, "f32"), 5),
+}
+for _n, _f in _NOFOLD.items():
+    add("nofold_%s" % _n, lambda f=_f: [f()], kind="nofold")
+
+
+# ---------------------------------------------------------------------------
 # Running generated cases
 # ---------------------------------------------------------------------------
 def unpack_case(ret):
@@ -1096,6 +1209,9 @@ def check_generated(name, fn, kind, wd):
             bad.append("%s: irc Result has no producer" % rname)
             continue
         if prod.get_type_name() == "Constant":
+            if kind == "nofold":
+                bad.append("%s: OpenVINO folds it: not a nofold case" % rname)
+                continue
             if ir.layers[pid].get("type") != "Const":
                 bad.append("%s: irc left op unfolded (%s)" % (rname, ir.describe(pid)))
                 continue
@@ -1105,12 +1221,15 @@ def check_generated(name, fn, kind, wd):
             continue
         # OV did not fold the Result's producer: compare its folded inputs one level up
         need_cpu = True
-        if kind != "param":
+        if kind not in ("param", "nofold"):
             notes.append("%s: OV left %s unfolded" % (rname, prod.get_type_name()))
         if ir.layers[pid].get("type") == "Const":
+            if kind == "nofold":
+                bad.append("%s: irc folds %s, OpenVINO does not" % (rname, prod.get_type_name()))
+                continue
             tol_idx.add(ri)
             continue  # irc folded more; CPU comparison below decides
-        if ir.layers[pid].get("type") != prod.get_type_name():
+        if ir.layers[pid].get("type").lower() != prod.get_type_name().lower():  # PReLU / PRelu
             bad.append("%s: producer OV %s vs irc %s" % (rname, prod.get_type_name(), ir.describe(pid)))
             continue
         for k, iv in enumerate(prod.input_values()):
