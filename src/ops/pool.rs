@@ -1,8 +1,9 @@
 //! Pooling and resizing: MaxPool-1/8/14, AvgPool-1/14/16, AdaptiveAvg/MaxPool, Interpolate.
 
 use super::conv::{window, window_dim};
+use super::math;
 use super::*;
-use crate::ir::{Dim, Dims, ElementType as E, PartialShape};
+use crate::ir::{tensor::Tensor, Dim, Dims, ElementType as E, PartialShape};
 
 fn pool_shape(cx: &Ctx) -> R<(crate::ir::ElementType, PartialShape)> {
     cx.expect_inputs(1, 1)?;
@@ -175,10 +176,155 @@ fn interpolate_infer(cx: &Ctx) -> R<Vec<Fact>> {
     Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
 }
 
+/// MaxPool-1/8/14 as OpenVINO's reference computes it: per output element, start from the
+/// type's lowest value and index 0, and take an element only when it is strictly greater
+/// (NaN never wins, the first maximum wins ties, padding is skipped). Indices are flat in the
+/// whole input, then taken modulo the element count from `axis` on.
+fn maxpool_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
+    let x = cx.input(0)?.value.clone().ok_or("no value")?;
+    let ds = x.shape.clone();
+    let os = outs
+        .first()
+        .and_then(|o| o.shape.to_static())
+        .ok_or("output shape not static")?;
+    let n = ds.len() - 2;
+    let kernel = cx.attr_ints("kernel")?.ok_or("kernel")?;
+    let w = window(cx, n, true)?;
+    let pads: Vec<i64> = (0..n)
+        .map(|i| match w.auto_pad.as_str() {
+            "valid" => 0,
+            "same_upper" | "same_lower" => {
+                let ek = (kernel[i] - 1) * w.dilations[i] + 1;
+                let total = ((os[2 + i] as i64 - 1) * w.strides[i] + ek - ds[2 + i] as i64).max(0);
+                if w.auto_pad == "same_upper" {
+                    total / 2
+                } else {
+                    (total + 1) / 2
+                }
+            }
+            _ => w.pads_begin[i],
+        })
+        .collect();
+    // Values as f64 (exact for every float type folded) or i64.
+    let float = x.et.is_float();
+    let (fv, iv) = if float {
+        (x.to_f64s().ok_or("bad values")?, Vec::new())
+    } else {
+        (Vec::new(), x.to_i64s().ok_or("bad values")?)
+    };
+    let (flo, ilo): (f64, i64) = match x.et {
+        E::F32 => (f32::MIN as f64, 0),
+        E::F16 => (-65504.0, 0),
+        E::Bf16 => (-3.3895313892515355e38, 0),
+        E::F64 => (f64::MIN, 0),
+        E::I8 => (0.0, i8::MIN as i64),
+        E::U8 | E::U16 | E::U32 | E::U64 => (0.0, 0),
+        E::I16 => (0.0, i16::MIN as i64),
+        E::I32 => (0.0, i32::MIN as i64),
+        E::I64 => (0.0, i64::MIN),
+        et => return Err(format!("no MaxPool kernel for {et}")),
+    };
+    let sp_in: usize = ds[2..].iter().product::<u64>() as usize;
+    let sp_out: usize = os[2..].iter().product::<u64>() as usize;
+    let total = (ds[0] * ds[1]) as usize * sp_out;
+    let (mut vf, mut vi, mut idx) = (
+        Vec::with_capacity(total),
+        Vec::with_capacity(total),
+        Vec::with_capacity(total),
+    );
+    let kn: usize = kernel.iter().product::<i64>() as usize;
+    let mut oc = vec![0u64; n];
+    for bc in 0..(ds[0] * ds[1]) as usize {
+        let base = bc * sp_in;
+        for o in 0..sp_out {
+            let mut rem = o;
+            for i in (0..n).rev() {
+                oc[i] = (rem % os[2 + i] as usize) as u64;
+                rem /= os[2 + i] as usize;
+            }
+            let (mut mf, mut mi, mut at) = (flo, ilo, 0usize);
+            'k: for kk in 0..kn {
+                let mut rem = kk;
+                let mut off = 0usize;
+                let mut kc = vec![0i64; n];
+                for i in (0..n).rev() {
+                    kc[i] = (rem % kernel[i] as usize) as i64;
+                    rem /= kernel[i] as usize;
+                }
+                for i in 0..n {
+                    let p = oc[i] as i64 * w.strides[i] - pads[i] + kc[i] * w.dilations[i];
+                    if p < 0 || p >= ds[2 + i] as i64 {
+                        continue 'k;
+                    }
+                    off = off * ds[2 + i] as usize + p as usize;
+                }
+                if float {
+                    let v = fv[base + off];
+                    if v > mf {
+                        mf = v;
+                        at = off;
+                    }
+                } else {
+                    let v = iv[base + off];
+                    if v > mi {
+                        mi = v;
+                        at = off;
+                    }
+                }
+            }
+            vf.push(mf);
+            vi.push(mi);
+            idx.push((base + at) as i64);
+        }
+    }
+    let values = match x.et {
+        E::F32 => math::from_f32s(
+            os.clone(),
+            &vf.iter().map(|&v| v as f32).collect::<Vec<_>>(),
+        ),
+        E::F64 => math::from_f64s(os.clone(), &vf),
+        E::F16 | E::Bf16 => {
+            super::convert::convert(&math::from_f64s(os.clone(), &vf), x.et).ok_or("convert")?
+        }
+        et => Tensor::from_i64s(et, os.clone(), &vi).ok_or("encode")?,
+    };
+    let mut res = vec![Fact::with_value(values)];
+    if let Some(io) = outs.get(1) {
+        let ax = norm_axis(cx.attr_i64("axis", 0)?, ds.len())?;
+        if ax != 0 {
+            let m: i64 = ds[ax..].iter().product::<u64>() as i64;
+            for v in &mut idx {
+                *v %= m;
+            }
+        }
+        res.push(Fact::with_value(
+            Tensor::from_i64s(io.et, os, &idx).ok_or("bad index type")?,
+        ));
+    }
+    Ok(res)
+}
+
 pub(super) fn register(r: &mut Reg) {
     let all = ALL_VERSIONS;
     let d = OpDef::shape_only;
-    r.add("MaxPool", &all, d(maxpool_infer));
+    // OpenVINO folds MaxPool-1 for f32/f16/bf16/i32/i64, MaxPool-8/14 for i8/u8 too (measured).
+    let (v1, v8): (Vec<u32>, Vec<u32>) = all.iter().partition(|&&v| v < 8);
+    r.add(
+        "MaxPool",
+        &v1,
+        OpDef::with_eval(maxpool_infer, maxpool_eval)
+            .kernel_types(|et| matches!(et, E::F32 | E::F16 | E::Bf16 | E::I32 | E::I64)),
+    );
+    r.add(
+        "MaxPool",
+        &v8,
+        OpDef::with_eval(maxpool_infer, maxpool_eval).kernel_types(|et| {
+            matches!(
+                et,
+                E::F32 | E::F16 | E::Bf16 | E::I32 | E::I64 | E::I8 | E::U8
+            )
+        }),
+    );
     r.add("AvgPool", &all, d(avgpool_infer));
     r.add("AdaptiveAvgPool", &all, d(adaptive_infer));
     r.add("AdaptiveMaxPool", &all, d(adaptive_infer));
