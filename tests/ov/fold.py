@@ -1143,6 +1143,44 @@ for _t in ("f16", "bf16"):
     add("mvn6_%s_nofold" % _t, lambda t=_t: [op6.mvn(R([2, 5], t), C([1]), True, 1e-5, "inside_sqrt")], kind="nofold")
 add("mvn0_nofold", lambda: [op2.mvn(R([1, 2, 4]), True, True, 1e-5)], kind="nofold")
 
+_MP_X = np.random.default_rng(11).integers(-9, 9, (2, 3, 5, 6)).astype(np.float64)
+_MP_X[0, 0, 0, :3] = [NAN, 4.0, NAN]
+_MP_X[1, 2, 4, :] = -INF
+_MP = [  # name, strides, dilations, pads_begin, pads_end, kernel, rounding, auto_pad
+    ("basic", [2, 2], [1, 1], [0, 0], [0, 0], [2, 2], "floor", None),
+    ("pads", [1, 2], [1, 1], [1, 0], [1, 2], [3, 2], "floor", None),
+    ("ceil", [2, 2], [1, 1], [0, 0], [0, 0], [2, 2], "ceil", None),
+    ("dil", [1, 1], [2, 2], [1, 1], [1, 1], [2, 3], "floor", None),
+    ("same_upper", [2, 2], [1, 1], [0, 0], [0, 0], [3, 3], "floor", "same_upper"),
+    ("same_lower", [2, 3], [1, 1], [0, 0], [0, 0], [2, 2], "floor", "same_lower"),
+    ("valid", [1, 1], [1, 1], [3, 3], [3, 3], [4, 4], "floor", "valid"),
+    ("big_pads", [3, 3], [1, 1], [2, 2], [2, 2], [3, 3], "ceil", None),
+]
+for _n, _s, _d, _pb, _pe, _k, _rt, _ap in _MP:
+    add("maxpool1_%s" % _n, lambda s_=_s, pb=_pb, pe=_pe, k=_k, rt=_rt, ap=_ap: [
+        op1.max_pool(C(_MP_X, "f32"), s_, pb, pe, k, rt, ap)])
+    for _it in ("i64", "i32"):
+        for _ax in (0, 2):
+            add("maxpool8_%s_%s_ax%d" % (_n, _it, _ax), lambda s_=_s, d=_d, pb=_pb, pe=_pe, k=_k, rt=_rt, ap=_ap, it=_it, ax=_ax:
+                list(op8.max_pool(C(_MP_X, "f32"), s_, d, pb, pe, k, rt, ap, it, ax).outputs()))
+add("maxpool14_ceil_torch", lambda: list(op14.max_pool(C(_MP_X, "f32"), [2, 2], [1, 1], [1, 1], [0, 1], [2, 2],
+                                                         "ceil_torch").outputs()))
+add("maxpool14_ceil_torch_3d", lambda: list(op14.max_pool(R([1, 2, 5, 4, 3], "f32"), [2, 2, 2], [1, 1, 1], [1, 0, 1],
+                                                            [0, 1, 1], [2, 3, 2], "ceil_torch").outputs()))
+add("maxpool8_1d_axis_neg", lambda: list(op8.max_pool(R([2, 3, 9]), [2], [2], [1], [1], [3], "floor", None, "i64",
+                                                        -1).outputs()))
+for _t in ("f16", "bf16", "i32", "i64", "i8", "u8"):
+    add("maxpool8_%s" % _t, lambda t=_t: list(op8.max_pool(C(np.abs(_MP_X) if t == "u8" else _MP_X, t) if t[0] == "f" or t == "bf16"
+                                                             else R([2, 3, 5, 6], t, -100 if t != "u8" else 0, 100),
+                                                             [2, 1], [1, 1], [1, 0], [1, 1], [3, 2]).outputs()))
+for _t in ("f16", "bf16", "i32", "i64"):
+    add("maxpool1_%s" % _t, lambda t=_t: [op1.max_pool(R([1, 2, 4, 5], t, -50, 50), [1, 2], [1, 1], [0, 1], [2, 2])])
+for _t in ("i8", "u8"):
+    add("maxpool1_%s_nofold" % _t, lambda t=_t: [op1.max_pool(R([1, 2, 4, 4], t, 0, 50), [2, 2], [0, 0], [0, 0], [2, 2])],
+        kind="nofold")
+add("maxpool8_bool_nofold", lambda: list(op8.max_pool(R([1, 2, 4, 4], "boolean"), [2, 2], [1, 1], [0, 0], [0, 0],
+                                                        [2, 2]).outputs()), kind="nofold")
+
 # Ops OpenVINO 2026.4.1 never folds: irc must leave them too.
 _NOFOLD = {
     "elu": lambda: op1.elu(R([2, 5]), 0.5),
