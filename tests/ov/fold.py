@@ -1181,6 +1181,15 @@ for _t in ("i8", "u8"):
 add("maxpool8_bool_nofold", lambda: list(op8.max_pool(R([1, 2, 4, 4], "boolean"), [2, 2], [1, 1], [0, 0], [0, 0],
                                                         [2, 2]).outputs()), kind="nofold")
 
+_SH_A = [1, -8, 2 ** 30, -1, 7, 5, -2 ** 31, 123456]
+_SH_B = [0, 1, 2, 31, 32, 33, -1, 40]
+add("shift_left_i32", lambda: [op15.bitwise_left_shift(C(_SH_A, "i32"), C(_SH_B, "i32"))])
+add("shift_right_i32", lambda: [op15.bitwise_right_shift(C(_SH_A, "i32"), C(_SH_B, "i32"))])
+add("shift_left_i32_bcast", lambda: [op15.bitwise_left_shift(R([2, 3, 4], "i32", -1000, 1000), C([[1], [3], [5]], "i32"))])
+for _t in ("i64", "u8", "i8"):
+    add("shift_left_%s_nofold" % _t, lambda t=_t: [op15.bitwise_left_shift(R([2, 4], t, 0, 50), C([1, 2, 3, 0], t))],
+        kind="nofold")
+
 # Ops OpenVINO 2026.4.1 never folds: irc must leave them too.
 _NOFOLD = {
     "elu": lambda: op1.elu(R([2, 5]), 0.5),
