@@ -8,16 +8,7 @@ use crate::ir::{tensor::Tensor, Dim, ElementType as E, PartialShape};
 mod prior_box;
 use prior_box::*;
 
-fn dim_at(f: &Fact, i: usize) -> Dim {
-    f.shape
-        .dims()
-        .and_then(|d| d.get(i).copied())
-        .unwrap_or(Dim::any())
-}
-
-fn dims(v: &[Dim]) -> PartialShape {
-    PartialShape::Ranked(v.iter().copied().collect())
-}
+use super::util::{dim_at, ranked as dims};
 
 /// Input `i` must have rank `r` (when its rank is known).
 fn expect_rank(cx: &Ctx, i: usize, r: usize, what: &str) -> R<()> {

@@ -13,12 +13,7 @@ fn any_rank(r: usize) -> PartialShape {
     PartialShape::Ranked((0..r).map(|_| Dim::any()).collect())
 }
 
-fn dim(f: &Fact, i: usize) -> Dim {
-    f.shape
-        .dims()
-        .and_then(|d| d.get(i).copied())
-        .unwrap_or(Dim::any())
-}
+use super::util::dim_at as dim;
 
 fn num_dirs(cx: &Ctx) -> R<u64> {
     match cx

@@ -4,18 +4,9 @@
 //! (NMS-5 with 10 boxes, 2 batches, 3 classes and max 5 per class → `[0..30, 3]`).
 
 use super::*;
-use crate::ir::{Dim, ElementType as E, PartialShape};
+use crate::ir::{Dim, ElementType as E};
 
-fn dim_at(f: &Fact, i: usize) -> Dim {
-    f.shape
-        .dims()
-        .and_then(|d| d.get(i).copied())
-        .unwrap_or(Dim::any())
-}
-
-fn shape(v: &[Dim]) -> PartialShape {
-    PartialShape::Ranked(v.iter().copied().collect())
-}
+use super::util::{dim_at, ranked as shape};
 
 /// OpenVINO's `get_max_length()`: the upper bound, `None` when unbounded (OpenVINO's -1).
 fn max_len(d: Dim) -> Option<u64> {

@@ -6,20 +6,6 @@ use super::*;
 use crate::ir::{tensor::Scalar, tensor::Tensor, Dim, Dims, ElementType as E, PartialShape};
 use std::cmp::Ordering;
 
-fn index_type(cx: &Ctx, k: &str) -> R<E> {
-    match cx.attr(k) {
-        None => Ok(E::I64),
-        Some(_) => {
-            let t = cx.attr_et(k)?;
-            if matches!(t, E::I32 | E::I64) {
-                Ok(t)
-            } else {
-                Err(format!("{k} must be i32 or i64, is {t}"))
-            }
-        }
-    }
-}
-
 fn numeric(cx: &Ctx, i: usize, what: &str) -> R<()> {
     let et = cx.input(i)?.et;
     if et.is_float() || et.is_integral() || et == E::Dynamic {
@@ -35,7 +21,7 @@ fn bucketize_infer(cx: &Ctx) -> R<Vec<Fact>> {
     numeric(cx, 0, "data")?;
     numeric(cx, 1, "buckets")?;
     expect_rank(cx, 1, 1, "buckets")?;
-    let et = index_type(cx, "output_type")?;
+    let et = cx.attr_index_type("output_type", E::I64)?;
     Ok(vec![Fact::new(et, cx.input(0)?.shape.clone())])
 }
 
@@ -90,7 +76,7 @@ fn search_sorted_infer(cx: &Ctx) -> R<Vec<Fact>> {
     numeric(cx, 0, "sorted_sequence")?;
     merge_et(cx.input(0)?.et, cx.input(1)?.et)
         .map_err(|e| format!("sorted_sequence and values: {e}"))?;
-    let et = index_type(cx, "output_type")?;
+    let et = cx.attr_index_type("output_type", E::I64)?;
     let (s, v) = (cx.input(0)?, cx.input(1)?);
     let (sr, vr) = (s.shape.rank(), v.shape.rank());
     if sr == Some(0) {
@@ -167,8 +153,8 @@ fn search_sorted_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
 fn unique_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(1, 2)?;
     let x = cx.input(0)?;
-    let it = index_type(cx, "index_element_type")?;
-    let ct = index_type(cx, "count_element_type")?;
+    let it = cx.attr_index_type("index_element_type", E::I64)?;
+    let ct = cx.attr_index_type("count_element_type", E::I64)?;
     let total = x.shape.to_static().map(|s| s.iter().product::<u64>());
     let flat = match total {
         Some(n) if n > 0 => Dim::interval(1, Some(n)),

@@ -5,30 +5,11 @@ use super::signal::{expect_float, expect_rank, expect_scalar_or_1};
 use super::*;
 use crate::ir::{tensor::Tensor, Dim, ElementType as E, PartialShape};
 
-fn dim(f: &Fact, i: usize) -> Dim {
-    f.shape
-        .dims()
-        .and_then(|d| d.get(i).copied())
-        .unwrap_or(Dim::any())
-}
+use super::util::dim_at as dim;
 
 /// Merge dims that must agree, naming both sides in the error.
 fn agree(a: Dim, b: Dim, what: &str) -> R<Dim> {
     merge_dim(a, b).ok_or_else(|| format!("{what} differ: {a} and {b}"))
-}
-
-fn out_type(cx: &Ctx, k: &str) -> R<E> {
-    match cx.attr(k) {
-        None => Ok(E::I32),
-        Some(_) => {
-            let t = cx.attr_et(k)?;
-            if matches!(t, E::I32 | E::I64) {
-                Ok(t)
-            } else {
-                Err(format!("{k} must be i32 or i64, is {t}"))
-            }
-        }
-    }
 }
 
 /// CTCGreedyDecoder-0: data `[T, N, C]`, seq_mask `[T, N]` → `[N, T, 1, 1]` of data's type.
@@ -59,8 +40,8 @@ fn ctc_greedy_seq_len_infer(cx: &Ctx) -> R<Vec<Fact>> {
         expect_scalar_or_1(cx, 2, "blank_index")?;
     }
     let (ct, lt) = (
-        out_type(cx, "classes_index_type")?,
-        out_type(cx, "sequence_length_type")?,
+        cx.attr_index_type("classes_index_type", E::I32)?,
+        cx.attr_index_type("sequence_length_type", E::I32)?,
     );
     let (x, l) = (cx.input(0)?, cx.input(1)?);
     let n = agree(dim(x, 0), dim(l, 0), "N of data and sequence_length")?;

@@ -318,3 +318,34 @@ pub fn checked_dim_add(a: Dim, b: Dim) -> R<Dim> {
 pub fn fact(et: ElementType, dims: Dims) -> Fact {
     Fact::new(et, PartialShape::Ranked(dims))
 }
+
+/// Dim `i` of a fact's shape; `?` when the rank is dynamic or too small.
+pub fn dim_at(f: &Fact, i: usize) -> Dim {
+    f.shape
+        .dims()
+        .and_then(|d| d.get(i).copied())
+        .unwrap_or(Dim::any())
+}
+
+/// A ranked shape from dims.
+pub fn ranked(v: &[Dim]) -> PartialShape {
+    PartialShape::Ranked(v.iter().copied().collect())
+}
+
+impl Ctx<'_> {
+    /// An index element-type attribute (`index_element_type`, `output_type`, …): i32 or i64,
+    /// `default` when absent.
+    pub fn attr_index_type(&self, k: &str, default: ElementType) -> R<ElementType> {
+        match self.attr(k) {
+            None => Ok(default),
+            Some(_) => {
+                let t = self.attr_et(k)?;
+                if matches!(t, ElementType::I32 | ElementType::I64) {
+                    Ok(t)
+                } else {
+                    Err(format!("{k} must be i32 or i64, is {t}"))
+                }
+            }
+        }
+    }
+}

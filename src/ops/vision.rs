@@ -13,12 +13,7 @@ fn val(cx: &Ctx, i: usize) -> R<Arc<Tensor>> {
         .ok_or_else(|| "value unknown".into())
 }
 
-fn dim_at(f: &Fact, i: usize) -> Dim {
-    f.shape
-        .dims()
-        .and_then(|d| d.get(i).copied())
-        .unwrap_or(Dim::any())
-}
+use super::util::dim_at;
 
 fn any_dims(n: usize) -> PartialShape {
     PartialShape::Ranked((0..n).map(|_| Dim::any()).collect())

@@ -54,6 +54,9 @@ import openvino.opset12 as op12
 import openvino.opset16 as o
 from openvino.passes import ConstantFolding, Manager
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import canon_type, ov_fold, parse_override, report  # noqa: E402,F401
+
 _REPO = Path(__file__).resolve().parents[2]
 IRC_BIN = os.environ.get("IRC_BIN", str(_REPO / "target" / "release" / "irc"))
 SHARED_MODELS = Path(os.environ.get("IRC_SHARED_MODELS", str(_REPO.parent / "shared" / "models")))
@@ -75,18 +78,6 @@ VERBOSE = False
 # ---------------------------------------------------------------------------
 # Element types: byte widths, NaN predicates, display
 # ---------------------------------------------------------------------------
-_PREC_SPECIAL = {"BOOL": "boolean", "BIN": "u1", "UNSPECIFIED": "dynamic", "DYNAMIC": "dynamic",
-                 "UNDEFINED": "dynamic", "STRING": "string"}
-
-
-def canon_type(s):
-    """XML precision (FP32, I64, BOOL, BIN, ...) or OV type name -> OV type name."""
-    u = s.strip().upper()
-    if u in _PREC_SPECIAL:
-        return _PREC_SPECIAL[u]
-    if u.startswith("FP"):
-        return "f" + u[2:].lower()
-    return s.strip().lower()
 
 
 BITS = {"u1": 1, "u2": 2, "u3": 3, "u6": 6, "u4": 4, "i4": 4, "f4e2m1": 4, "nf4": 4}
@@ -188,11 +179,6 @@ def compare_const(exp, got, src=None):
 # ---------------------------------------------------------------------------
 # OpenVINO side
 # ---------------------------------------------------------------------------
-def ov_fold(model):
-    m = Manager()
-    m.register_pass(ConstantFolding())
-    m.run_passes(model)
-    return model
 
 
 def fold_and_read(in_xml, out_xml):
@@ -1813,22 +1799,6 @@ def _():
 _OVR_RE = re.compile(r"^(.*)\[(.*)\]$")
 
 
-def parse_override(s):
-    m = _OVR_RE.match(s)
-    name, dims = m.group(1), m.group(2)
-    ds = []
-    for d in dims.split(","):
-        d = d.strip()
-        if d in ("?", "-1"):
-            ds.append(ov.Dimension())
-        elif ".." in d:
-            lo, hi = d.split("..")
-            ds.append(ov.Dimension(int(lo or 0), int(hi) if hi else -1))
-        else:
-            ds.append(ov.Dimension(int(d)))
-    return name, ov.PartialShape(ds)
-
-
 def model_cases():
     meta = json.loads((SHARED_MODELS / "models.json").read_text()) if (SHARED_MODELS / "models.json").exists() else {}
     out = []
@@ -1894,17 +1864,6 @@ def check_model(name, xml, inputs, wd, env=None):
 # ---------------------------------------------------------------------------
 # Main
 # ---------------------------------------------------------------------------
-def report(name, bad, verbose):
-    if not bad:
-        print("PASS %s" % name, flush=True)
-        return True
-    if isinstance(bad, str):
-        print("FAIL %s: %s" % (name, bad), flush=True)
-        return False
-    shown = bad if verbose else bad[:3]
-    extra = "" if len(shown) == len(bad) else " (+%d more)" % (len(bad) - len(shown))
-    print("FAIL %s: %s%s" % (name, "; ".join(shown), extra), flush=True)
-    return False
 
 
 def main():

@@ -47,6 +47,9 @@ import openvino.opset14 as op14
 import openvino.opset16 as o
 from openvino.utils.node_factory import NodeFactory
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import _wrong_prec, canon_type, compare, fmt, irc_ports, ov_port, parse_override, report  # noqa: E402,F401
+
 _REPO = Path(__file__).resolve().parents[2]
 IRC_BIN = os.environ.get("IRC_BIN", str(_REPO / "target" / "release" / "irc"))
 SHARED_MODELS = Path(os.environ.get("IRC_SHARED_MODELS", str(_REPO.parent / "shared" / "models")))
@@ -63,41 +66,6 @@ I32_MAX = np.iinfo(np.int32).max
 # ---------------------------------------------------------------------------
 # XML <-> OV canonical forms
 # ---------------------------------------------------------------------------
-_PREC_SPECIAL = {"BOOL": "boolean", "BIN": "u1", "UNSPECIFIED": "dynamic", "DYNAMIC": "dynamic",
-                 "UNDEFINED": "dynamic", "STRING": "string"}
-
-
-def canon_type(s):
-    """XML precision (FP32, I64, BOOL, BIN, ...) or OV type name -> OV type name."""
-    u = s.strip().upper()
-    if u in _PREC_SPECIAL:
-        return _PREC_SPECIAL[u]
-    if u.startswith("FP"):
-        return "f" + u[2:].lower()
-    return s.strip().lower()
-
-
-def ov_port(out):
-    """(type, dims|None) of an OV output in the lossy XML form."""
-    t = out.get_element_type().get_type_name()
-    ps = out.get_partial_shape()
-    if ps.rank.is_dynamic:
-        return t, None
-    return t, [d.get_length() if d.is_static else -1 for d in ps]
-
-
-def irc_ports(xml_path):
-    """{layer name: (type, [(precision, dims)...] in output-port order)}."""
-    root = ET.parse(xml_path).getroot()
-    res = {}
-    for layer in root.find("layers").findall("layer"):
-        outs = []
-        o_el = layer.find("output")
-        if o_el is not None:
-            for p in o_el.findall("port"):
-                outs.append((canon_type(p.get("precision", "?")), [int(d.text) for d in p.findall("dim")]))
-        res[layer.get("name")] = (layer.get("type"), outs)
-    return res
 
 
 _PORT_RE = re.compile(r"<port\b[^>]*?(?:/>|>.*?</port>)", re.S)
@@ -105,54 +73,11 @@ _DIM_RE = re.compile(r"[ \t]*<dim>[^<]*</dim>[ \t]*\r?\n?")
 _PREC_RE = re.compile(r'precision="([^"]*)"')
 
 
-def _wrong_prec(m):
-    return 'precision="%s"' % ("I8" if m.group(1) == "FP32" else "FP32" if m.group(1) == "FP64" else "FP64")
-
-
 def corrupt_text(text):
     """Remove every port <dim> and give every port a wrong precision."""
     def fix(m):
         return _PREC_RE.sub(_wrong_prec, _DIM_RE.sub("", m.group(0)))
     return _PORT_RE.sub(fix, text)
-
-
-def fmt(t):
-    if t is None:
-        return "missing"
-    typ, dims = t
-    return "%s%s" % (typ, "[?rank]" if dims is None else "[" + ",".join(map(str, dims)) + "]")
-
-
-def compare(ov_model, out_xml, orig_xml):
-    """List of mismatch strings: ordered op outputs of ov_model vs ports of out_xml.
-
-    Only layers present in orig_xml are compared: OpenVINO may add nodes of its
-    own (Pad-12's implicit pad value, SmartReshape's ShapeOf subgraphs)."""
-    got = irc_ports(out_xml)
-    orig = irc_ports(orig_xml)
-    bad = []
-    for node in ov_model.get_ordered_ops():
-        tn = node.get_type_name()
-        if tn in ("Result", "Parameter"):
-            continue
-        name = node.get_friendly_name()
-        if name not in orig:
-            continue
-        if name not in got:
-            bad.append("%s: layer missing in irc output" % name)
-            continue
-        outs = got[name][1]
-        for i, out in enumerate(node.outputs()):
-            exp = ov_port(out)
-            if i >= len(outs):
-                g = None
-            else:
-                g = outs[i]
-                if exp[1] is None and not g[1]:
-                    g = (g[0], None)  # dynamic rank: no dims in XML
-            if g != exp:
-                bad.append("%s(%s)/out%d OV %s vs irc %s" % (name, tn, i, fmt(exp), fmt(g)))
-    return bad
 
 
 def run_irc(orig_xml, workdir, inputs=()):
@@ -2109,35 +2034,6 @@ def model_cases():
 
 
 _OVR_RE = re.compile(r"^(.*)\[(.*)\]$")
-
-
-def parse_override(s):
-    m = _OVR_RE.match(s)
-    name, dims = m.group(1), m.group(2)
-    ds = []
-    for d in dims.split(","):
-        d = d.strip()
-        if d in ("?", "-1"):
-            ds.append(ov.Dimension())
-        elif ".." in d:
-            lo, hi = d.split("..")
-            ds.append(ov.Dimension(int(lo or 0), int(hi) if hi else -1))
-        else:
-            ds.append(ov.Dimension(int(d)))
-    return name, ov.PartialShape(ds)
-
-
-def report(name, bad, verbose):
-    if not bad:
-        print("PASS %s" % name, flush=True)
-        return True
-    if isinstance(bad, str):
-        print("FAIL %s: %s" % (name, bad), flush=True)
-        return False
-    shown = bad if verbose else bad[:3]
-    extra = "" if len(shown) == len(bad) else " (+%d more)" % (len(bad) - len(shown))
-    print("FAIL %s: %s%s" % (name, "; ".join(shown), extra), flush=True)
-    return False
 
 
 def main():
