@@ -23,7 +23,10 @@ pub fn shared_models(test: &str) -> Option<PathBuf> {
     if dir.is_dir() {
         return Some(dir);
     }
-    eprintln!(
+    // Written to stderr directly: libtest captures eprintln!, and the notice must be seen.
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
         "{test}: skipped: {} not found (the shared model set is beside the repository in CI)",
         dir.display()
     );
