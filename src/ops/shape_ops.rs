@@ -10,7 +10,7 @@ mod broadcast;
 mod slice;
 use broadcast::*;
 use slice::*;
-pub(super) use slice::{picks_for, slice_dim};
+pub(super) use slice::{picks_for, slice_axes, slice_dim};
 
 const INF: i64 = i64::MAX;
 

@@ -1,6 +1,6 @@
 //! SliceScatter-15: data with a Slice-8 region overwritten by updates (shape rule and kernel).
 
-use super::shape_ops::{picks_for, slice_dim};
+use super::shape_ops::{picks_for, slice_axes, slice_dim};
 use super::*;
 use crate::ir::{tensor::Tensor, Dims, PartialShape};
 
@@ -26,43 +26,13 @@ fn spec(cx: &Ctx, rank: Option<usize>) -> R<Option<Spec>> {
     let (Some(start), Some(stop), Some(step)) = (cx.ints(2), cx.ints(3), cx.ints(4)) else {
         return Ok(None);
     };
-    if start.len() != stop.len() || start.len() != step.len() {
-        return Err(format!(
-            "start, stop and step have different lengths ({}, {}, {})",
-            start.len(),
-            stop.len(),
-            step.len()
-        ));
-    }
-    if step.contains(&0) {
-        return Err("step must be non-zero".into());
+    if start.len() != stop.len() || start.len() != step.len() || step.contains(&0) {
+        // Reported by the shared check below once the rank is known; without a rank, too.
+        slice_axes(cx, 5, usize::MAX, &start, &stop, &step)?;
     }
     let Some(rank) = rank else { return Ok(None) };
-    let axes: Vec<usize> = if cx.inputs.len() == 6 {
-        let Some(a) = cx.ints(5) else { return Ok(None) };
-        if a.len() != start.len() {
-            return Err(format!(
-                "axes has {} elements, start has {}",
-                a.len(),
-                start.len()
-            ));
-        }
-        let v: Vec<usize> = a.iter().map(|&x| norm_axis(x, rank)).collect::<R<_>>()?;
-        let mut u = v.clone();
-        u.sort_unstable();
-        u.dedup();
-        if u.len() != v.len() {
-            return Err("values in axes must be unique".into());
-        }
-        v
-    } else {
-        if start.len() > rank {
-            return Err(format!(
-                "start has {} elements, data has rank {rank}",
-                start.len()
-            ));
-        }
-        (0..start.len()).collect()
+    let Some(axes) = slice_axes(cx, 5, rank, &start, &stop, &step)? else {
+        return Ok(None);
     };
     Ok(Some(Spec {
         axes,

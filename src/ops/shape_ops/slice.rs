@@ -47,14 +47,17 @@ pub(super) struct SliceSpec {
     step: Vec<i64>,
 }
 
-pub(super) fn slice_spec(cx: &Ctx, rank: usize) -> R<Option<SliceSpec>> {
-    cx.expect_inputs(4, 5)?;
-    for (i, w) in [(1, "start"), (2, "stop"), (3, "step")] {
-        cx.expect_int(i, w)?;
-    }
-    let (Some(start), Some(stop), Some(step)) = (cx.ints(1), cx.ints(2), cx.ints(3)) else {
-        return Ok(None);
-    };
+/// Slice-8's and SliceScatter-15's shared parameter checks: start, stop and step of one length,
+/// no zero step, and the axes (input `axes_input`, unique, normalized; default the leading
+/// axes). `None` when the axes are not known.
+pub(in crate::ops) fn slice_axes(
+    cx: &Ctx,
+    axes_input: usize,
+    rank: usize,
+    start: &[i64],
+    stop: &[i64],
+    step: &[i64],
+) -> R<Option<Vec<usize>>> {
     if start.len() != stop.len() || start.len() != step.len() {
         return Err(format!(
             "start, stop and step have different lengths ({}, {}, {})",
@@ -66,8 +69,10 @@ pub(super) fn slice_spec(cx: &Ctx, rank: usize) -> R<Option<SliceSpec>> {
     if step.contains(&0) {
         return Err("step must be non-zero".into());
     }
-    let axes: Vec<usize> = if cx.inputs.len() == 5 {
-        let Some(a) = cx.ints(4) else { return Ok(None) };
+    if cx.inputs.len() > axes_input {
+        let Some(a) = cx.ints(axes_input) else {
+            return Ok(None);
+        };
         if a.len() != start.len() {
             return Err(format!(
                 "axes has {} elements but start has {}",
@@ -82,15 +87,27 @@ pub(super) fn slice_spec(cx: &Ctx, rank: usize) -> R<Option<SliceSpec>> {
         if u.len() != v.len() {
             return Err("values in axes must be unique".into());
         }
-        v
-    } else {
-        if start.len() > rank {
-            return Err(format!(
-                "start has {} elements but data has rank {rank}",
-                start.len()
-            ));
-        }
-        (0..start.len()).collect()
+        return Ok(Some(v));
+    }
+    if start.len() > rank {
+        return Err(format!(
+            "start has {} elements but data has rank {rank}",
+            start.len()
+        ));
+    }
+    Ok(Some((0..start.len()).collect()))
+}
+
+pub(super) fn slice_spec(cx: &Ctx, rank: usize) -> R<Option<SliceSpec>> {
+    cx.expect_inputs(4, 5)?;
+    for (i, w) in [(1, "start"), (2, "stop"), (3, "step")] {
+        cx.expect_int(i, w)?;
+    }
+    let (Some(start), Some(stop), Some(step)) = (cx.ints(1), cx.ints(2), cx.ints(3)) else {
+        return Ok(None);
+    };
+    let Some(axes) = slice_axes(cx, 4, rank, &start, &stop, &step)? else {
+        return Ok(None);
     };
     Ok(Some(SliceSpec {
         axes,
