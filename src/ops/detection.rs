@@ -49,6 +49,21 @@ fn merge_in(cx: &Ctx, i: usize, a: usize, j: usize, b: usize, what: &str) -> R<D
 
 // ------------------------------------------------------------------ DetectionOutput
 
+/// The prior count a dimension `v` of `per` values per prior implies, checked against the
+/// count `priors` found so far (0: none yet).
+fn priors_in(v: i64, per: i64, priors: i64, what: &str) -> R<i64> {
+    if priors == 0 {
+        if v % per != 0 {
+            return Err(format!("{what} {v} must be a multiple of {per}"));
+        }
+        return Ok(v / per);
+    }
+    if v != priors * per {
+        return Err(format!("{what} {v} must be {priors} priors x {per}"));
+    }
+    Ok(priors)
+}
+
 /// DetectionOutput-0/8: [1, 1, N, 7], N from keep_top_k / top_k / priors × classes × images
 /// (v8 deduces the class count from the input shapes).
 fn detection_output_infer(cx: &Ctx) -> R<Vec<Fact>> {
@@ -168,18 +183,7 @@ fn detection_output_infer(cx: &Ctx) -> R<Vec<Fact>> {
             ));
         }
         if let (Some(v), true) = (st(cp, 1), classes != 0) {
-            if priors == 0 {
-                if v % classes != 0 {
-                    return Err(format!(
-                        "class predictions' second dimension {v} must be a multiple of {classes} classes"
-                    ));
-                }
-                priors = v / classes;
-            } else if v != priors * classes {
-                return Err(format!(
-                    "class predictions' second dimension {v} must be {priors} priors x {classes} classes"
-                ));
-            }
+            priors = priors_in(v, classes, priors, "class predictions' second dimension")?;
         }
     }
     if pr.shape.rank().is_some() {
@@ -198,18 +202,7 @@ fn detection_output_infer(cx: &Ctx) -> R<Vec<Fact>> {
             ));
         }
         if let Some(v) = st(pr, 2) {
-            if priors == 0 {
-                if v % prior_size != 0 {
-                    return Err(format!(
-                        "proposals' third dimension {v} must be a multiple of {prior_size}"
-                    ));
-                }
-                priors = v / prior_size;
-            } else if v != priors * prior_size {
-                return Err(format!(
-                    "proposals' third dimension {v} must be {priors} priors x {prior_size}"
-                ));
-            }
+            priors = priors_in(v, prior_size, priors, "proposals' third dimension")?;
         }
     }
     if five {
