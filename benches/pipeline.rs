@@ -306,7 +306,7 @@ fn main() {
         let xml = generate(&dir, blocks);
         let iters = if blocks >= 2000 { 5 } else { 15 };
         let parsed = irc::xml::read_file(&xml).unwrap_or_else(|e| panic!("{e}"));
-        let layers = parsed.model.graph.g.node_count();
+        let layers = parsed.model.graph.len();
         let mut rows = Vec::new();
         rows.push(("read", time(iters, || irc::xml::read_file(&xml).unwrap())));
         rows.push((

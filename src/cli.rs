@@ -271,7 +271,7 @@ fn cmd_normalize(
     if format == Format::Json {
         out(&to_json(&report::NormalizeJson {
             output: output.display().to_string(),
-            layers: parsed.model.graph.g.node_count(),
+            layers: parsed.model.graph.len(),
             bin,
         }));
     }
@@ -491,7 +491,7 @@ fn io_summary(m: &crate::ir::Model) -> String {
     let mut s = String::new();
     let order = g.ordered().unwrap_or_default();
     for &n in &order {
-        let l = &g.g[n];
+        let l = &g[n];
         if l.is("Parameter") {
             let p = &l.outputs[0];
             let shape = l.attr("shape").unwrap_or("");
@@ -500,12 +500,12 @@ fn io_summary(m: &crate::ir::Model) -> String {
         }
     }
     for &n in &order {
-        let l = &g.g[n];
+        let l = &g[n];
         if l.is("Result") {
             if let Some(p) = l.inputs.first() {
                 let names = g
-                    .producer(n, 0)
-                    .map(|(src, o)| g.g[src].outputs[o].names().join(","))
+                    .input_of(n, 0)
+                    .map(|(src, o)| g[src].outputs[o].names().join(","))
                     .filter(|x| !x.is_empty())
                     .unwrap_or_else(|| l.name.clone());
                 let et = p.precision.map_or("?".into(), |e| e.to_string());

@@ -114,16 +114,16 @@ struct Cx<'m> {
 }
 
 /// A layer's signature and the (paired) producers of its inputs.
-type StructKey = (u64, Vec<Option<(LayerId, usize)>>);
+type StructKey = (u64, Vec<Option<(NodeId, usize)>>);
 
 /// Per graph: the order and the pairing of A's layers with B's.
 struct Pairing {
-    ab: HashMap<LayerId, LayerId>,
-    ba: HashMap<LayerId, LayerId>,
+    ab: HashMap<NodeId, NodeId>,
+    ba: HashMap<NodeId, NodeId>,
 }
 
-fn order(g: &Graph) -> Vec<LayerId> {
-    g.ordered().unwrap_or_else(|| g.g.node_indices().collect())
+fn order(g: &Graph) -> Vec<NodeId> {
+    g.ordered().unwrap_or_else(|| g.nodes().collect())
 }
 
 /// Data attributes that describe content rather than where it is (`offset`/`size` of a Const
@@ -160,29 +160,29 @@ impl Cx<'_> {
         hash_bytes(s.as_bytes())
     }
 
-    fn pair(&self, ga: &Graph, gb: &Graph, oa: &[LayerId], ob: &[LayerId]) -> Pairing {
+    fn pair(&self, ga: &Graph, gb: &Graph, oa: &[NodeId], ob: &[NodeId]) -> Pairing {
         let mut p = Pairing {
             ab: HashMap::new(),
             ba: HashMap::new(),
         };
-        let mut by_name_b: HashMap<&str, Vec<LayerId>> = HashMap::new();
+        let mut by_name_b: HashMap<&str, Vec<NodeId>> = HashMap::new();
         for &n in ob {
-            if !gb.g[n].name.is_empty() {
-                by_name_b.entry(&gb.g[n].name).or_default().push(n);
+            if !gb[n].name.is_empty() {
+                by_name_b.entry(&gb[n].name).or_default().push(n);
             }
         }
-        let mut by_name_a: HashMap<&str, Vec<LayerId>> = HashMap::new();
+        let mut by_name_a: HashMap<&str, Vec<NodeId>> = HashMap::new();
         for &n in oa {
-            if !ga.g[n].name.is_empty() {
-                by_name_a.entry(&ga.g[n].name).or_default().push(n);
+            if !ga[n].name.is_empty() {
+                by_name_a.entry(&ga[n].name).or_default().push(n);
             }
         }
-        let link = |p: &mut Pairing, x: LayerId, y: LayerId| {
+        let link = |p: &mut Pairing, x: NodeId, y: NodeId| {
             p.ab.insert(x, y);
             p.ba.insert(y, x);
         };
         for &n in oa {
-            let name = ga.g[n].name.as_str();
+            let name = ga[n].name.as_str();
             let (Some(la), Some(lb)) = (by_name_a.get(name), by_name_b.get(name)) else {
                 continue;
             };
@@ -194,14 +194,8 @@ impl Cx<'_> {
                 continue;
             }
             // Several layers of one name: equal content first, then in order.
-            let sa: Vec<u64> = la
-                .iter()
-                .map(|&x| self.signature(self.a, &ga.g[x]))
-                .collect();
-            let sb: Vec<u64> = lb
-                .iter()
-                .map(|&y| self.signature(self.b, &gb.g[y]))
-                .collect();
+            let sa: Vec<u64> = la.iter().map(|&x| self.signature(self.a, &ga[x])).collect();
+            let sb: Vec<u64> = lb.iter().map(|&y| self.signature(self.b, &gb[y])).collect();
             for (i, &x) in la.iter().enumerate() {
                 if let Some(j) =
                     (0..lb.len()).find(|&j| sb[j] == sa[i] && !p.ba.contains_key(&lb[j]))
@@ -221,10 +215,9 @@ impl Cx<'_> {
         // Structure: an unpaired layer of A pairs with an unpaired layer of B that has the same
         // signature and reads the same (paired) producers. In topological order, so pairs found
         // here let their consumers pair too.
-        let key_b = |n: LayerId| -> StructKey {
-            (self.signature(self.b, &gb.g[n]), gb.producers(n).to_vec())
-        };
-        let mut free_b: HashMap<StructKey, Vec<LayerId>> = HashMap::new();
+        let key_b =
+            |n: NodeId| -> StructKey { (self.signature(self.b, &gb[n]), gb.inputs_of(n).to_vec()) };
+        let mut free_b: HashMap<StructKey, Vec<NodeId>> = HashMap::new();
         for &n in ob.iter().rev() {
             if !p.ba.contains_key(&n) {
                 free_b.entry(key_b(n)).or_default().push(n);
@@ -237,8 +230,8 @@ impl Cx<'_> {
             if p.ab.contains_key(&n) {
                 continue;
             }
-            let prods: Option<Vec<Option<(LayerId, usize)>>> = ga
-                .producers(n)
+            let prods: Option<Vec<Option<(NodeId, usize)>>> = ga
+                .inputs_of(n)
                 .iter()
                 .map(|pr| match pr {
                     None => Some(None),
@@ -246,7 +239,7 @@ impl Cx<'_> {
                 })
                 .collect();
             let Some(prods) = prods else { continue };
-            let key = (self.signature(self.a, &ga.g[n]), prods);
+            let key = (self.signature(self.a, &ga[n]), prods);
             if let Some(list) = free_b.get_mut(&key) {
                 if let Some(y) = list.pop() {
                     link(&mut p, n, y);
@@ -267,16 +260,16 @@ impl Cx<'_> {
         };
         for &n in &oa {
             if !p.ab.contains_key(&n) {
-                r.removed.push(lref(&ga.g[n]));
+                r.removed.push(lref(&ga[n]));
             }
         }
         for &n in &ob {
-            let lb = &gb.g[n];
+            let lb = &gb[n];
             let Some(&m) = p.ba.get(&n) else {
                 r.added.push(lref(lb));
                 continue;
             };
-            let la = &ga.g[m];
+            let la = &ga[m];
             let what = self.layer(ga, gb, m, n, &p);
             if !what.is_empty() {
                 r.changed.push(Changed {
@@ -310,8 +303,8 @@ impl Cx<'_> {
     }
 
     /// How a paired layer changed.
-    fn layer(&self, ga: &Graph, gb: &Graph, m: LayerId, n: LayerId, p: &Pairing) -> Vec<String> {
-        let (la, lb) = (&ga.g[m], &gb.g[n]);
+    fn layer(&self, ga: &Graph, gb: &Graph, m: NodeId, n: NodeId, p: &Pairing) -> Vec<String> {
+        let (la, lb) = (&ga[m], &gb[n]);
         let mut w = Vec::new();
         if la.name != lb.name {
             w.push(format!("name: {:?} -> {:?}", la.name, lb.name));
@@ -355,7 +348,7 @@ impl Cx<'_> {
             }
         }
         // Inputs: which producer (paired) feeds each input.
-        let (pa, pb) = (ga.producers(m), gb.producers(n));
+        let (pa, pb) = (ga.inputs_of(m), gb.inputs_of(n));
         if pa.len() != pb.len() {
             w.push(format!("inputs: {} -> {}", pa.len(), pb.len()));
         }
@@ -438,7 +431,7 @@ fn rename_ids(e: &mut XmlElement, g: Option<&Graph>) {
                 v.parse()
                     .ok()
                     .and_then(|id| g.find_by_id(id))
-                    .map(|n| &g.g[n])
+                    .map(|n| &g[n])
             }) {
                 *v = format!("'{}'", n.name);
             }
@@ -449,11 +442,11 @@ fn rename_ids(e: &mut XmlElement, g: Option<&Graph>) {
     }
 }
 
-fn src(g: &Graph, p: Option<(LayerId, usize)>) -> String {
+fn src(g: &Graph, p: Option<(NodeId, usize)>) -> String {
     match p {
         None => "none".into(),
-        Some((s, o)) if g.g[s].outputs.len() > 1 => format!("{:?}:{o}", g.g[s].name),
-        Some((s, _)) => format!("{:?}", g.g[s].name),
+        Some((s, o)) if g[s].outputs.len() > 1 => format!("{:?}:{o}", g[s].name),
+        Some((s, _)) => format!("{:?}", g[s].name),
     }
 }
 

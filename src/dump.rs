@@ -18,15 +18,15 @@ const PREVIEW_BIG: usize = 4;
 pub fn dump(model: &Model) -> String {
     let mut out = String::new();
     let g = &model.graph;
-    let consts = g.g.node_weights().filter(|l| l.is("Const")).count();
-    let ins = g.g.node_weights().filter(|l| l.is("Parameter")).count();
-    let outs = g.g.node_weights().filter(|l| l.is("Result")).count();
+    let consts = g.layers().filter(|l| l.is("Const")).count();
+    let ins = g.layers().filter(|l| l.is("Parameter")).count();
+    let outs = g.layers().filter(|l| l.is("Result")).count();
     let _ = writeln!(
         out,
         "net \"{}\" IR v{}: {} layers ({} Const), {} inputs, {} outputs",
         model.name,
         model.version,
-        g.g.node_count(),
+        g.len(),
         consts,
         ins,
         outs
@@ -40,21 +40,21 @@ fn graph(model: &Model, g: &Graph, depth: usize, out: &mut String) {
         let _ = writeln!(out, "{}<graph has a cycle>", "  ".repeat(depth));
         return;
     };
-    let num: HashMap<LayerId, usize> = order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+    let num: HashMap<NodeId, usize> = order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
     for &n in &order {
-        let l = &g.g[n];
+        let l = &g[n];
         let pad = "  ".repeat(depth);
         let _ = write!(
             out,
             "{pad}%{} = {}@{} \"{}\"",
             num[&n], l.ty, l.version, l.name
         );
-        let prods = g.producers(n);
+        let prods = g.inputs_of(n);
         if !prods.is_empty() {
             let args: Vec<String> = prods
                 .iter()
                 .map(|p| match p {
-                    Some((src, o)) if g.g[*src].outputs.len() > 1 => format!("%{}:{o}", num[src]),
+                    Some((src, o)) if g[*src].outputs.len() > 1 => format!("%{}:{o}", num[src]),
                     Some((src, _)) => format!("%{}", num[src]),
                     None => "_".into(),
                 })

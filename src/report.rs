@@ -66,7 +66,7 @@ pub fn io_of(g: &Graph) -> IoReport {
     };
     let et = |p: &crate::ir::Port| p.precision.map_or("dynamic".into(), |e| e.to_string());
     for &n in &order {
-        let l = &g.g[n];
+        let l = &g[n];
         if l.is("Parameter") {
             let Some(p) = l.outputs.first() else { continue };
             // The `shape` attribute (overrides applied) keeps intervals, which ports lose once
@@ -86,8 +86,8 @@ pub fn io_of(g: &Graph) -> IoReport {
         } else if l.is("Result") {
             let Some(p) = l.inputs.first() else { continue };
             let mut names = g
-                .producer(n, 0)
-                .map(|(src, o)| g.g[src].outputs[o].names().to_vec())
+                .input_of(n, 0)
+                .map(|(src, o)| g[src].outputs[o].names().to_vec())
                 .unwrap_or_default();
             names.sort();
             r.outputs.push(Io {

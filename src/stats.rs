@@ -126,8 +126,8 @@ pub fn stats(m: &Model, trusted: &BTreeMap<String, usize>) -> Stats {
 }
 
 fn walk(m: &Model, g: &Graph, s: &mut Stats) {
-    for n in g.g.node_indices() {
-        let l = &g.g[n];
+    for n in g.nodes() {
+        let l = &g[n];
         s.layers += 1;
         *s.ops.entry(format!("{}@{}", l.ty, l.version)).or_default() += 1;
         if l.is("Const") {
@@ -157,12 +157,12 @@ fn walk(m: &Model, g: &Graph, s: &mut Stats) {
     }
 }
 
-fn chain(_m: &Model, g: &Graph, n: LayerId, s: &mut Stats) {
-    let l = &g.g[n];
-    let Some((p, o)) = g.producer(n, 0) else {
+fn chain(_m: &Model, g: &Graph, n: NodeId, s: &mut Stats) {
+    let l = &g[n];
+    let Some((p, o)) = g.input_of(n, 0) else {
         return;
     };
-    let k = &g.g[p];
+    let k = &g[p];
     let src = k.outputs.get(o).and_then(|x| x.precision);
     let dst = l.attr("destination_type").and_then(ElementType::parse_attr);
     let (Some(src), Some(dst)) = (src, dst) else {
@@ -180,8 +180,8 @@ fn chain(_m: &Model, g: &Graph, n: LayerId, s: &mut Stats) {
     c.decompressed_bytes += dst.storage_bytes(elements).unwrap_or(0);
 }
 
-fn static_in(g: &Graph, n: LayerId, i: usize) -> Option<Vec<u64>> {
-    g.g[n].inputs.get(i)?.shape.to_static()
+fn static_in(g: &Graph, n: NodeId, i: usize) -> Option<Vec<u64>> {
+    g[n].inputs.get(i)?.shape.to_static()
 }
 
 fn product(d: &[u64]) -> Option<u64> {
@@ -189,8 +189,8 @@ fn product(d: &[u64]) -> Option<u64> {
 }
 
 /// MACs of MatMul and the convolutions, when their shapes are static.
-fn compute(g: &Graph, n: LayerId, s: &mut Stats) {
-    let l = &g.g[n];
+fn compute(g: &Graph, n: NodeId, s: &mut Stats) {
+    let l = &g[n];
     let kind = [
         "MatMul",
         "Convolution",
@@ -283,9 +283,9 @@ fn op_origin(l: &Layer) -> String {
 const MAX_VALS: usize = 64;
 
 /// The integer value of a Const feeding input `i` of `n`.
-fn const_ints(m: &Model, g: &Graph, n: LayerId, i: usize) -> Option<Vec<i64>> {
-    let (p, _) = g.producer(n, i)?;
-    let k = &g.g[p];
+fn const_ints(m: &Model, g: &Graph, n: NodeId, i: usize) -> Option<Vec<i64>> {
+    let (p, _) = g.input_of(n, i)?;
+    let k = &g[p];
     let bytes = m.const_bytes(k.konst.as_ref()?)?;
     let et = k.attr("element_type").and_then(ElementType::parse_attr)?;
     let dims = PartialShape::parse_static(k.attr("shape")?).ok()?;
@@ -320,11 +320,11 @@ fn norm_axis(a: i64, rank: usize) -> Option<usize> {
 fn dim_sources(
     m: &Model,
     g: &Graph,
-    n: LayerId,
+    n: NodeId,
     ranks: &[Option<usize>],
     out_rank: usize,
 ) -> Option<Vec<Vec<Src>>> {
-    let l = &g.g[n];
+    let l = &g[n];
     let r = |i: usize| ranks.get(i).copied().flatten();
     let one = |s: Src| vec![s];
     if l.is("Transpose") {
@@ -404,11 +404,11 @@ fn dynamic(m: &Model, g: &Graph) -> Vec<OutputDyn> {
         index: HashMap::new(),
     };
     let order = g.ordered().unwrap_or_default();
-    let mut prov: HashMap<(LayerId, usize), Prov> = HashMap::new();
+    let mut prov: HashMap<(NodeId, usize), Prov> = HashMap::new();
     let mut res = Vec::new();
     let empty = Prov::default();
     for &n in &order {
-        let l = &g.g[n];
+        let l = &g[n];
         if l.is("Parameter") {
             let mut p = Prov::default();
             if let Some(port) = l.outputs.first() {
@@ -432,10 +432,10 @@ fn dynamic(m: &Model, g: &Graph) -> Vec<OutputDyn> {
             prov.insert((n, 0), p);
             continue;
         }
-        let prods = g.producers(n);
+        let prods = g.inputs_of(n);
         let ports: Vec<Option<&Port>> = prods
             .iter()
-            .map(|pr| pr.and_then(|(s, o)| g.g[s].outputs.get(o)))
+            .map(|pr| pr.and_then(|(s, o)| g[s].outputs.get(o)))
             .collect();
         let provs: Vec<Prov> = prods
             .iter()
@@ -615,12 +615,12 @@ fn dynamic(m: &Model, g: &Graph) -> Vec<OutputDyn> {
 fn values(
     m: &Model,
     g: &Graph,
-    n: LayerId,
+    n: NodeId,
     o: usize,
     port: &Port,
     provs: &[Prov],
 ) -> Option<Vec<BTreeSet<u32>>> {
-    let l = &g.g[n];
+    let l = &g[n];
     let len = match port.shape.to_static()?.as_slice() {
         [] => 1,
         [k] => *k as usize,

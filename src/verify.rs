@@ -15,8 +15,6 @@
 use crate::error::{Diag, Kind};
 use crate::ir::tensor::strings;
 use crate::ir::{ConstData, ElementType, Graph, Layer, Model, PartialShape};
-use petgraph::visit::{EdgeRef, IntoEdgeReferences};
-use petgraph::Direction;
 
 /// How much to check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,8 +66,8 @@ fn err(out: &mut Vec<Diag>, within: &str, l: Option<&Layer>, msg: String) {
 
 fn graph(model: &Model, g: &Graph, within: &str, out: &mut Vec<Diag>) {
     let mut ids = crate::ir::FastMap::default();
-    for n in g.g.node_indices() {
-        let l = &g.g[n];
+    for n in g.nodes() {
+        let l = &g[n];
         if let Some(prev) = ids.insert(l.id, n) {
             err(
                 out,
@@ -77,14 +75,14 @@ fn graph(model: &Model, g: &Graph, within: &str, out: &mut Vec<Diag>) {
                 Some(l),
                 format!(
                     "layer id {} is used twice (also by '{}')",
-                    l.id, g.g[prev].name
+                    l.id, g[prev].name
                 ),
             );
         }
         layer(model, g, n, within, out);
     }
-    for e in (&g.g).edge_references() {
-        let (s, t, w) = (&g.g[e.source()], &g.g[e.target()], e.weight());
+    for k in g.links() {
+        let (s, t, w) = (&g[k.from], &g[k.to], k.edge);
         if s.output_index(w.from_port).is_none() {
             err(
                 out,
@@ -113,14 +111,11 @@ fn graph(model: &Model, g: &Graph, within: &str, out: &mut Vec<Diag>) {
     }
 }
 
-fn layer(model: &Model, g: &Graph, n: crate::ir::LayerId, within: &str, out: &mut Vec<Diag>) {
-    let l = &g.g[n];
+fn layer(model: &Model, g: &Graph, n: crate::ir::NodeId, within: &str, out: &mut Vec<Diag>) {
+    let l = &g[n];
     // Every input port fed exactly once.
     for p in &l.inputs {
-        let feeds =
-            g.g.edges_directed(n, Direction::Incoming)
-                .filter(|e| e.weight().to_port == p.id)
-                .count();
+        let feeds = g.links_into(n).filter(|k| k.edge.to_port == p.id).count();
         if feeds != 1 {
             err(
                 out,
@@ -291,19 +286,15 @@ mod tests {
         let mut p = sample("silero_seq.xml");
         let g = &mut p.model.graph;
         // A Result loses its input, and two layers share an id.
-        let result = g.g.node_indices().find(|&n| g.g[n].is("Result")).unwrap();
-        let e =
-            g.g.edges_directed(result, Direction::Incoming)
-                .next()
-                .unwrap()
-                .id();
-        g.g.remove_edge(e);
+        let result = g.nodes().find(|&n| g[n].is("Result")).unwrap();
+        let port = g[result].inputs[0].id;
+        assert_eq!(g.disconnect_input(result, port), 1);
         let (a, b) = {
-            let mut it = g.g.node_indices();
+            let mut it = g.nodes();
             (it.next().unwrap(), it.next().unwrap())
         };
-        let id = g.g[a].id;
-        g.g[b].id = id;
+        let id = g[a].id;
+        g[b].id = id;
         let diags = verify(&p.model, Check::Structure);
         let text: Vec<String> = diags.iter().map(|d| d.message.clone()).collect();
         assert!(

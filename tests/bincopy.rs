@@ -34,7 +34,7 @@ fn consts(xml: &Path) -> Vec<(String, String, String, Vec<u8>)> {
         .unwrap()
         .into_iter()
         .filter_map(|n| {
-            let l = &g.g[n];
+            let l = &g[n];
             let k = l.konst.as_ref()?;
             Some((
                 l.name.clone(),
@@ -79,7 +79,7 @@ fn whole_copy_gives_the_same_constants() {
         // Constants that stayed reference the input bytes in place: no Const reads past the
         // copy unless irc made it.
         let p = irc::xml::read_file(&copied).unwrap();
-        for l in p.model.graph.g.node_weights() {
+        for l in p.model.graph.layers() {
             if let Some(ConstData::Bin { offset, size }) = &l.konst {
                 assert!(offset + size <= bin.len() as u64);
             }

@@ -22,7 +22,7 @@
 //! - any other op folds when its result is no bigger than the compressed values it reads, or at
 //!   most [`SMALL_FOLD_BYTES`] (empty tensors, scalars, small shape tensors).
 
-use crate::ir::{ElementType as E, Graph, LayerId};
+use crate::ir::{ElementType as E, Graph, NodeId};
 
 /// Results this small always fold: a few scalars cost less than the layers computing them.
 pub const SMALL_FOLD_BYTES: u64 = 64;
@@ -50,25 +50,25 @@ pub fn compressible(et: E) -> bool {
 }
 
 /// Is layer `n` the Convert at the head of a weight-decompression chain?
-pub fn is_head(g: &Graph, n: LayerId) -> bool {
+pub fn is_head(g: &Graph, n: NodeId) -> bool {
     head(g, n, true)
 }
 
 /// `zero_points`: a small Convert also counts when it is the zero point subtracted from a
 /// (big) head: the CPU plugin quantizes activations for a compressed FullyConnected only while
 /// its zero point stays an integer constant.
-fn head(g: &Graph, n: LayerId, zero_points: bool) -> bool {
-    let l = &g.g[n];
+fn head(g: &Graph, n: NodeId, zero_points: bool) -> bool {
+    let l = &g[n];
     if !l.is("Convert") {
         return false;
     }
     if l.is_decompression() {
         return true;
     }
-    let Some((p, _)) = g.producer(n, 0) else {
+    let Some((p, _)) = g.input_of(n, 0) else {
         return false;
     };
-    let k = &g.g[p];
+    let k = &g[p];
     if !k.is("Const") {
         return false;
     }
@@ -81,11 +81,11 @@ fn head(g: &Graph, n: LayerId, zero_points: bool) -> bool {
     if !compressible(src) || !dst.is_float() || dst == src {
         return false;
     }
-    let users = g.consumers(n, 0);
+    let users = g.users_of(n, 0);
     if users.is_empty()
         || !users
             .iter()
-            .all(|&(c, _)| g.g[c].is("Subtract") || g.g[c].is("Multiply"))
+            .all(|&(c, _)| g[c].is("Subtract") || g[c].is("Multiply"))
     {
         return false;
     }
@@ -100,8 +100,8 @@ fn head(g: &Graph, n: LayerId, zero_points: bool) -> bool {
     // A small zero point: `Subtract(head, this)`.
     zero_points
         && users.iter().all(|&(c, i)| {
-            g.g[c].is("Subtract")
+            g[c].is("Subtract")
                 && i == 1
-                && g.producer(c, 0).is_some_and(|(w, _)| head(g, w, false))
+                && g.input_of(c, 0).is_some_and(|(w, _)| head(g, w, false))
         })
 }

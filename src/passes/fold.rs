@@ -9,8 +9,6 @@ use crate::ir::tensor::Tensor;
 use crate::ir::*;
 use crate::ops::Fact;
 use crate::span::SourceMap;
-use petgraph::visit::EdgeRef;
-use petgraph::Direction;
 use std::sync::Arc;
 
 #[derive(Debug, Clone)]
@@ -50,7 +48,7 @@ pub fn fold(
     opts: &FoldOptions,
 ) -> Result<FoldReport, Vec<Diag>> {
     let mut report = FoldReport {
-        layers_before: model.graph.g.node_count(),
+        layers_before: model.graph.len(),
         ..Default::default()
     };
     let facts = {
@@ -82,7 +80,7 @@ pub fn fold(
     crate::trace("fold: dce");
 
     report.deduplicated = dedup(g, model.weights.as_deref());
-    report.layers_after = model.graph.g.node_count();
+    report.layers_after = model.graph.len();
     #[cfg(debug_assertions)]
     {
         let bad = crate::verify::verify(model, crate::verify::Check::Structure);
@@ -120,16 +118,13 @@ fn fold_rec(
     report: &mut FoldReport,
 ) {
     fold_graph(g, facts, weights, opts, report);
-    let with_bodies: Vec<LayerId> =
-        g.g.node_indices()
-            .filter(|&n| !g.g[n].bodies.is_empty())
-            .collect();
+    let with_bodies: Vec<NodeId> = g.nodes().filter(|&n| !g[n].bodies.is_empty()).collect();
     for n in with_bodies {
-        for bi in 0..g.g[n].bodies.len() {
+        for bi in 0..g[n].bodies.len() {
             let Some(bf) = facts.bodies.get(&(n, bi)) else {
                 continue;
             };
-            let body = &mut g.g[n].bodies[bi].graph;
+            let body = &mut g[n].bodies[bi].graph;
             fold_rec(body, bf, weights, opts, report);
             report.removed_dead += dce(body);
         }
@@ -149,7 +144,7 @@ fn fold_graph(
     let new_consts = plan_consts(g, facts, &order, &folded, opts, report);
     for n in &order {
         if folded.contains(n) {
-            report.folded.push(g.g[*n].label());
+            report.folded.push(g[*n].label());
         }
     }
     report_too_big(g, facts, &order, &folded, opts, report);
@@ -160,10 +155,10 @@ fn fold_graph(
 
 /// The layers to fold: every output's value is known (exactly, or compressed behind a
 /// decompression Convert), and the op may fold.
-fn foldable(g: &Graph, facts: &Facts, order: &[LayerId]) -> NodeSet {
+fn foldable(g: &Graph, facts: &Facts, order: &[NodeId]) -> NodeSet {
     let mut folded = NodeSet::new(g);
     for &n in order {
-        let l = &g.g[n];
+        let l = &g[n];
         if l.is("Const") || infer::never_folds(l) || l.outputs.is_empty() || !l.bodies.is_empty() {
             continue;
         }
@@ -187,8 +182,8 @@ struct NewConst {
     widen_to: Option<ElementType>,
     names: Vec<String>,
     rt_info: Option<Arc<XmlElement>>,
-    consumers: Vec<(LayerId, u32)>,
-    producer: LayerId,
+    consumers: Vec<(NodeId, u32)>,
+    producer: NodeId,
     output: usize,
 }
 
@@ -197,7 +192,7 @@ struct NewConst {
 fn plan_consts(
     g: &Graph,
     facts: &Facts,
-    order: &[LayerId],
+    order: &[NodeId],
     folded: &NodeSet,
     opts: &FoldOptions,
     report: &mut FoldReport,
@@ -207,11 +202,11 @@ fn plan_consts(
         if !folded.contains(&n) {
             continue;
         }
-        let l = &g.g[n];
+        let l = &g[n];
         let multi = l.outputs.len() > 1;
         for o in 0..l.outputs.len() {
-            let consumers: Vec<(LayerId, usize)> = g
-                .consumers(n, o)
+            let consumers: Vec<(NodeId, usize)> = g
+                .users_of(n, o)
                 .into_iter()
                 .filter(|(c, _)| !folded.contains(c))
                 .collect();
@@ -230,10 +225,10 @@ fn plan_consts(
             };
             // Growth of the weights: the new bytes minus the constants this layer alone reads.
             let freed: u64 = g
-                .producers(n)
+                .inputs_of(n)
                 .iter()
                 .flatten()
-                .filter(|(p, _)| g.g[*p].is("Const") && g.consumers(*p, 0).len() == 1)
+                .filter(|(p, _)| g[*p].is("Const") && g.users_of(*p, 0).len() == 1)
                 .filter_map(|(p, _)| {
                     facts
                         .get(*p, 0)
@@ -265,7 +260,7 @@ fn plan_consts(
                 rt_info: l.rt_info.clone(),
                 consumers: consumers
                     .iter()
-                    .map(|&(c, i)| (c, g.g[c].inputs[i].id))
+                    .map(|&(c, i)| (c, g[c].inputs[i].id))
                     .collect(),
                 producer: n,
                 output: o,
@@ -280,13 +275,13 @@ fn plan_consts(
 fn report_too_big(
     g: &Graph,
     facts: &Facts,
-    order: &[LayerId],
+    order: &[NodeId],
     folded: &NodeSet,
     opts: &FoldOptions,
     report: &mut FoldReport,
 ) {
     for &n in order {
-        let l = &g.g[n];
+        let l = &g[n];
         if folded.contains(&n)
             || l.is("Const")
             || infer::never_folds(l)
@@ -296,9 +291,9 @@ fn report_too_big(
             continue;
         }
         let inputs_known = g
-            .producers(n)
+            .inputs_of(n)
             .iter()
-            .all(|p| p.is_some_and(|(s, _)| folded.contains(&s) || g.g[s].is("Const")));
+            .all(|p| p.is_some_and(|(s, _)| folded.contains(&s) || g[s].is("Const")));
         if !inputs_known || crate::ops::lookup(l).and_then(|op| op.def.eval).is_none() {
             continue;
         }
@@ -350,8 +345,8 @@ fn materialize(g: &mut Graph, c: NewConst) {
     let shape = PartialShape::from_static(&t.shape);
     let mut port = Port::new(0, t.et, shape.clone());
     // The new Const (and its Convert) sorts where its producer stood.
-    layer.id = g.g[c.producer].id;
-    layer.origin = g.g[c.producer].origin;
+    layer.id = g[c.producer].id;
+    layer.origin = g[c.producer].origin;
     layer.konst = Some(ConstData::Owned(t.data.clone()));
     let k = if let Some(wide) = c.widen_to {
         // Const (compressed) → Convert(decompression): the Convert takes the name, the
@@ -359,7 +354,7 @@ fn materialize(g: &mut Graph, c: NewConst) {
         layer.name = format!("{}/compressed", c.name);
         layer.outputs.push(port);
         let (id, origin) = (layer.id, layer.origin);
-        let k0 = g.g.add_node(layer);
+        let k0 = g.add_layer(layer);
         let mut cv = Layer::new("Convert", "opset1", &c.name);
         cv.data = Some(Attrs::from_pairs([("destination_type", wide.name())]));
         cv.rt_info = Some(Arc::new(decompression_rt_info(c.rt_info.as_deref())));
@@ -369,42 +364,22 @@ fn materialize(g: &mut Graph, c: NewConst) {
         cv.outputs.push(out);
         cv.id = id;
         cv.origin = origin;
-        let k1 = g.g.add_node(cv);
-        g.g.add_edge(
-            k0,
-            k1,
-            Edge {
-                from_port: 0,
-                to_port: 0,
-            },
-        );
+        let k1 = g.add_layer(cv);
+        g.connect(k0, 0, k1, 0);
         k1
     } else {
         layer.rt_info = c.rt_info;
         port.set_names(c.names);
         layer.outputs.push(port);
-        g.g.add_node(layer)
+        g.add_layer(layer)
     };
     for (consumer, port_id) in c.consumers {
-        let old: Vec<_> =
-            g.g.edges_directed(consumer, Direction::Incoming)
-                .filter(|e| e.weight().to_port == port_id)
-                .map(|e| e.id())
-                .collect();
-        for e in old {
-            g.g.remove_edge(e);
-        }
-        g.g.add_edge(
-            k,
-            consumer,
-            Edge {
-                from_port: g.g[k].outputs[0].id,
-                to_port: port_id,
-            },
-        );
+        g.disconnect_input(consumer, port_id);
+        let from_port = g[k].outputs[0].id;
+        g.connect(k, from_port, consumer, port_id);
     }
     // The producer's output loses its names to the Const that replaces it.
-    g.g[c.producer].outputs[c.output].set_names(Vec::new());
+    g[c.producer].outputs[c.output].set_names(Vec::new());
 }
 
 /// rt_info marking a Convert as weight decompression (OpenVINO's `decompression` attribute),
@@ -439,16 +414,13 @@ struct NodeSet(Vec<bool>);
 
 impl NodeSet {
     fn new(g: &Graph) -> Self {
-        NodeSet(vec![
-            false;
-            petgraph::visit::NodeIndexable::node_bound(&g.g)
-        ])
+        NodeSet(vec![false; g.node_bound()])
     }
-    fn contains(&self, n: &LayerId) -> bool {
+    fn contains(&self, n: &NodeId) -> bool {
         self.0.get(n.index()).copied().unwrap_or(false)
     }
     /// Add `n`; false when it was there already.
-    fn insert(&mut self, n: LayerId) -> bool {
+    fn insert(&mut self, n: NodeId) -> bool {
         if n.index() >= self.0.len() {
             self.0.resize(n.index() + 1, false);
         }
@@ -460,26 +432,24 @@ impl NodeSet {
 /// model's inputs). Returns how many were removed.
 pub fn dce(g: &mut Graph) -> usize {
     let mut live = NodeSet::new(g);
-    let mut stack: Vec<LayerId> =
-        g.g.node_indices()
-            .filter(|&n| {
-                let l = &g.g[n];
-                l.is("Result")
-                    || l.is("Parameter")
-                    || crate::ops::lookup(l).is_some_and(|op| op.def.policy.sink)
-            })
-            .collect();
+    let mut stack: Vec<NodeId> = g
+        .nodes()
+        .filter(|&n| {
+            let l = &g[n];
+            l.is("Result")
+                || l.is("Parameter")
+                || crate::ops::lookup(l).is_some_and(|op| op.def.policy.sink)
+        })
+        .collect();
     while let Some(n) = stack.pop() {
         if !live.insert(n) {
             continue;
         }
-        for e in g.g.edges_directed(n, Direction::Incoming) {
-            stack.push(e.source());
-        }
+        stack.extend(g.links_into(n).map(|k| k.from));
     }
-    let dead: Vec<LayerId> = g.g.node_indices().filter(|n| !live.contains(n)).collect();
+    let dead: Vec<NodeId> = g.nodes().filter(|n| !live.contains(n)).collect();
     for &n in &dead {
-        g.g.remove_node(n);
+        g.remove_layer(n);
     }
     dead.len()
 }
@@ -489,7 +459,7 @@ fn dedup(g: &mut Graph, weights: Option<&Weights>) -> usize {
     use crate::ir::hash_bytes;
     let Some(order) = g.ordered() else { return 0 };
     // Find duplicates in a read-only pass (bytes are borrowed, keys are hashes), then merge.
-    let mut merges: Vec<(LayerId, LayerId)> = Vec::new();
+    let mut merges: Vec<(NodeId, NodeId)> = Vec::new();
     {
         fn bytes_of<'x>(l: &'x Layer, weights: Option<&'x Weights>) -> Option<&'x [u8]> {
             match l.konst.as_ref()? {
@@ -499,9 +469,9 @@ fn dedup(g: &mut Graph, weights: Option<&Weights>) -> usize {
                     .get(*offset as usize..(*offset + *size) as usize),
             }
         }
-        let mut seen: FastMap<u64, Vec<LayerId>> = FastMap::default();
+        let mut seen: FastMap<u64, Vec<NodeId>> = FastMap::default();
         for &n in &order {
-            let l = &g.g[n];
+            let l = &g[n];
             if !l.is("Const") || l.outputs.len() != 1 || !l.outputs[0].names().is_empty() {
                 continue;
             }
@@ -520,8 +490,8 @@ fn dedup(g: &mut Graph, weights: Option<&Weights>) -> usize {
             let key = hash_bytes(b)
                 ^ hash_bytes(et.as_bytes()).rotate_left(1)
                 ^ hash_bytes(shape.as_bytes()).rotate_left(2);
-            let same = |k: &LayerId| {
-                let o = &g.g[*k];
+            let same = |k: &NodeId| {
+                let o = &g[*k];
                 bytes_of(o, weights) == Some(b)
                     && o.attr("element_type").unwrap_or("") == et
                     && o.attr("shape").unwrap_or("").replace(' ', "") == shape.replace(' ', "")
@@ -535,15 +505,8 @@ fn dedup(g: &mut Graph, weights: Option<&Weights>) -> usize {
         }
     }
     for &(n, keep) in &merges {
-        let outs: Vec<_> =
-            g.g.edges_directed(n, Direction::Outgoing)
-                .map(|e| (e.id(), e.target(), *e.weight()))
-                .collect();
-        for (e, t, w) in outs {
-            g.g.remove_edge(e);
-            g.g.add_edge(keep, t, w);
-        }
-        g.g.remove_node(n);
+        g.replace_uses((n, 0), (keep, 0));
+        g.remove_layer(n);
     }
     merges.len()
 }

@@ -18,15 +18,15 @@ use std::sync::Arc;
 pub struct Facts {
     outputs: Vec<smallvec::SmallVec<[Fact; 1]>>,
     /// Body facts, keyed by (layer, body index).
-    pub bodies: HashMap<(LayerId, usize), Facts>,
+    pub bodies: HashMap<(NodeId, usize), Facts>,
 }
 
 impl Facts {
-    pub fn get(&self, n: LayerId, o: usize) -> Option<&Fact> {
+    pub fn get(&self, n: NodeId, o: usize) -> Option<&Fact> {
         self.outputs.get(n.index())?.get(o)
     }
 
-    fn set(&mut self, n: LayerId, outs: Vec<Fact>) {
+    fn set(&mut self, n: NodeId, outs: Vec<Fact>) {
         if self.outputs.len() <= n.index() {
             self.outputs.resize_with(n.index() + 1, Default::default);
         }
@@ -162,8 +162,7 @@ impl<'a> Infer<'a> {
         let params: Vec<&Layer> = self
             .model
             .graph
-            .g
-            .node_weights()
+            .layers()
             .filter(|l| l.is("Parameter"))
             .collect();
         for o in self.overrides {
@@ -209,7 +208,7 @@ impl<'a> Infer<'a> {
     /// Infer a graph whose Parameters (by layer id) may take facts from outside (bodies).
     fn graph_with(&mut self, g: &Graph, top: bool, params: &HashMap<u64, Fact>) -> Facts {
         let mut facts = Facts {
-            outputs: Vec::with_capacity(petgraph::visit::NodeIndexable::node_bound(&g.g)),
+            outputs: Vec::with_capacity(g.node_bound()),
             bodies: HashMap::new(),
         };
 
@@ -217,9 +216,9 @@ impl<'a> Infer<'a> {
             return facts;
         };
         for n in order {
-            let l = &g.g[n];
+            let l = &g[n];
             let inputs: Vec<Fact> = g
-                .producers(n)
+                .inputs_of(n)
                 .iter()
                 .map(|p| {
                     p.and_then(|(s, o)| facts.get(s, o).cloned())
@@ -240,7 +239,7 @@ impl<'a> Infer<'a> {
                 let pending: Vec<(usize, &Layer)> = self
                     .compressed_inputs(g, n, &inputs)
                     .into_iter()
-                    .map(|(i, k)| (i, &g.g[k]))
+                    .map(|(i, k)| (i, &g[k]))
                     .collect();
                 self.layer(l, &inputs, top, decompress::is_head(g, n), &pending)
             };
@@ -256,22 +255,22 @@ impl<'a> Infer<'a> {
     fn check_variables(&mut self, g: &Graph, facts: &Facts, top: bool) {
         use ops::state::VariableUse;
         // A v6 ReadValue's variable is what it declares; a v3 one's is its output (the init's).
-        let declared: Vec<(LayerId, ElementType, PartialShape)> =
-            g.g.node_indices()
-                .filter(|&n| g.g[n].is("ReadValue"))
-                .filter_map(|n| {
-                    let l = &g.g[n];
-                    if ops::lookup(l).is_some_and(|op| op.version >= 6) {
-                        let (et, shape) = ops::state::variable_info(l).ok()?;
-                        Some((n, et, shape))
-                    } else {
-                        facts.get(n, 0).map(|f| (n, f.et, f.shape.clone()))
-                    }
-                })
-                .collect();
+        let declared: Vec<(NodeId, ElementType, PartialShape)> = g
+            .nodes()
+            .filter(|&n| g[n].is("ReadValue"))
+            .filter_map(|n| {
+                let l = &g[n];
+                if ops::lookup(l).is_some_and(|op| op.version >= 6) {
+                    let (et, shape) = ops::state::variable_info(l).ok()?;
+                    Some((n, et, shape))
+                } else {
+                    facts.get(n, 0).map(|f| (n, f.et, f.shape.clone()))
+                }
+            })
+            .collect();
         let mut reads = Vec::new();
         for (n, et, shape) in &declared {
-            if let Some(id) = g.g[*n].attr("variable_id") {
+            if let Some(id) = g[*n].attr("variable_id") {
                 reads.push((
                     *n,
                     VariableUse {
@@ -283,9 +282,9 @@ impl<'a> Infer<'a> {
             }
         }
         let mut assigns = Vec::new();
-        for n in g.g.node_indices().filter(|&n| g.g[n].is("Assign")) {
-            let l = &g.g[n];
-            let input = g.producer(n, 0).and_then(|(p, o)| facts.get(p, o));
+        for n in g.nodes().filter(|&n| g[n].is("Assign")) {
+            let l = &g[n];
+            let input = g.input_of(n, 0).and_then(|(p, o)| facts.get(p, o));
             if let (Some(id), Some(f)) = (l.attr("variable_id"), input) {
                 assigns.push((
                     n,
@@ -301,13 +300,13 @@ impl<'a> Infer<'a> {
             return;
         }
         let reads: Vec<VariableUse> = reads.into_iter().map(|r| r.1).collect();
-        let (nodes, uses): (Vec<LayerId>, Vec<VariableUse>) = assigns.into_iter().unzip();
-        let whole = top && g.g.node_weights().all(|l| l.bodies.is_empty());
+        let (nodes, uses): (Vec<NodeId>, Vec<VariableUse>) = assigns.into_iter().unzip();
+        let whole = top && g.layers().all(|l| l.bodies.is_empty());
         for (i, msg) in ops::state::check_variables(&reads, &uses) {
             if !whole && !reads.iter().any(|r| r.variable_id == uses[i].variable_id) {
                 continue;
             }
-            self.err(&g.g[nodes[i]], msg);
+            self.err(&g[nodes[i]], msg);
         }
     }
 
@@ -319,14 +318,14 @@ impl<'a> Infer<'a> {
         let outs = ops::control::infer(l, inputs, &declared, &mut |bi, params| {
             let b = &l.bodies[bi].graph;
             let f = self.graph_with(b, false, params);
-            let results =
-                b.g.node_indices()
-                    .filter(|&n| b.g[n].is("Result"))
-                    .filter_map(|n| {
-                        let (p, o) = b.producer(n, 0)?;
-                        Some((b.g[n].id, f.get(p, o)?.clone()))
-                    })
-                    .collect();
+            let results = b
+                .nodes()
+                .filter(|&n| b[n].is("Result"))
+                .filter_map(|n| {
+                    let (p, o) = b.input_of(n, 0)?;
+                    Some((b[n].id, f.get(p, o)?.clone()))
+                })
+                .collect();
             body_facts[bi] = f;
             results
         });
@@ -551,17 +550,17 @@ impl<'a> Infer<'a> {
         Some(res)
     }
 
-    fn constant(&self, g: &Graph, n: LayerId) -> Fact {
-        let (et, dims) = const_type(&g.g[n]);
+    fn constant(&self, g: &Graph, n: NodeId) -> Fact {
+        let (et, dims) = const_type(&g[n]);
         let mut f = Fact::new(et, PartialShape::from_static(&dims));
         // Weights that only feed decompression Converts are never folded: do not read them
         // (a consumer that folds behind the Convert reads them then, see `compressed_input`).
         let only_decompression = {
-            let c = g.consumers(n, 0);
+            let c = g.users_of(n, 0);
             !c.is_empty() && c.iter().all(|&(t, _)| decompress::is_head(g, t))
         };
         if !only_decompression {
-            f.value = self.read_const(&g.g[n]).map(Arc::new);
+            f.value = self.read_const(&g[n]).map(Arc::new);
         }
         f
     }
@@ -598,13 +597,13 @@ impl<'a> Infer<'a> {
     /// the Const behind the Convert), when `n` may fold behind it (every other input known).
     /// Nothing is read here: `behind_decompression` reads a Const only once it knows the fold
     /// pays, so weights feeding run-time ops or the rest of a chain are never read.
-    fn compressed_inputs(&self, g: &Graph, n: LayerId, inputs: &[Fact]) -> Vec<(usize, LayerId)> {
-        let l = &g.g[n];
+    fn compressed_inputs(&self, g: &Graph, n: NodeId, inputs: &[Fact]) -> Vec<(usize, NodeId)> {
+        let l = &g[n];
         if !self.fold_mode || never_folds(l) || !l.bodies.is_empty() {
             return Vec::new();
         }
         let known = |f: &Fact| f.value.is_some() || f.compressed.is_some() || f.ints().is_some();
-        let prods = g.producers(n);
+        let prods = g.inputs_of(n);
         let mut pending = Vec::new();
         for (i, f) in inputs.iter().enumerate() {
             if known(f) {
@@ -613,8 +612,8 @@ impl<'a> Infer<'a> {
             let head = prods[i]
                 .map(|(p, _)| p)
                 .filter(|&p| decompress::is_head(g, p));
-            match head.and_then(|h| g.producer(h, 0)) {
-                Some((k, _)) if g.g[k].is("Const") => pending.push((i, k)),
+            match head.and_then(|h| g.input_of(h, 0)) {
+                Some((k, _)) if g[k].is("Const") => pending.push((i, k)),
                 _ => return Vec::new(),
             }
         }
@@ -907,10 +906,10 @@ fn with_inputs(m: String, inputs: &[Fact]) -> String {
 
 /// Write inferred facts into the ports of a graph (and its bodies).
 pub fn apply(g: &mut Graph, facts: &Facts, overrides: &[InputOverride], top: bool) {
-    let nodes: Vec<LayerId> = g.g.node_indices().collect();
+    let nodes: Vec<NodeId> = g.nodes().collect();
     for &n in &nodes {
-        let prods = g.producers(n);
-        let l = &mut g.g[n];
+        let prods = g.inputs_of(n);
+        let l = &mut g[n];
         for (i, p) in prods.iter().enumerate() {
             if let Some(f) = p.and_then(|(s, o)| facts.get(s, o)) {
                 let port = &mut l.inputs[i];
@@ -970,7 +969,7 @@ fn port_text(et: Option<ElementType>, s: &PartialShape) -> String {
 pub fn drift(g: &Graph, facts: &Facts, map: Option<&SourceMap>, out: &mut Vec<Drift>) {
     let Some(order) = g.ordered() else { return };
     for n in order {
-        let l = &g.g[n];
+        let l = &g[n];
         for (o, port) in l.outputs.iter().enumerate() {
             let Some(f) = facts.get(n, o) else { continue };
             let rec = port_text(port.precision, &port.shape);

@@ -297,16 +297,16 @@ impl<'a, W: Write> Writer<'a, '_, W> {
     fn layers_parallel(
         &mut self,
         g: &'a Graph,
-        order: &[LayerId],
+        order: &[NodeId],
         new_id: &[usize],
         depth: usize,
     ) -> Result<(), String> {
         let placed: Vec<Option<(u64, u64)>> = order
             .iter()
-            .map(|&n| self.place(&g.g[n]))
+            .map(|&n| self.place(&g[n]))
             .collect::<Result<_, _>>()?;
         let chunk = self.parallel.1.max(1);
-        let chunks: Vec<&[LayerId]> = order.chunks(chunk).collect();
+        let chunks: Vec<&[NodeId]> = order.chunks(chunk).collect();
         let model = self.model;
         std::thread::scope(|s| -> Result<(), String> {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Result<String, String>>(1);
@@ -324,7 +324,7 @@ impl<'a, W: Write> Writer<'a, '_, W> {
                     };
                     let r = c.iter().enumerate().try_for_each(|(j, &n)| {
                         let p = placed2[k * chunk + j];
-                        w.layer(&g.g[n], new_id[n.index()], depth, Some(p))
+                        w.layer(&g[n], new_id[n.index()], depth, Some(p))
                     });
                     if tx.send(r.map(|()| xml)).is_err() {
                         return;
@@ -335,7 +335,7 @@ impl<'a, W: Write> Writer<'a, '_, W> {
                 if k % 2 == 0 {
                     for (j, &n) in c.iter().enumerate() {
                         let p = placed[k * chunk + j];
-                        self.layer(&g.g[n], new_id[n.index()], depth, Some(p))?;
+                        self.layer(&g[n], new_id[n.index()], depth, Some(p))?;
                     }
                 } else {
                     let text = rx
@@ -358,8 +358,7 @@ impl<'a, W: Write> Writer<'a, '_, W> {
         let order = g
             .ordered()
             .ok_or_else(|| "cannot write a graph with a cycle".to_string())?;
-        let mut new_id: Vec<usize> =
-            vec![usize::MAX; petgraph::visit::NodeIndexable::node_bound(&g.g)];
+        let mut new_id: Vec<usize> = vec![usize::MAX; g.node_bound()];
         for (i, &n) in order.iter().enumerate() {
             new_id[n.index()] = i;
         }
@@ -367,26 +366,25 @@ impl<'a, W: Write> Writer<'a, '_, W> {
         self.xml.push_str("<layers>\n");
         let parallel = self.out.is_some()
             && order.len() >= self.parallel.0
-            && order.iter().all(|&n| g.g[n].bodies.is_empty());
+            && order.iter().all(|&n| g[n].bodies.is_empty());
         if parallel {
             self.layers_parallel(g, &order, &new_id, depth + 1)?;
         } else {
             for &n in &order {
-                self.layer(&g.g[n], new_id[n.index()], depth + 1, None)?;
+                self.layer(&g[n], new_id[n.index()], depth + 1, None)?;
                 self.flush(1 << 20)?;
             }
         }
 
         indent(self.xml, depth);
         self.xml.push_str("</layers>\n");
-        let mut edges: Vec<(usize, u32, usize, u32)> =
-            g.g.edge_indices()
-                .filter_map(|e| {
-                    let (a, b) = g.g.edge_endpoints(e)?;
-                    let w = g.g[e];
-                    Some((new_id[a.index()], w.from_port, new_id[b.index()], w.to_port))
-                })
-                .collect();
+        let mut edges: Vec<(usize, u32, usize, u32)> = g
+            .links()
+            .map(|k| {
+                let (a, b, w) = (k.from, k.to, k.edge);
+                (new_id[a.index()], w.from_port, new_id[b.index()], w.to_port)
+            })
+            .collect();
         edges.sort_unstable();
         indent(self.xml, depth);
         self.xml.push_str("<edges>\n");
@@ -457,7 +455,7 @@ impl<'a, W: Write> Writer<'a, '_, W> {
                 let m = order
                     .iter()
                     .enumerate()
-                    .map(|(i, &n)| (b.graph.g[n].id, i))
+                    .map(|(i, &n)| (b.graph[n].id, i))
                     .collect();
                 (b.tag.clone(), m)
             })
@@ -775,7 +773,7 @@ impl Drop for BinCopy {
 /// Bytes of the input .bin that constants of `g` (and its bodies) reference, overlaps counted
 /// once.
 fn live_bin_bytes(g: &Graph, ranges: &mut Vec<(u64, u64)>) {
-    for l in g.g.node_weights() {
+    for l in g.layers() {
         if let Some(ConstData::Bin { offset, size }) = &l.konst {
             ranges.push((*offset, offset.saturating_add(*size)));
         }

@@ -81,10 +81,10 @@ impl<'a> Parser<'a> {
         // The top-level graph gets its exact size up front (counted tags): no node storage
         // doubling, no moves of big nodes while growing.
         if let Some((nodes, edges)) = self.cap_hint.take() {
-            graph.g = petgraph::stable_graph::StableDiGraph::with_capacity(nodes, edges);
+            graph = Graph::with_capacity(nodes, edges);
         }
-        let mut ids: FastMap<u64, (NodeIndex, usize)> = FastMap::default();
-        ids.reserve(graph.g.capacity().0);
+        let mut ids: FastMap<u64, (NodeId, usize)> = FastMap::default();
+        ids.reserve(graph.capacity());
         let mut raw_edges = Vec::new();
         if parent.empty {
             return Ok(graph);
@@ -125,7 +125,7 @@ impl<'a> Parser<'a> {
         &mut self,
         t: &Tag,
         graph: &mut Graph,
-        ids: &mut FastMap<u64, (NodeIndex, usize)>,
+        ids: &mut FastMap<u64, (NodeId, usize)>,
     ) -> Result<(), Fatal> {
         if t.empty {
             return Ok(());
@@ -142,10 +142,10 @@ impl<'a> Parser<'a> {
                     }
                     if let Some(layer) = self.layer(l)? {
                         let id = layer.id;
-                        let n = graph.g.add_node(layer);
+                        let n = graph.add_layer(layer);
 
                         if let Some(&(_, first)) = ids.get(&id) {
-                            let label = graph.g[n].label();
+                            let label = graph[n].label();
                             let (line, _) = crate::error::line_col(self.src, first);
 
                             self.err(

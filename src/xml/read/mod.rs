@@ -347,8 +347,6 @@ struct Parser<'a> {
 
 type Fatal = Diag;
 
-use petgraph::stable_graph::NodeIndex;
-
 /// How messages name a layer being read: `Gather 'g1' (id 7)`.
 #[derive(Clone, Copy)]
 struct Who<'x> {

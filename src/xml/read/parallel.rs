@@ -20,8 +20,8 @@ pub(super) fn shift_origins(layer: &mut Layer, by: u32) {
         *o += by;
     }
     for b in &mut layer.bodies {
-        for n in b.graph.g.node_indices().collect::<Vec<_>>() {
-            shift_origins(&mut b.graph.g[n], by);
+        for n in b.graph.nodes().collect::<Vec<_>>() {
+            shift_origins(&mut b.graph[n], by);
         }
     }
 }
@@ -63,7 +63,7 @@ impl<'a> Parser<'a> {
     pub(super) fn join_second_half(
         &mut self,
         graph: &mut Graph,
-        ids: &mut FastMap<u64, (NodeIndex, usize)>,
+        ids: &mut FastMap<u64, (NodeId, usize)>,
     ) -> Result<(), Fatal> {
         let fallback = || Diag::new(Kind::Xml, PARALLEL_FALLBACK);
         let rx = self.second.take().ok_or_else(fallback)?;
@@ -75,7 +75,7 @@ impl<'a> Parser<'a> {
             for (mut layer, pos) in layers {
                 shift_origins(&mut layer, shift);
                 let id = layer.id;
-                let n = graph.g.add_node(layer);
+                let n = graph.add_layer(layer);
                 if ids.contains_key(&id) {
                     return Err(fallback()); // duplicate ids: let the one-thread read report them
                 }

@@ -407,19 +407,21 @@ impl<'a> Parser<'a> {
     pub(super) fn connect(
         &mut self,
         graph: &mut Graph,
-        ids: &FastMap<u64, (NodeIndex, usize)>,
+        ids: &FastMap<u64, (NodeId, usize)>,
         edges: Vec<RawEdge>,
     ) {
         // Where the edge into each input port is (`usize::MAX`: none yet): one slot per input
         // port, the slots of a node starting at `start[node]`. No hashing per edge.
-        let bound = petgraph::visit::NodeIndexable::node_bound(&graph.g);
+        let bound = graph.node_bound();
         let mut start = vec![0usize; bound + 1];
+        for n in graph.nodes() {
+            start[n.index() + 1] = graph[n].inputs.len();
+        }
         for i in 0..bound {
-            let n = NodeIndex::new(i);
-            start[i + 1] = start[i] + graph.g.node_weight(n).map_or(0, |l| l.inputs.len());
+            start[i + 1] += start[i];
         }
         let mut fed = vec![usize::MAX; start[bound]];
-        let slot = |n: NodeIndex, idx: usize| start[n.index()] + idx;
+        let slot = |n: NodeId, idx: usize| start[n.index()] + idx;
         for e in edges {
             let from = ids.get(&e.from).map(|x| x.0);
             let to = ids.get(&e.to).map(|x| x.0);
@@ -438,8 +440,8 @@ impl<'a> Parser<'a> {
                 );
                 continue;
             };
-            let fl = &graph.g[from];
-            let tl = &graph.g[to];
+            let fl = &graph[from];
+            let tl = &graph[to];
             if fl.output_index(e.from_port).is_none() {
                 let have: Vec<String> = fl.outputs.iter().map(|p| p.id.to_string()).collect();
                 self.err(
@@ -490,19 +492,12 @@ impl<'a> Parser<'a> {
                 continue;
             }
             fed[slot(to, to_idx)] = e.pos;
-            graph.g.add_edge(
-                from,
-                to,
-                Edge {
-                    from_port: e.from_port,
-                    to_port: e.to_port,
-                },
-            );
+            graph.connect(from, e.from_port, to, e.to_port);
         }
         // Every declared input port must be fed (OpenVINO: "Incorrect number of inputs").
         let mut unfed = Vec::new();
-        for n in graph.g.node_indices() {
-            let l = &graph.g[n];
+        for n in graph.nodes() {
+            let l = &graph[n];
             if l.is("LSTMCell") && l.version == "opset1" {
                 continue; // the peephole port is legitimately unconnected
             }
@@ -516,7 +511,7 @@ impl<'a> Parser<'a> {
             }
         }
         for (n, port) in unfed {
-            let l = &graph.g[n];
+            let l = &graph[n];
             let pos = l
                 .origin
                 .map(|o| &self.map.layers[o as usize])
@@ -532,14 +527,8 @@ impl<'a> Parser<'a> {
             );
         }
         if graph.ordered().is_none() {
-            let sccs = petgraph::algo::kosaraju_scc(&graph.g);
-            for scc in sccs {
-                let cyclic =
-                    scc.len() > 1 || graph.g.edges_connecting(scc[0], scc[0]).next().is_some();
-                if !cyclic {
-                    continue;
-                }
-                let mut members: Vec<&Layer> = scc.iter().map(|&n| &graph.g[n]).collect();
+            for scc in graph.cycles() {
+                let mut members: Vec<&Layer> = scc.iter().map(|&n| &graph[n]).collect();
                 members.sort_by_key(|l| l.id);
                 let first = members[0];
                 let list: Vec<String> = members
