@@ -47,6 +47,9 @@ pub struct Diag {
     /// `Gather 'g1' (id 7, opset8)`.
     pub layer: Option<String>,
     pub notes: Vec<String>,
+    /// An attribute of the tag at `pos` the diagnostic concerns: where the source is known,
+    /// [`Error::new`] moves `pos` onto it.
+    pub attr: Option<String>,
 }
 
 impl Diag {
@@ -57,7 +60,14 @@ impl Diag {
             pos: None,
             layer: None,
             notes: Vec::new(),
+            attr: None,
         }
+    }
+    /// Point at attribute `name` of the tag at the diagnostic's position (the tag itself when
+    /// it has no such attribute).
+    pub fn in_attr(mut self, name: impl Into<String>) -> Self {
+        self.attr = Some(name.into());
+        self
     }
     pub fn at(mut self, pos: impl Into<Option<usize>>) -> Self {
         self.pos = pos.into();
@@ -84,7 +94,14 @@ pub struct Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    pub fn new(path: impl Into<String>, source: Option<Arc<str>>, diags: Vec<Diag>) -> Self {
+    pub fn new(path: impl Into<String>, source: Option<Arc<str>>, mut diags: Vec<Diag>) -> Self {
+        if let Some(src) = source.as_deref() {
+            for d in &mut diags {
+                if let (Some(pos), Some(name)) = (d.pos, d.attr.take()) {
+                    d.pos = Some(attr_pos(src, pos, &name));
+                }
+            }
+        }
         Error {
             path: path.into(),
             source,
@@ -97,6 +114,18 @@ impl Error {
     pub fn single(path: impl Into<String>, source: Option<Arc<str>>, d: Diag) -> Self {
         Error::new(path, source, vec![d])
     }
+}
+
+/// Position of attribute `name` in the tag starting at `pos` (`pos` itself when the tag has no
+/// such attribute).
+pub fn attr_pos(src: &str, pos: usize, name: &str) -> usize {
+    let rest = src.get(pos..).unwrap_or("");
+    let end = rest.find('>').unwrap_or(rest.len());
+    let needle = format!(" {name}=");
+    rest[..end]
+        .find(&needle)
+        .map(|i| pos + i + 1)
+        .unwrap_or(pos)
 }
 
 /// 1-based line and column (in characters) of a byte offset.

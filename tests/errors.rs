@@ -49,3 +49,29 @@ fn cli_leaves_no_output_on_error() {
         let _ = std::fs::remove_dir_all(&dir);
     });
 }
+
+/// Shape errors point at what they concern: the attribute inside `<data>` (an axis out of
+/// range, a value that is not a number), the `<port>` of an input of the wrong type, or the
+/// `<layer>` when no single attribute or port is at fault. `infer-shapes` exits 1.
+#[test]
+fn shape_error_messages() {
+    let exe = env!("CARGO_BIN_EXE_irc");
+    settings().bind(|| {
+        insta::glob!("../ir-samples", "shape-errors/*.xml", |path| {
+            let st = std::process::Command::new(exe)
+                .current_dir(repo())
+                .arg("infer-shapes")
+                .arg(rel(path))
+                .output()
+                .expect("run irc");
+            assert_eq!(st.status.code(), Some(1), "{}: exit code", rel(path));
+            let text = String::from_utf8_lossy(&st.stderr).to_string();
+            assert!(
+                text.contains("error[shape]"),
+                "{}: no shape error: {text}",
+                rel(path)
+            );
+            insta::assert_snapshot!(text);
+        });
+    });
+}

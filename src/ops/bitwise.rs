@@ -14,7 +14,7 @@ fn bitwise_type(cx: &Ctx, et: E, shift: bool) -> R<E> {
         } else {
             "an integer or boolean"
         };
-        return Err(format!("{} needs {want} element type, got {et}", cx.ty));
+        return Err(format!("{} needs {want} element type, got {et}", cx.ty).into());
     }
     Ok(et)
 }
@@ -29,7 +29,7 @@ fn binary_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let shape = match cx.attr("auto_broadcast").unwrap_or("numpy") {
         "numpy" => broadcast_numpy(&a.shape, &b.shape)?,
         "none" => merge_shapes(&a.shape, &b.shape)?,
-        m => return Err(format!("unknown auto_broadcast mode '{m}'")),
+        m => return Err(format!("unknown auto_broadcast mode '{m}'").into()),
     };
     Ok(vec![Fact::new(et, shape)])
 }

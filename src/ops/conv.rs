@@ -35,10 +35,11 @@ pub(super) fn window(cx: &Ctx, n: usize, kernel_attr: bool) -> R<Window> {
             return Err(format!(
                 "{name} has {} values but there are {n} spatial dims",
                 v.len()
-            ));
+            )
+            .into());
         }
         if v.iter().any(|&x| x <= 0) {
-            return Err(format!("{name} must be positive, are {v:?}"));
+            return Err(format!("{name} must be positive, are {v:?}").into());
         }
     }
     for (name, v) in [("pads_begin", &w.pads_begin), ("pads_end", &w.pads_end)] {
@@ -46,7 +47,8 @@ pub(super) fn window(cx: &Ctx, n: usize, kernel_attr: bool) -> R<Window> {
             return Err(format!(
                 "{name} has {} values but there are {n} spatial dims",
                 v.len()
-            ));
+            )
+            .into());
         }
     }
     Ok(w)
@@ -85,6 +87,7 @@ pub(super) fn window_dim(d: Dim, k: u64, w: &Window, i: usize, ceil: bool, torch
                 "the kernel after dilation ({ek}) is larger than the padded input dimension ({})",
                 v as i64 + pb + pe
             )
+            .into()
         });
     }
     // A window that does not fit the smallest input still yields one output (interval math clamps).
@@ -110,7 +113,7 @@ fn conv_like(cx: &Ctx, group: bool, backprop: bool) -> R<Vec<Fact>> {
         )]);
     };
     if xd.len() < 3 {
-        return Err(format!("data {} must have rank >= 3", sh(&x.shape)));
+        return Err(format!("data {} must have rank >= 3", sh(&x.shape)).into());
     }
     let n = xd.len() - 2;
     let k_off = if group { 3 } else { 2 };
@@ -119,7 +122,8 @@ fn conv_like(cx: &Ctx, group: bool, backprop: bool) -> R<Vec<Fact>> {
             "filter {} does not match data {}",
             sh(&f.shape),
             sh(&x.shape)
-        ));
+        )
+        .into());
     }
     let w = window(cx, n, false)?;
     let mut out = Dims::new();
@@ -145,7 +149,8 @@ fn conv_like(cx: &Ctx, group: bool, backprop: bool) -> R<Vec<Fact>> {
             in_ch,
             sh(&x.shape),
             sh(&f.shape)
-        ));
+        )
+        .into());
     }
     out.push(ch);
     if backprop {
@@ -250,7 +255,7 @@ fn matmul_infer(cx: &Ctx) -> R<Vec<Fact>> {
             "incompatible matrix dimensions: {ka} vs {kb} (a {}, b {}, transpose_a={ta}, transpose_b={tb})",
             sh(&a.shape),
             sh(&b.shape)
-        ));
+        ).into());
     }
     let batch_a = PartialShape::Ranked(av[..av.len() - 2].iter().copied().collect());
     let batch_b = PartialShape::Ranked(bv[..bv.len() - 2].iter().copied().collect());

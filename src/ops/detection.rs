@@ -14,10 +14,9 @@ use super::util::{dim_at, ranked as dims};
 fn expect_rank(cx: &Ctx, i: usize, r: usize, what: &str) -> R<()> {
     let f = cx.input(i)?;
     match f.shape.rank() {
-        Some(n) if n != r => Err(format!(
-            "{what} (input {i}) must have rank {r}, is {}",
-            sh(&f.shape)
-        )),
+        Some(n) if n != r => {
+            Err(format!("{what} (input {i}) must have rank {r}, is {}", sh(&f.shape)).into())
+        }
         _ => Ok(()),
     }
 }
@@ -31,7 +30,8 @@ fn expect_float(cx: &Ctx, i: usize, what: &str) -> R<()> {
         Err(format!(
             "{what} (input {i}) must have a floating-point element type, has {}",
             f.et
-        ))
+        )
+        .into())
     }
 }
 
@@ -39,11 +39,11 @@ fn expect_float(cx: &Ctx, i: usize, what: &str) -> R<()> {
 fn merge_in(cx: &Ctx, i: usize, a: usize, j: usize, b: usize, what: &str) -> R<Dim> {
     let (x, y) = (dim_at(cx.input(i)?, a), dim_at(cx.input(j)?, b));
     merge_dim(x, y).ok_or_else(|| {
-        format!(
+        OpError::from(format!(
             "{what}: dim {a} of input {i} {} and dim {b} of input {j} {} differ",
             sh(&cx.inputs[i].shape),
             sh(&cx.inputs[j].shape)
-        )
+        ))
     })
 }
 
@@ -54,12 +54,12 @@ fn merge_in(cx: &Ctx, i: usize, a: usize, j: usize, b: usize, what: &str) -> R<D
 fn priors_in(v: i64, per: i64, priors: i64, what: &str) -> R<i64> {
     if priors == 0 {
         if v % per != 0 {
-            return Err(format!("{what} {v} must be a multiple of {per}"));
+            return Err(format!("{what} {v} must be a multiple of {per}").into());
         }
         return Ok(v / per);
     }
     if v != priors * per {
-        return Err(format!("{what} {v} must be {priors} priors x {per}"));
+        return Err(format!("{what} {v} must be {priors} priors x {per}").into());
     }
     Ok(priors)
 }
@@ -68,7 +68,7 @@ fn priors_in(v: i64, per: i64, priors: i64, what: &str) -> R<i64> {
 /// (v8 deduces the class count from the input shapes).
 fn detection_output_infer(cx: &Ctx) -> R<Vec<Fact>> {
     if cx.inputs.len() != 3 && cx.inputs.len() != 5 {
-        return Err(format!("expects 3 or 5 inputs, has {}", cx.inputs.len()));
+        return Err(format!("expects 3 or 5 inputs, has {}", cx.inputs.len()).into());
     }
     let five = cx.inputs.len() == 5;
     let share = cx.attr_bool("share_location", true)?;
@@ -101,7 +101,8 @@ fn detection_output_infer(cx: &Ctx) -> R<Vec<Fact>> {
             if v % prior_size != 0 || v / prior_size == 0 {
                 return Err(format!(
                     "proposals' third dimension {v} must be a positive multiple of {prior_size}"
-                ));
+                )
+                .into());
             }
             priors = v / prior_size;
         }
@@ -110,7 +111,7 @@ fn detection_output_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 if v % 2 != 0 || v == 0 {
                     return Err(format!(
                         "additional class predictions' second dimension {v} must be a positive multiple of 2"
-                    ));
+                    ).into());
                 }
                 priors = v / 2;
             }
@@ -120,7 +121,7 @@ fn detection_output_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 if v % priors != 0 {
                     return Err(format!(
                         "class predictions' second dimension {v} must be a multiple of {priors} priors"
-                    ));
+                    ).into());
                 }
                 classes = v / priors;
             }
@@ -134,7 +135,8 @@ fn detection_output_infer(cx: &Ctx) -> R<Vec<Fact>> {
                             return Err(format!(
                                 "box predictions' second dimension {v} must be a multiple of {}",
                                 priors * 4
-                            ));
+                            )
+                            .into());
                         }
                         classes = v / (priors * 4);
                     }
@@ -156,7 +158,8 @@ fn detection_output_infer(cx: &Ctx) -> R<Vec<Fact>> {
                     return Err(format!(
                         "box logits' second dimension {v} must be a multiple of {} (classes x 4)",
                         loc_classes * 4
-                    ));
+                    )
+                    .into());
                 }
                 priors = v / (loc_classes * 4);
             }
@@ -167,7 +170,8 @@ fn detection_output_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 return Err(format!(
                     "box logits {} must have {want} as second dimension",
                     sh(&bl.shape)
-                ));
+                )
+                .into());
             }
         }
     }
@@ -180,7 +184,8 @@ fn detection_output_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 "class predictions {} and box logits {} differ in batch",
                 sh(&cp.shape),
                 sh(&bl.shape)
-            ));
+            )
+            .into());
         }
         if let (Some(v), true) = (st(cp, 1), classes != 0) {
             priors = priors_in(v, classes, priors, "class predictions' second dimension")?;
@@ -189,17 +194,17 @@ fn detection_output_infer(cx: &Ctx) -> R<Vec<Fact>> {
     if pr.shape.rank().is_some() {
         let p0 = dim_at(pr, 0);
         if merge_dim(p0, Dim::known(1)).is_none() && merge_dim(p0, images).is_none() {
-            return Err(format!(
-                "proposals {} must have batch 1 or {images}",
-                sh(&pr.shape)
-            ));
+            return Err(
+                format!("proposals {} must have batch 1 or {images}", sh(&pr.shape)).into(),
+            );
         }
         let want1 = if var_in_target { 1 } else { 2 };
         if merge_dim(dim_at(pr, 1), Dim::known(want1)).is_none() {
             return Err(format!(
                 "proposals {} must have {want1} as second dimension",
                 sh(&pr.shape)
-            ));
+            )
+            .into());
         }
         if let Some(v) = st(pr, 2) {
             priors = priors_in(v, prior_size, priors, "proposals' third dimension")?;
@@ -216,7 +221,8 @@ fn detection_output_infer(cx: &Ctx) -> R<Vec<Fact>> {
                     "additional class predictions {} must have {} as second dimension",
                     sh(&ac.shape),
                     priors * 2
-                ));
+                )
+                .into());
             }
             if let Some(v) = st(ac, 1) {
                 priors = v / 2;
@@ -261,7 +267,8 @@ fn proposal_infer(cx: &Ctx) -> R<Vec<Fact>> {
             return Err(format!(
                 "image_shape must be 1-D with 3 or 4 elements, is {}",
                 sh(&im.shape)
-            ));
+            )
+            .into());
         }
     }
     let mut batch = Dim::any();
@@ -274,7 +281,8 @@ fn proposal_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 "anchor count differs between class_probs {} and bbox_deltas {}",
                 sh(&cp.shape),
                 sh(&bd.shape)
-            ));
+            )
+            .into());
         }
     }
     if bd.shape.rank().is_some() {
@@ -311,15 +319,12 @@ fn roi_align_infer(cx: &Ctx) -> R<Vec<Fact>> {
     merge_et(x.et, rois.et)?;
     let k = if rotated { 5 } else { 4 };
     if rois.shape.rank().is_some() && merge_dim(dim_at(rois, 1), Dim::known(k)).is_none() {
-        return Err(format!(
-            "rois {} must have {k} as second dimension",
-            sh(&rois.shape)
-        ));
+        return Err(format!("rois {} must have {k} as second dimension", sh(&rois.shape)).into());
     }
     let n = merge_in(cx, 1, 0, 2, 0, "number of rois")?;
     let (ph, pw) = (cx.attr_i64("pooled_h", 1)?, cx.attr_i64("pooled_w", 1)?);
     if ph <= 0 || pw <= 0 {
-        return Err(format!("pooled_h {ph} and pooled_w {pw} must be positive"));
+        return Err(format!("pooled_h {ph} and pooled_w {pw} must be positive").into());
     }
     let et = merge_et(x.et, rois.et)?;
     Ok(vec![Fact::new(
@@ -342,17 +347,14 @@ fn roi_pooling_infer(cx: &Ctx) -> R<Vec<Fact>> {
     expect_rank(cx, 1, 2, "rois")?;
     let (x, rois) = (cx.input(0)?, cx.input(1)?);
     if rois.shape.rank().is_some() && merge_dim(dim_at(rois, 1), Dim::known(5)).is_none() {
-        return Err(format!(
-            "rois {} must have 5 as second dimension",
-            sh(&rois.shape)
-        ));
+        return Err(format!("rois {} must have 5 as second dimension", sh(&rois.shape)).into());
     }
     let size = match cx.attr_ints("output_size")? {
         Some(v) if v.len() == 2 => v,
         _ => vec![cx.attr_i64("pooled_h", 0)?, cx.attr_i64("pooled_w", 0)?],
     };
     if size.iter().any(|&v| v <= 0) {
-        return Err(format!("the output size {size:?} must be positive"));
+        return Err(format!("the output size {size:?} must be positive").into());
     }
     Ok(vec![Fact::new(
         x.et,
@@ -381,10 +383,10 @@ fn psroi_pooling_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let out_dim = cx.attr_i64("output_dim", 0)?;
     let gs = cx.attr_i64("group_size", 1)?;
     if out_dim <= 0 {
-        return Err(format!("output_dim must be positive, is {out_dim}"));
+        return Err(format!("output_dim must be positive, is {out_dim}").into());
     }
     if gs <= 0 {
-        return Err(format!("group_size must be positive, is {gs}"));
+        return Err(format!("group_size must be positive, is {gs}").into());
     }
     if !deformable {
         let mode = cx.attr("mode").unwrap_or("average");
@@ -394,7 +396,8 @@ fn psroi_pooling_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 return Err(format!(
                     "channels {c} must be output_dim {out_dim} x group_size^2 {}",
                     gs * gs
-                ));
+                )
+                .into());
             }
             if mode == "bilinear" {
                 let (bx, by) = (
@@ -404,22 +407,20 @@ fn psroi_pooling_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 if bx <= 0 || by <= 0 || c % (bx * by) != 0 || c / (bx * by) != out_dim {
                     return Err(format!(
                         "channels {c} must be output_dim {out_dim} x spatial bins {bx}x{by}"
-                    ));
+                    )
+                    .into());
                 }
             }
         }
     } else if let Some(f) = cx.inputs.get(2) {
         if let Some(r) = f.shape.rank() {
             if r != 4 {
-                return Err(format!("offsets must be 4-D, are {}", sh(&f.shape)));
+                return Err(format!("offsets must be 4-D, are {}", sh(&f.shape)).into());
             }
         }
     }
     if rois.shape.rank().is_some() && merge_dim(dim_at(rois, 1), Dim::known(5)).is_none() {
-        return Err(format!(
-            "rois {} must have 5 as second dimension",
-            sh(&rois.shape)
-        ));
+        return Err(format!("rois {} must have 5 as second dimension", sh(&rois.shape)).into());
     }
     let g = Dim::known(gs as u64);
     Ok(vec![Fact::new(
@@ -440,12 +441,12 @@ fn region_yolo_infer(cx: &Ctx) -> R<Vec<Fact>> {
         return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
     };
     if d.len() != 4 {
-        return Err(format!("data must be 4-D, is {}", sh(&x.shape)));
+        return Err(format!("data must be 4-D, is {}", sh(&x.shape)).into());
     }
     if cx.attr_bool("do_softmax", true)? {
         let r = d.len();
-        let a = norm_axis(cx.attr_i64("axis", 1)?, r)?;
-        let e = norm_axis(cx.attr_i64("end_axis", -1)?, r)?;
+        let a = cx.attr_axis("axis", 1, r)?;
+        let e = cx.attr_axis("end_axis", -1, r)?;
         let mut out: Vec<Dim> = d[..a].to_vec();
         if e >= a {
             out.push(d[a..=e].iter().fold(Dim::known(1), |p, &q| dim_mul(p, q)));
@@ -471,28 +472,25 @@ fn reorg_yolo_infer(cx: &Ctx) -> R<Vec<Fact>> {
         _ => return Err("attribute 'stride' is missing".into()),
     };
     if s <= 0 {
-        return Err(format!("stride must be positive, is {s}"));
+        return Err(format!("stride must be positive, is {s}").into());
     }
     let s = s as u64;
     let Some(d) = x.shape.dims() else {
         return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
     };
     if d.len() != 4 {
-        return Err(format!("data must be 4-D, is {}", sh(&x.shape)));
+        return Err(format!("data must be 4-D, is {}", sh(&x.shape)).into());
     }
     if let Some(c) = d[1].get() {
         if c < s * s {
-            return Err(format!(
-                "channels {c} must be at least stride^2 = {}",
-                s * s
-            ));
+            return Err(format!("channels {c} must be at least stride^2 = {}", s * s).into());
         }
     }
     let mut out = vec![d[0], checked_dim_mul(d[1], Dim::known(s * s))?];
     for &v in &d[2..] {
         if let Some(n) = v.get() {
             if n % s != 0 {
-                return Err(format!("dimension {n} is not divisible by stride {s}"));
+                return Err(format!("dimension {n} is not divisible by stride {s}").into());
             }
         }
         out.push(Dim::interval(v.min.div_ceil(s), v.max().map(|m| m / s)));
@@ -505,7 +503,7 @@ fn reorg_yolo_infer(cx: &Ctx) -> R<Vec<Fact>> {
 fn attr_pos(cx: &Ctx, k: &str) -> R<u64> {
     let v = cx.attr_i64(k, -1)?;
     if v < 0 {
-        return Err(format!("attribute {k} must be non-negative, is {v}"));
+        return Err(format!("attribute {k} must be non-negative, is {v}").into());
     }
     Ok(v as u64)
 }
@@ -524,7 +522,7 @@ fn ed_detection_output_infer(cx: &Ctx) -> R<Vec<Fact>> {
     }
     let rois = cx.input(0)?;
     if rois.shape.rank().is_some() && merge_dim(dim_at(rois, 1), Dim::known(4)).is_none() {
-        return Err(format!("rois {} must be [N, 4]", sh(&rois.shape)));
+        return Err(format!("rois {} must be [N, 4]", sh(&rois.shape)).into());
     }
     let m = Dim::known(attr_pos(cx, "max_detections_per_image")?);
     Ok(vec![
@@ -563,7 +561,7 @@ fn ed_prior_grid_infer(cx: &Ctx) -> R<Vec<Fact>> {
     expect_rank(cx, 2, 4, "image")?;
     let (p, f) = (cx.input(0)?, cx.input(1)?);
     if p.shape.rank().is_some() && merge_dim(dim_at(p, 1), Dim::known(4)).is_none() {
-        return Err(format!("priors {} must be [N, 4]", sh(&p.shape)));
+        return Err(format!("priors {} must be [N, 4]", sh(&p.shape)).into());
     }
     let (n, h, w) = (dim_at(p, 0), dim_at(f, 2), dim_at(f, 3));
     let four = Dim::known(4);
@@ -578,15 +576,12 @@ fn ed_prior_grid_infer(cx: &Ctx) -> R<Vec<Fact>> {
 /// ExperimentalDetectronROIFeatureExtractor-6: [rois, C, output_size, output_size] and the rois.
 fn ed_roi_feature_infer(cx: &Ctx) -> R<Vec<Fact>> {
     if cx.inputs.len() < 2 {
-        return Err(format!(
-            "expects at least 2 inputs, has {}",
-            cx.inputs.len()
-        ));
+        return Err(format!("expects at least 2 inputs, has {}", cx.inputs.len()).into());
     }
     expect_rank(cx, 0, 2, "rois")?;
     let rois = cx.input(0)?;
     if rois.shape.rank().is_some() && merge_dim(dim_at(rois, 1), Dim::known(4)).is_none() {
-        return Err(format!("rois {} must be [N, 4]", sh(&rois.shape)));
+        return Err(format!("rois {} must be [N, 4]", sh(&rois.shape)).into());
     }
     let mut c = Dim::any();
     for i in 1..cx.inputs.len() {
@@ -612,7 +607,7 @@ fn ed_topk_rois_infer(cx: &Ctx) -> R<Vec<Fact>> {
     expect_rank(cx, 1, 1, "probabilities")?;
     let rois = cx.input(0)?;
     if rois.shape.rank().is_some() && merge_dim(dim_at(rois, 1), Dim::known(4)).is_none() {
-        return Err(format!("rois {} must be [N, 4]", sh(&rois.shape)));
+        return Err(format!("rois {} must be [N, 4]", sh(&rois.shape)).into());
     }
     merge_in(cx, 0, 0, 1, 0, "number of rois")?;
     let m = Dim::known(attr_pos(cx, "max_rois")?);
@@ -637,7 +632,7 @@ fn generate_proposals_infer(cx: &Ctx) -> R<Vec<Fact>> {
         None => E::I64,
     };
     if !matches!(et_idx, E::I32 | E::I64) {
-        return Err(format!("roi_num_type must be i32 or i64, is {et_idx}"));
+        return Err(format!("roi_num_type must be i32 or i64, is {et_idx}").into());
     }
     let mut n = dim_at(cx.input(0)?, 0);
     for i in [2, 3] {

@@ -108,7 +108,7 @@ fn binary_shape(cx: &Ctx) -> R<PartialShape> {
             // PDPD: the second input broadcasts into the first.
             Ok(a.clone())
         }
-        m => Err(format!("unknown auto_broadcast mode '{m}'")),
+        m => Err(format!("unknown auto_broadcast mode '{m}'").into()),
     }
 }
 
@@ -124,7 +124,7 @@ fn binary_infer(cx: &Ctx) -> R<Vec<Fact>> {
         Bin::Cmp(_) => E::Boolean,
         Bin::Logic(_) => {
             if et != E::Boolean && et != E::Dynamic {
-                return Err(format!("logical ops need boolean inputs, got {et}"));
+                return Err(format!("logical ops need boolean inputs, got {et}").into());
             }
             E::Boolean
         }
@@ -229,10 +229,11 @@ fn binary_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let empty = a.shape.contains(&0) || b.shape.contains(&0);
     if matches!(kind, Bin::Div | Bin::Mod | Bin::FloorMod) && !empty && vb.contains(&0) {
         return Err(if matches!(kind, Bin::Div) {
-            "division by zero".into()
+            "division by zero"
         } else {
-            "mod by zero".into()
-        });
+            "mod by zero"
+        }
+        .into());
     }
     let floor = cx.attr_bool("m_pythondiv", true).unwrap_or(true);
     macro_rules! m {
@@ -435,11 +436,11 @@ fn unary_infer(cx: &Ctx) -> R<Vec<Fact>> {
     };
     match ty {
         "LogicalNot" if !matches!(x.et, E::Boolean | E::Dynamic) => {
-            return Err(format!("LogicalNot needs a boolean input, got {}", x.et))
+            return Err(format!("LogicalNot needs a boolean input, got {}", x.et).into())
         }
         "Softmax" | "LogSoftmax" => {
             if let Some(r) = x.shape.rank() {
-                norm_axis(cx.attr_i64("axis", 1)?, r)?;
+                cx.attr_axis("axis", 1, r)?;
             }
         }
         _ => {}
@@ -477,7 +478,7 @@ fn unary_infer(cx: &Ctx) -> R<Vec<Fact>> {
         "ReverseSequence" => {
             let r = x.shape.rank().unwrap_or(0);
             if r > 0 {
-                let b = norm_axis(cx.attr_i64("batch_axis", 0)?, r)?;
+                let b = cx.attr_axis("batch_axis", 0, r)?;
                 merge_from(&mut shape, b, &[1])?;
             }
         }

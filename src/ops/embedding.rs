@@ -30,7 +30,7 @@ fn table_rows(cx: &Ctx, first: Dim) -> R<Vec<Fact>> {
 fn same_shape(cx: &Ctx, a: usize, b: usize, what: &str) -> R<()> {
     merge_shapes(&cx.input(a)?.shape, &cx.input(b)?.shape)
         .map(|_| ())
-        .map_err(|e| format!("{what}: {e}"))
+        .map_err(|e| format!("{what}: {e}").into())
 }
 
 fn check_weights(cx: &Ctx, i: usize, like: usize) -> R<()> {
@@ -53,7 +53,7 @@ fn check_reduction(cx: &Ctx, weights: usize) -> R<()> {
             "sum" => {}
             "mean" if cx.inputs.len() <= weights => {}
             "mean" => return Err("per_sample_weights are allowed only with reduction=sum".into()),
-            r => return Err(format!("unknown reduction '{r}'")),
+            r => return Err(format!("unknown reduction '{r}'").into()),
         }
     }
     Ok(())
@@ -121,7 +121,7 @@ fn segments_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let n = match cx.shape_bounds(3) {
         Some(b) => {
             if b.lo.first().is_some_and(|&v| v < 0) && b.is_exact() {
-                return Err(format!("num_segments must be non-negative, is {}", b.lo[0]));
+                return Err(format!("num_segments must be non-negative, is {}", b.lo[0]).into());
             }
             bound_dim(&b, 0).unwrap_or(Dim::any())
         }

@@ -11,7 +11,7 @@ fn shape_input(cx: &Ctx, i: usize) -> R<PartialShape> {
     let f = cx.input(i)?;
     if let Some(b) = cx.shape_bounds(i) {
         if b.lo.iter().any(|&v| v < -1) && b.is_exact() {
-            return Err(format!("shape {:?} has negative values", b.lo));
+            return Err(format!("shape {:?} has negative values", b.lo).into());
         }
         let dims: Dims = (0..b.lo.len())
             .map(|k| bound_dim(&b, k).unwrap_or(Dim::any()))
@@ -44,7 +44,7 @@ fn eye_infer(cx: &Ctx) -> R<Vec<Fact>> {
         let b = cx.input(3)?;
         match b.shape.dims() {
             Some(d) if d.len() != 1 => {
-                return Err(format!("batch_shape {} must be a 1D tensor", sh(&b.shape)))
+                return Err(format!("batch_shape {} must be a 1D tensor", sh(&b.shape)).into())
             }
             Some(d) if d[0].is_static() => match shape_input(cx, 3)? {
                 PartialShape::Ranked(s) => out.extend(s.iter().copied()),
@@ -57,7 +57,7 @@ fn eye_infer(cx: &Ctx) -> R<Vec<Fact>> {
         let d = match cx.shape_bounds(i) {
             Some(b) => {
                 if b.is_exact() && b.lo.first().is_some_and(|&v| v < 0) {
-                    return Err(format!("{name} must be non-negative, is {}", b.lo[0]));
+                    return Err(format!("{name} must be non-negative, is {}", b.lo[0]).into());
                 }
                 bound_dim(&b, 0).unwrap_or(Dim::any())
             }
@@ -102,7 +102,7 @@ fn random_uniform_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let s = cx.input(0)?;
     if let Some(r) = s.shape.rank() {
         if r != 1 {
-            return Err(format!("shape {} must be a 1D tensor", sh(&s.shape)));
+            return Err(format!("shape {} must be a 1D tensor", sh(&s.shape)).into());
         }
     }
     let et = cx.attr_et("output_type")?;
@@ -110,7 +110,7 @@ fn random_uniform_infer(cx: &Ctx) -> R<Vec<Fact>> {
         expect_scalar_or_1(cx, i, w)?;
         let t = cx.input(i)?.et;
         if t != E::Dynamic && et != E::Dynamic && t != et {
-            return Err(format!("{w} has type {t}, output_type is {et}"));
+            return Err(format!("{w} has type {t}, output_type is {et}").into());
         }
     }
     let (lo, hi) = (cx.input(1)?.value.clone(), cx.input(2)?.value.clone());
@@ -120,7 +120,8 @@ fn random_uniform_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 "min ({}) must be less than max ({})",
                 a.as_f64(),
                 b.as_f64()
-            ));
+            )
+            .into());
         }
     }
     Ok(vec![Fact::new(et, shape_input(cx, 0)?)])
@@ -135,19 +136,19 @@ fn multinomial_infer(cx: &Ctx) -> R<Vec<Fact>> {
     expect_scalar_or_1(cx, 1, "num_samples")?;
     let et = cx.attr_et("convert_type")?;
     if !matches!(et, E::I32 | E::I64 | E::Dynamic) {
-        return Err(format!("convert_type must be i32 or i64, is {et}"));
+        return Err(format!("convert_type must be i32 or i64, is {et}").into());
     }
     let p = cx.input(0)?;
     let Some(d) = p.shape.dims() else {
         return Ok(vec![Fact::new(et, PartialShape::Dynamic)]);
     };
     if d.len() != 2 {
-        return Err(format!("probs {} must be a 2D tensor", sh(&p.shape)));
+        return Err(format!("probs {} must be a 2D tensor", sh(&p.shape)).into());
     }
     let n = match cx.shape_bounds(1) {
         Some(b) => {
             if b.lo.first().is_some_and(|&v| v < 0) {
-                return Err(format!("num_samples must be non-negative, is {}", b.lo[0]));
+                return Err(format!("num_samples must be non-negative, is {}", b.lo[0]).into());
             }
             bound_dim(&b, 0).unwrap_or(Dim::any())
         }

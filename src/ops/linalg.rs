@@ -13,7 +13,7 @@ fn inverse_infer(cx: &Ctx) -> R<Vec<Fact>> {
         return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
     };
     if d.len() < 2 {
-        return Err(format!("data {} must have rank >= 2", sh(&x.shape)));
+        return Err(format!("data {} must have rank >= 2", sh(&x.shape)).into());
     }
     let r = d.len();
     merge_dim(d[r - 2], d[r - 1]).ok_or_else(|| {
@@ -38,7 +38,7 @@ fn group_norm_infer(cx: &Ctx) -> R<Vec<Fact>> {
     }
     let groups = cx.attr_i64("num_groups", -1)?;
     if groups <= 0 {
-        return Err(format!("num_groups must be positive, is {groups}"));
+        return Err(format!("num_groups must be positive, is {groups}").into());
     }
     let mut c = Dim::any();
     for i in 1..3 {
@@ -50,10 +50,7 @@ fn group_norm_infer(cx: &Ctx) -> R<Vec<Fact>> {
         return Ok(vec![Fact::new(et, PartialShape::Dynamic)]);
     };
     if d.len() < 2 {
-        return Err(format!(
-            "data {} must have rank >= 2 [N, C, ...]",
-            sh(&x.shape)
-        ));
+        return Err(format!("data {} must have rank >= 2 [N, C, ...]", sh(&x.shape)).into());
     }
     let ch = merge_dim(d[1], c).ok_or_else(|| {
         format!(
@@ -63,9 +60,9 @@ fn group_norm_infer(cx: &Ctx) -> R<Vec<Fact>> {
     })?;
     if let Some(v) = d[1].get() {
         if v % groups as u64 != 0 {
-            return Err(format!(
-                "channels ({v}) must be divisible by num_groups ({groups})"
-            ));
+            return Err(
+                format!("channels ({v}) must be divisible by num_groups ({groups})").into(),
+            );
         }
     }
     let _ = ch;

@@ -24,7 +24,7 @@ fn num_dirs(cx: &Ctx) -> R<u64> {
     {
         "forward" | "reverse" => Ok(1),
         "bidirectional" => Ok(2),
-        d => Err(format!("unknown direction '{d}'")),
+        d => Err(format!("unknown direction '{d}'").into()),
     }
 }
 
@@ -34,7 +34,7 @@ fn sequence_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let x = cx.input(0)?;
     let hidden = cx.attr_i64("hidden_size", -1)?;
     if hidden <= 0 {
-        return Err(format!("hidden_size must be positive, is {hidden}"));
+        return Err(format!("hidden_size must be positive, is {hidden}").into());
     }
     let dirs = num_dirs(cx)?;
     if let Some(r) = x.shape.rank() {
@@ -42,7 +42,8 @@ fn sequence_infer(cx: &Ctx) -> R<Vec<Fact>> {
             return Err(format!(
                 "X must have rank 3 [batch, seq, input], is {}",
                 sh(&x.shape)
-            ));
+            )
+            .into());
         }
     }
     let h0 = cx.input(1)?;
@@ -68,7 +69,7 @@ fn cell_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let x = cx.input(0)?;
     let hidden = cx.attr_i64("hidden_size", -1)?;
     if hidden <= 0 {
-        return Err(format!("hidden_size must be positive, is {hidden}"));
+        return Err(format!("hidden_size must be positive, is {hidden}").into());
     }
     // The batch is X's, merged with the initial state(s) H (and C for LSTMCell).
     let states = if cx.ty == "LSTMCell" { 2 } else { 1 };
@@ -150,12 +151,12 @@ fn onehot_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let Some(d) = idx.shape.dims() else {
         return Ok(vec![Fact::new(et, PartialShape::Dynamic)]);
     };
-    let ax = norm_axis(cx.attr_i64("axis", -1)?, d.len() + 1)?;
+    let ax = cx.attr_axis("axis", -1, d.len() + 1)?;
     let depth = match cx.ints(1) {
         Some(v) => {
             let x = *v.first().ok_or("depth is empty")?;
             if x < 0 {
-                return Err(format!("depth must be non-negative, is {x}"));
+                return Err(format!("depth must be non-negative, is {x}").into());
             }
             Dim::known(x as u64)
         }
@@ -188,7 +189,8 @@ fn gather_nd_infer(cx: &Ctx) -> R<Vec<Fact>> {
             "indices {} select more dims than data {} has",
             sh(&idx.shape),
             sh(&data.shape)
-        ));
+        )
+        .into());
     }
     let mut out = Dims::new();
     if cx.version >= 8 {
@@ -214,7 +216,8 @@ fn gather_elements_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 "data {} and indices {} must have the same rank",
                 sh(&data.shape),
                 sh(&idx.shape)
-            ));
+            )
+            .into());
         }
     }
     Ok(vec![Fact::new(data.et, idx.shape.clone())])
@@ -232,7 +235,8 @@ fn einsum_infer(cx: &Ctx) -> R<Vec<Fact>> {
             "equation '{eq}' has {} inputs, the op has {}",
             terms.len(),
             cx.inputs.len()
-        ));
+        )
+        .into());
     }
     let mut et = E::Dynamic;
     let mut labels: std::collections::BTreeMap<char, Dim> = Default::default();
@@ -272,7 +276,7 @@ fn einsum_infer(cx: &Ctx) -> R<Vec<Fact>> {
             labels.insert(c, m);
         }
         if !has_ell && n_ell != 0 {
-            return Err(format!("term '{t}' does not match input rank {}", d.len()));
+            return Err(format!("term '{t}' does not match input rank {}", d.len()).into());
         }
     }
     let rhs = rhs.unwrap_or_else(|| {
@@ -323,7 +327,8 @@ fn pad_infer(cx: &Ctx) -> R<Vec<Fact>> {
         return Err(format!(
             "pads_begin {pb:?} / pads_end {pe:?} must have one value per input dim ({})",
             d.len()
-        ));
+        )
+        .into());
     }
     if cx.version < 12 && pb.iter().chain(&pe).any(|&p| p < 0) {
         return Err("Pad-1 pads must be non-negative".into());
@@ -340,7 +345,8 @@ fn pad_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 return Err(format!(
                     "{mode} pads ({}, {}) are too large for dimension {v}",
                     pb[i], pe[i]
-                ));
+                )
+                .into());
             }
         }
         out.push(Dim::interval(f(d[i].min), d[i].max().map(f)));
@@ -352,7 +358,7 @@ fn select_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(3, 3)?;
     let (c, t, e) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
     if !matches!(c.et, E::Boolean | E::Dynamic) {
-        return Err(format!("the condition must be boolean, is {}", c.et));
+        return Err(format!("the condition must be boolean, is {}", c.et).into());
     }
     let et = merge_et(t.et, e.et)?;
     let s = match cx.attr("auto_broadcast").unwrap_or("numpy") {
@@ -367,14 +373,14 @@ fn depth_space(cx: &Ctx, to_space: bool) -> R<Vec<Fact>> {
     let x = cx.input(0)?;
     let bs = cx.attr_i64("block_size", 1)?;
     if bs <= 0 {
-        return Err(format!("block_size must be positive, is {bs}"));
+        return Err(format!("block_size must be positive, is {bs}").into());
     }
     let bs = bs as u64;
     let Some(d) = x.shape.dims() else {
         return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
     };
     if d.len() < 3 {
-        return Err(format!("data {} must have rank >= 3", sh(&x.shape)));
+        return Err(format!("data {} must have rank >= 3", sh(&x.shape)).into());
     }
     let k = (d.len() - 2) as u32;
     let f = bs
@@ -384,9 +390,9 @@ fn depth_space(cx: &Ctx, to_space: bool) -> R<Vec<Fact>> {
     if to_space {
         if let Some(c) = d[1].get() {
             if c % f != 0 {
-                return Err(format!(
-                    "channels {c} are not divisible by block_size^{k} = {f}"
-                ));
+                return Err(
+                    format!("channels {c} are not divisible by block_size^{k} = {f}").into(),
+                );
             }
         }
         out[1] = Dim::interval(d[1].min / f, d[1].max().map(|m| m / f));
@@ -398,7 +404,7 @@ fn depth_space(cx: &Ctx, to_space: bool) -> R<Vec<Fact>> {
         for i in 2..d.len() {
             if let Some(v) = d[i].get() {
                 if v % bs != 0 {
-                    return Err(format!("dimension {v} is not divisible by block_size {bs}"));
+                    return Err(format!("dimension {v} is not divisible by block_size {bs}").into());
                 }
             }
             out[i] = Dim::interval(d[i].min / bs, d[i].max().map(|m| m / bs));
@@ -417,12 +423,12 @@ fn s2d(cx: &Ctx) -> R<Vec<Fact>> {
 fn shuffle_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let x = cx.input(0)?;
     if let (Some(d), Ok(g)) = (x.shape.dims(), cx.attr_i64("group", 1)) {
-        let ax = norm_axis(cx.attr_i64("axis", 1)?, d.len())?;
+        let ax = cx.attr_axis("axis", 1, d.len())?;
         if let Some(v) = d[ax].get() {
             if g <= 0 || v % g as u64 != 0 {
-                return Err(format!(
-                    "dimension {v} of axis {ax} is not divisible by group {g}"
-                ));
+                return Err(
+                    format!("dimension {v} of axis {ax} is not divisible by group {g}").into(),
+                );
             }
         }
     }
@@ -455,7 +461,7 @@ fn depth_space_eval(cx: &Ctx, outs: &[Fact], to_space: bool) -> R<Vec<Fact>> {
     let blocks_first = match cx.attr("mode").unwrap_or("blocks_first") {
         "blocks_first" => true,
         "depth_first" => false,
-        m => return Err(format!("unknown mode '{m}'")),
+        m => return Err(format!("unknown mode '{m}'").into()),
     };
     let ins = x.shape.clone();
     let k = ins.len() - 2;
@@ -510,7 +516,7 @@ fn s2d_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
 fn shuffle_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
     let x = val(cx, 0)?;
     let out = static_out(outs, 0)?;
-    let ax = norm_axis(cx.attr_i64("axis", 1)?, out.len())?;
+    let ax = cx.attr_axis("axis", 1, out.len())?;
     let g = cx.attr_i64("group", 1)? as u64;
     let per = out[ax] / g;
     let mut ic = vec![0u64; out.len()];
@@ -624,7 +630,7 @@ fn onehot_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let out = onehot_infer(cx)?;
     let os = out[0].shape.to_static().ok_or("dynamic")?;
     let ishape = val(cx, 0)?.shape.clone();
-    let ax = norm_axis(cx.attr_i64("axis", -1)?, ishape.len() + 1)?;
+    let ax = cx.attr_axis("axis", -1, ishape.len() + 1)?;
     let inner: usize = ishape[ax..].iter().product::<u64>() as usize;
     let normalize = cx
         .attr("negative_indices_mode")
@@ -686,7 +692,7 @@ fn plain_reduction(cx: &Ctx) -> R<()> {
         .as_str()
     {
         "none" => Ok(()),
-        r => Err(format!("reduction '{r}' is not folded")),
+        r => Err(format!("reduction '{r}' is not folded").into()),
     }
 }
 
@@ -714,7 +720,7 @@ fn scatter_nd_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
                 v += dim;
             }
             if v < 0 || v >= dim {
-                return Err(format!("index {v} out of range"));
+                return Err(format!("index {v} out of range").into());
             }
             off += v as usize * dst[q] as usize;
         }
@@ -743,7 +749,7 @@ fn scatter_elements_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         let dim = d.shape[ax] as i64;
         let v = if v < 0 { v + dim } else { v };
         if v < 0 || v >= dim {
-            return Err(format!("index {v} out of range"));
+            return Err(format!("index {v} out of range").into());
         }
         let mut off = 0u64;
         for a in 0..r {
@@ -777,7 +783,7 @@ fn scatter_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         for (k, &j) in idx.iter().enumerate() {
             let j = if j < 0 { j + dax } else { j };
             if j < 0 || j >= dax {
-                return Err(format!("index {j} out of range"));
+                return Err(format!("index {j} out of range").into());
             }
             for i in 0..inner {
                 let src = ((o * idx.len() + k) * inner + i) * es;
@@ -836,7 +842,7 @@ fn gather_elements_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let (d, it) = (val(cx, 0)?, val(cx, 1)?);
     let idx = it.to_i64s().ok_or("indices")?;
     let r = d.shape.len();
-    let ax = norm_axis(cx.attr_i64("axis", 0)?, r)?;
+    let ax = cx.attr_axis("axis", 0, r)?;
     let (dst, ist) = (math::strides(&d.shape), math::strides(&it.shape));
     let mut map = Vec::with_capacity(idx.len());
     for (p, &v) in idx.iter().enumerate() {

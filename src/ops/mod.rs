@@ -35,6 +35,93 @@ pub use util::*;
 use crate::ir::{tensor::Tensor, ElementType, Layer, PartialShape};
 use std::sync::{Arc, OnceLock};
 
+/// What an op error concerns, so its diagnostic points there (the attribute in `<data>`, the
+/// `<port>`) rather than at `<layer`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum At {
+    Attr(String),
+    Input(usize),
+    Output(usize),
+}
+
+/// An error of a shape rule or kernel: a message quoting the shapes or values involved and,
+/// when it concerns one, the attribute or port. Plain strings convert (`Err(format!(..).into())`,
+/// `?` on `Result<_, String>`); the pass adds the file position, the layer and the input shapes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpError {
+    pub msg: String,
+    pub at: Option<At>,
+}
+
+impl OpError {
+    pub fn attr(name: &str, msg: impl Into<String>) -> Self {
+        OpError {
+            msg: msg.into(),
+            at: Some(At::Attr(name.to_string())),
+        }
+    }
+    pub fn input(i: usize, msg: impl Into<String>) -> Self {
+        OpError {
+            msg: msg.into(),
+            at: Some(At::Input(i)),
+        }
+    }
+    pub fn output(o: usize, msg: impl Into<String>) -> Self {
+        OpError {
+            msg: msg.into(),
+            at: Some(At::Output(o)),
+        }
+    }
+}
+
+impl From<String> for OpError {
+    fn from(msg: String) -> Self {
+        OpError { msg, at: None }
+    }
+}
+
+impl From<&str> for OpError {
+    fn from(msg: &str) -> Self {
+        OpError {
+            msg: msg.to_string(),
+            at: None,
+        }
+    }
+}
+
+impl std::fmt::Display for OpError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.msg)
+    }
+}
+
+/// Attach a location to an error that has none: `cx.ints(1).ok_or("..").at_input(1)?`.
+pub trait Locate<T> {
+    fn at_input(self, i: usize) -> Result<T, OpError>;
+    fn at_attr(self, name: &str) -> Result<T, OpError>;
+}
+
+impl<T, E: Into<OpError>> Locate<T> for Result<T, E> {
+    fn at_input(self, i: usize) -> Result<T, OpError> {
+        self.map_err(|e| {
+            let e = e.into();
+            OpError {
+                at: e.at.or(Some(At::Input(i))),
+                msg: e.msg,
+            }
+        })
+    }
+    fn at_attr(self, name: &str) -> Result<T, OpError> {
+        self.map_err(|e| {
+            let e = e.into();
+            OpError {
+                at: e.at.or_else(|| Some(At::Attr(name.to_string()))),
+                msg: e.msg,
+            }
+        })
+    }
+}
+
 /// Integer value bounds of a small tensor (shape values): `hi == i64::MAX` means unbounded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Bounds {
@@ -142,12 +229,12 @@ pub struct Ctx<'a> {
 
 /// A shape/type rule: output facts (element type, shape, and for shape subgraphs the value or
 /// its bounds) from the input facts.
-pub type InferFn = fn(&Ctx) -> Result<Vec<Fact>, String>;
+pub type InferFn = fn(&Ctx) -> Result<Vec<Fact>, OpError>;
 
 /// A kernel: output values from input values. `outs` are the facts the shape rule computed for
 /// this layer (types and shapes), as OpenVINO's `evaluate` reuses `shape_infer`; each value
 /// returned must have its output's shape (checked in debug builds).
-pub type EvalFn = fn(&Ctx, &[Fact]) -> Result<Vec<Fact>, String>;
+pub type EvalFn = fn(&Ctx, &[Fact]) -> Result<Vec<Fact>, OpError>;
 
 /// How an op's value bounds propagate when its inputs are not all exactly known.
 #[derive(Clone, Copy)]

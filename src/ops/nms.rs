@@ -27,7 +27,8 @@ fn expect_float(cx: &Ctx, i: usize, what: &str) -> R<()> {
         Err(format!(
             "{what} (input {i}) must have a floating-point element type, has {}",
             f.et
-        ))
+        )
+        .into())
     }
 }
 
@@ -37,7 +38,7 @@ fn output_type(cx: &Ctx) -> R<E> {
         None => E::I64,
     };
     if !matches!(et, E::I32 | E::I64) {
-        return Err(format!("output_type must be i32 or i64, is {et}"));
+        return Err(format!("output_type must be i32 or i64, is {et}").into());
     }
     Ok(et)
 }
@@ -51,7 +52,7 @@ fn nms_validate(cx: &Ctx, one_elem_ok: bool) -> R<()> {
     for (f, what) in [(b, "boxes"), (s, "scores")] {
         if let Some(r) = f.shape.rank() {
             if r != 3 {
-                return Err(format!("{what} must be 3-D, is {}", sh(&f.shape)));
+                return Err(format!("{what} must be 3-D, is {}", sh(&f.shape)).into());
             }
         }
     }
@@ -86,7 +87,8 @@ fn nms_validate(cx: &Ctx, one_elem_ok: bool) -> R<()> {
                     ""
                 },
                 sh(&f.shape)
-            ));
+            )
+            .into());
         }
     }
     if b.shape.rank().is_some() {
@@ -96,22 +98,21 @@ fn nms_validate(cx: &Ctx, one_elem_ok: bool) -> R<()> {
                     "boxes {} and scores {} differ in the number of batches",
                     sh(&b.shape),
                     sh(&s.shape)
-                ));
+                )
+                .into());
             }
             if merge_dim(dim_at(b, 1), dim_at(s, 2)).is_none() {
                 return Err(format!(
                     "boxes {} and scores {} differ in the number of boxes",
                     sh(&b.shape),
                     sh(&s.shape)
-                ));
+                )
+                .into());
             }
         }
         let k = if cx.ty == "NMSRotated" { 5 } else { 4 };
         if merge_dim(dim_at(b, 2), Dim::known(k)).is_none() {
-            return Err(format!(
-                "the last dimension of boxes {} must be {k}",
-                sh(&b.shape)
-            ));
+            return Err(format!("the last dimension of boxes {} must be {k}", sh(&b.shape)).into());
         }
     }
     Ok(())
@@ -196,7 +197,7 @@ fn caps(cx: &Ctx) -> R<NmsCaps> {
         ("background_class", c.background_class),
     ] {
         if v < -1 {
-            return Err(format!("{n} must be >= -1, is {v}"));
+            return Err(format!("{n} must be >= -1, is {v}").into());
         }
     }
     Ok(c)
@@ -232,7 +233,7 @@ fn multiclass_nms_infer(cx: &Ctx) -> R<Vec<Fact>> {
     for (f, what, r) in [(b, "boxes", 3), (s, "scores", srank)] {
         if let Some(n) = f.shape.rank() {
             if n != r {
-                return Err(format!("{what} must be {r}-D, is {}", sh(&f.shape)));
+                return Err(format!("{what} must be {r}-D, is {}", sh(&f.shape)).into());
             }
         }
     }
@@ -240,10 +241,7 @@ fn multiclass_nms_infer(cx: &Ctx) -> R<Vec<Fact>> {
         cx.expect_int(2, "roisnum")?;
         if let Some(n) = cx.input(2)?.shape.rank() {
             if n != 1 {
-                return Err(format!(
-                    "roisnum must be 1-D, is {}",
-                    sh(&cx.inputs[2].shape)
-                ));
+                return Err(format!("roisnum must be 1-D, is {}", sh(&cx.inputs[2].shape)).into());
             }
         }
     }
@@ -252,10 +250,7 @@ fn multiclass_nms_infer(cx: &Ctx) -> R<Vec<Fact>> {
     if b.shape.rank().is_some() {
         let k = Dim::known(4);
         if merge_dim(dim_at(b, 2), k).is_none() {
-            return Err(format!(
-                "the last dimension of boxes {} must be 4",
-                sh(&b.shape)
-            ));
+            return Err(format!("the last dimension of boxes {} must be 4", sh(&b.shape)).into());
         }
         if s.shape.rank().is_some() {
             if merge_dim(dim_at(b, 0), dim_at(s, 0)).is_none() {
@@ -263,7 +258,8 @@ fn multiclass_nms_infer(cx: &Ctx) -> R<Vec<Fact>> {
                     "boxes {} and scores {} differ in their first dimension",
                     sh(&b.shape),
                     sh(&s.shape)
-                ));
+                )
+                .into());
             }
             let sb = if has_rois { 1 } else { 2 };
             if merge_dim(dim_at(b, 1), dim_at(s, sb)).is_none() {
@@ -271,7 +267,8 @@ fn multiclass_nms_infer(cx: &Ctx) -> R<Vec<Fact>> {
                     "boxes {} and scores {} differ in the number of boxes",
                     sh(&b.shape),
                     sh(&s.shape)
-                ));
+                )
+                .into());
             }
         }
         if matrix {

@@ -12,14 +12,14 @@ fn pool_shape(cx: &Ctx) -> R<(crate::ir::ElementType, PartialShape)> {
         return Ok((x.et, PartialShape::Dynamic));
     };
     if d.len() < 3 {
-        return Err(format!("data {} must have rank >= 3", sh(&x.shape)));
+        return Err(format!("data {} must have rank >= 3", sh(&x.shape)).into());
     }
     let n = d.len() - 2;
     let kernel = cx
         .attr_ints("kernel")?
         .ok_or("attribute 'kernel' is missing")?;
     if kernel.len() != n || kernel.iter().any(|&k| k <= 0) {
-        return Err(format!("kernel {kernel:?} does not fit {n} spatial dims"));
+        return Err(format!("kernel {kernel:?} does not fit {n} spatial dims").into());
     }
     let w = window(cx, n, true)?;
     let rt = cx
@@ -30,7 +30,7 @@ fn pool_shape(cx: &Ctx) -> R<(crate::ir::ElementType, PartialShape)> {
         "floor" => (false, false),
         "ceil" => (true, false),
         "ceil_torch" => (true, true),
-        o => return Err(format!("unknown rounding_type '{o}'")),
+        o => return Err(format!("unknown rounding_type '{o}'").into()),
     };
     let mut out: Dims = d[..2].iter().copied().collect();
     for i in 0..n {
@@ -222,7 +222,7 @@ fn maxpool_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
         E::I16 => (0.0, i16::MIN as i64),
         E::I32 => (0.0, i32::MIN as i64),
         E::I64 => (0.0, i64::MIN),
-        et => return Err(format!("no MaxPool kernel for {et}")),
+        et => return Err(format!("no MaxPool kernel for {et}").into()),
     };
     let sp_in: usize = ds[2..].iter().product::<u64>() as usize;
     let sp_out: usize = os[2..].iter().product::<u64>() as usize;
@@ -290,7 +290,7 @@ fn maxpool_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
     };
     let mut res = vec![Fact::with_value(values)];
     if let Some(io) = outs.get(1) {
-        let ax = norm_axis(cx.attr_i64("axis", 0)?, ds.len())?;
+        let ax = cx.attr_axis("axis", 0, ds.len())?;
         if ax != 0 {
             let m: i64 = ds[ax..].iter().product::<u64>() as i64;
             for v in &mut idx {

@@ -36,7 +36,7 @@ fn int_of_bits(b: u32) -> R<E> {
         16 => E::I16,
         32 => E::I32,
         64 => E::I64,
-        _ => return Err(format!("no signed integer type of {b} bits")),
+        _ => return Err(format!("no signed integer type of {b} bits").into()),
     })
 }
 
@@ -51,7 +51,7 @@ fn common_type(cx: &Ctx) -> R<E> {
     let (a, b) = (cx.input(0)?, cx.input(1)?);
     let (t0, t1) = (a.et, b.et);
     if !supported(t0) || !supported(t1) {
-        return Err(format!("element types {t0} and {t1}: not both supported"));
+        return Err(format!("element types {t0} and {t1}: not both supported").into());
     }
     if t0 == E::Dynamic || t1 == E::Dynamic {
         return Ok(E::Dynamic);
@@ -75,7 +75,8 @@ fn common_type(cx: &Ctx) -> R<E> {
         if real.bits() < int.bits() * 2 {
             return Err(format!(
                 "{int} cannot be safely promoted to {real} (promote_unsafe=false)"
-            ));
+            )
+            .into());
         }
         return Ok(real);
     }
@@ -92,7 +93,8 @@ fn common_type(cx: &Ctx) -> R<E> {
         if !ok {
             return Err(format!(
                 "scalar {sc} cannot be safely promoted to {target} (PyTorch rules)"
-            ));
+            )
+            .into());
         }
         return Ok(target);
     }
@@ -104,7 +106,8 @@ fn common_type(cx: &Ctx) -> R<E> {
         if !unsafe_ {
             return Err(format!(
                 "{t0} and {t1}: the unsigned input cannot be safely promoted to a signed type"
-            ));
+            )
+            .into());
         }
         return Ok(u64_target);
     }
@@ -121,9 +124,7 @@ fn common_type(cx: &Ctx) -> R<E> {
             return Ok(E::F32);
         }
     }
-    Err(format!(
-        "no common type for {t0} and {t1} with these attributes"
-    ))
+    Err(format!("no common type for {t0} and {t1} with these attributes").into())
 }
 
 fn promote_infer(cx: &Ctx) -> R<Vec<Fact>> {

@@ -10,7 +10,7 @@ fn reduce_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let x = cx.input(0)?;
     let ty = cx.ty;
     if ty.starts_with("ReduceLogical") && !matches!(x.et, E::Boolean | E::Dynamic) {
-        return Err(format!("{ty} needs a boolean input, got {}", x.et));
+        return Err(format!("{ty} needs a boolean input, got {}", x.et).into());
     }
     let keep = cx.attr_bool("keep_dims", false)?;
     let Some(d) = x.shape.dims() else {

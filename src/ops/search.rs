@@ -11,7 +11,7 @@ fn numeric(cx: &Ctx, i: usize, what: &str) -> R<()> {
     if et.is_float() || et.is_integral() || et == E::Dynamic {
         Ok(())
     } else {
-        Err(format!("{what} (input {i}) must be numeric, is {et}"))
+        Err(format!("{what} (input {i}) must be numeric, is {et}").into())
     }
 }
 
@@ -44,7 +44,7 @@ fn bound(seq: &[Scalar], v: Scalar, upper: bool) -> usize {
 
 fn scalars(t: &Tensor) -> R<Vec<Scalar>> {
     (0..t.len())
-        .map(|i| t.get(i).ok_or_else(|| "short tensor".to_string()))
+        .map(|i| t.get(i).ok_or_else(|| "short tensor".into()))
         .collect()
 }
 
@@ -86,7 +86,8 @@ fn search_sorted_infer(cx: &Ctx) -> R<Vec<Fact>> {
         return Err(format!(
             "a scalar value needs a 1D sorted sequence, has {}",
             sh(&s.shape)
-        ));
+        )
+        .into());
     }
     let mut out = match (s.shape.dims(), v.shape.dims()) {
         // OpenVINO 2026.4: a 1D sequence with values of dynamic rank gives a dynamic rank.
@@ -108,7 +109,8 @@ fn search_sorted_infer(cx: &Ctx) -> R<Vec<Fact>> {
                     "sorted_sequence {} and values {} must have the same rank",
                     sh(&s.shape),
                     sh(&v.shape)
-                ));
+                )
+                .into());
             }
             for i in 0..sd.len() - 1 {
                 out[i] = merge_dim(out[i], sd[i]).ok_or_else(|| {
@@ -277,13 +279,14 @@ fn segment_max_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 "segment_ids {} must have one value per row of data {}",
                 sh(&ids.shape),
                 sh(&x.shape)
-            ));
+            )
+            .into());
         }
     }
     let ids_v = cx.ints(1);
     if let Some(v) = &ids_v {
         if v.windows(2).any(|w| w[0] > w[1]) {
-            return Err(format!("segment_ids {v:?} must be sorted"));
+            return Err(format!("segment_ids {v:?} must be sorted").into());
         }
     }
     let mut first = None;
@@ -324,7 +327,8 @@ fn sparse_fill_infer(cx: &Ctx) -> R<Vec<Fact>> {
             return Err(format!(
                 "dense_shape {} must be 1D with 2 elements (2D sparse tensors only)",
                 sh(&ds.shape)
-            ));
+            )
+            .into());
         }
     }
     let vd0 = v.shape.dims().map(|d| d[0]).unwrap_or(Dim::any());
@@ -337,7 +341,8 @@ fn sparse_fill_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 "indices {} must be [values, 2] (values {})",
                 sh(&idx.shape),
                 sh(&v.shape)
-            ));
+            )
+            .into());
         }
     }
     let id0 = idx.shape.dims().map(|d| d[0]).unwrap_or(Dim::any());
@@ -351,10 +356,10 @@ fn sparse_fill_infer(cx: &Ctx) -> R<Vec<Fact>> {
             let mut seen = std::collections::BTreeSet::new();
             for p in iv.chunks_exact(2) {
                 if p[0] < 0 || p[0] as u64 >= nr {
-                    return Err(format!("row index {} is outside [0, {})", p[0], nr));
+                    return Err(format!("row index {} is outside [0, {})", p[0], nr).into());
                 }
                 if p[1] < 0 || p[1] as u64 >= nc {
-                    return Err(format!("column index {} is outside [0, {})", p[1], nc));
+                    return Err(format!("column index {} is outside [0, {})", p[1], nc).into());
                 }
                 seen.insert(p[0]);
             }

@@ -9,7 +9,7 @@ use super::util::dim_at as dim;
 
 /// Merge dims that must agree, naming both sides in the error.
 fn agree(a: Dim, b: Dim, what: &str) -> R<Dim> {
-    merge_dim(a, b).ok_or_else(|| format!("{what} differ: {a} and {b}"))
+    merge_dim(a, b).ok_or_else(|| format!("{what} differ: {a} and {b}").into())
 }
 
 /// CTCGreedyDecoder-0: data `[T, N, C]`, seq_mask `[T, N]` → `[N, T, 1, 1]` of data's type.
@@ -86,7 +86,7 @@ fn gather_tree_infer(cx: &Ctx) -> R<Vec<Fact>> {
         et = merge_et(et, f.et)?;
     }
     if !(et.is_float() || et.is_integral() || et == E::Dynamic) {
-        return Err(format!("the element type must be numeric, is {et}"));
+        return Err(format!("the element type must be numeric, is {et}").into());
     }
     expect_rank(cx, 0, 3, "step_ids [T, B, W]")?;
     expect_rank(cx, 1, 3, "parent_idx [T, B, W]")?;
@@ -127,7 +127,7 @@ fn gather_tree_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         cx.input(i)?
             .value
             .clone()
-            .ok_or_else(|| "value unknown".to_string())
+            .ok_or_else(|| OpError::from("value unknown"))
     };
     let (s, p, m, e) = (val(0)?, val(1)?, val(2)?, val(3)?);
     if s.shape != p.shape || s.shape.len() != 3 {
@@ -162,7 +162,7 @@ fn gather_tree_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
             let mut parent = get(&p, o)?;
             for level in (0..len - 1).rev() {
                 if parent >= w as u64 {
-                    return Err(format!("parent index {parent} is out of range"));
+                    return Err(format!("parent index {parent} is out of range").into());
                 }
                 let src = at(level, bi, parent as usize);
                 let dst = at(level, bi, beam);

@@ -103,7 +103,7 @@ fn shape_of_infer(cx: &Ctx) -> R<Vec<Fact>> {
         E::I64
     };
     if !matches!(et, E::I32 | E::I64) {
-        return Err(format!("output_type must be i32 or i64, is {et}"));
+        return Err(format!("output_type must be i32 or i64, is {et}").into());
     }
     let s = &cx.input(0)?.shape;
     let Some(d) = s.dims() else {
@@ -144,10 +144,9 @@ fn reshape_shape(cx: &Ctx) -> R<PartialShape> {
     let tgt = cx.input(1)?;
     if let Some(r) = tgt.shape.rank() {
         if r > 1 {
-            return Err(format!(
-                "the target shape must be 0-D or 1-D, is {}",
-                sh(&tgt.shape)
-            ));
+            return Err(
+                format!("the target shape must be 0-D or 1-D, is {}", sh(&tgt.shape)).into(),
+            );
         }
     }
     let Some(b) = tgt.int_bounds() else {
@@ -182,13 +181,14 @@ fn reshape_shape(cx: &Ctx) -> R<PartialShape> {
                         (Some(r), None) => {
                             return Err(format!(
                                 "special_zero copies dim {i}, but the input has rank {r}"
-                            ))
+                            )
+                            .into())
                         }
                         (None, _) => out.push(Some(Dim::any())),
                     }
                 }
                 v if v < -1 => {
-                    return Err(format!("the target shape holds {v}; dims must be >= -1"))
+                    return Err(format!("the target shape holds {v}; dims must be >= -1").into())
                 }
                 v => out.push(Some(Dim::known(v as u64))),
             }
@@ -228,14 +228,14 @@ fn reshape_shape(cx: &Ctx) -> R<PartialShape> {
                             return Err(format!(
                                 "cannot infer -1: the other target dims multiply to 0 but the input {} has {a} elements",
                                 sh(data)
-                            ));
+                            ).into());
                         }
                         Dim::known(0)
                     } else if a % o != 0 {
                         return Err(format!(
                             "cannot reshape {} ({a} elements) to a shape whose other dims multiply to {o}",
                             sh(data)
-                        ));
+                        ).into());
                     } else {
                         Dim::known(a / o)
                     }
@@ -270,7 +270,8 @@ fn reshape_shape(cx: &Ctx) -> R<PartialShape> {
                 "cannot reshape {} ({pa} elements) to {} ({po} elements)",
                 sh(data),
                 sh(&PartialShape::Ranked(dims))
-            ));
+            )
+            .into());
         }
     }
     Ok(PartialShape::Ranked(dims))
@@ -323,7 +324,8 @@ fn squeeze_infer(cx: &Ctx) -> R<Vec<Fact>> {
                         "cannot squeeze axis {a}: its dimension is {}, not 1 (input {})",
                         d[i],
                         sh(&x.shape)
-                    ));
+                    )
+                    .into());
                 }
                 rm[i] = true;
             }
@@ -399,7 +401,8 @@ fn concat_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 return Err(format!(
                     "inputs have different ranks ({} and {r})",
                     rank.unwrap_or(0)
-                ));
+                )
+                .into());
             }
             rank = Some(r);
         }
@@ -410,7 +413,7 @@ fn concat_infer(cx: &Ctx) -> R<Vec<Fact>> {
     if r == 0 {
         return Err("Concat inputs must have rank >= 1".into());
     }
-    let ax = norm_axis(axis, r)?;
+    let ax = norm_axis(axis, r).at_attr("axis")?;
     let mut sum = Dim::known(0);
     for f in cx.inputs {
         let Some(d) = f.shape.dims() else {
@@ -464,7 +467,7 @@ fn concat_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         vals
     };
     let r = vals[0].shape.len();
-    let ax = norm_axis(cx.attr_i64("axis", 0)?, r)?;
+    let ax = cx.attr_axis("axis", 0, r)?;
     let es = vals[0].et.byte_size().ok_or("sub-byte")?;
     let outer: u64 = vals[0].shape[..ax].iter().product();
     let mut out_shape = vals[0].shape.clone();
@@ -494,10 +497,7 @@ fn gather_params(cx: &Ctx) -> R<(Option<i64>, i64)> {
     let axis = match cx.ints(2) {
         Some(a) if a.len() == 1 => Some(a[0]),
         Some(a) => {
-            return Err(format!(
-                "axis must be a scalar or have 1 element, has {}",
-                a.len()
-            ))
+            return Err(format!("axis must be a scalar or have 1 element, has {}", a.len()).into())
         }
         None => None,
     };
@@ -517,9 +517,12 @@ fn gather_infer(cx: &Ctx) -> R<Vec<Fact>> {
     };
     let b = if bd < 0 { bd + id.len() as i64 } else { bd };
     if b < 0 || b as usize > id.len() {
-        return Err(format!(
-            "batch_dims {bd} is out of range for indices of rank {}",
-            id.len()
+        return Err(OpError::attr(
+            "batch_dims",
+            format!(
+                "batch_dims {bd} is out of range for indices of rank {}",
+                id.len()
+            ),
         ));
     }
     let b = b as usize;
@@ -530,10 +533,11 @@ fn gather_infer(cx: &Ctx) -> R<Vec<Fact>> {
             PartialShape::Ranked((0..r).map(|_| Dim::any()).collect()),
         )]);
     };
-    let ax = norm_axis(axis, dd.len())?;
+    let ax = norm_axis(axis, dd.len()).at_input(2)?;
     if b > ax {
-        return Err(format!(
-            "batch_dims {bd} must be <= axis {axis} after normalization"
+        return Err(OpError::attr(
+            "batch_dims",
+            format!("batch_dims {bd} must be <= axis {axis} after normalization"),
         ));
     }
     let mut out = Dims::new();
@@ -602,7 +606,7 @@ fn split_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let x = cx.input(0)?;
     let n = cx.attr_i64("num_splits", 0)?;
     if n <= 0 {
-        return Err(format!("num_splits must be positive, is {n}"));
+        return Err(format!("num_splits must be positive, is {n}").into());
     }
     let n = n as usize;
     let (Some(d), Some(axis)) = (x.shape.dims(), cx.ints(1)) else {
@@ -619,7 +623,8 @@ fn split_infer(cx: &Ctx) -> R<Vec<Fact>> {
             if v % n as u64 != 0 {
                 return Err(format!(
                     "dimension {v} of axis {ax} is not divisible by num_splits {n}"
-                ));
+                )
+                .into());
             }
             Dim::known(v / n as u64)
         }
@@ -657,7 +662,8 @@ fn vsplit_infer(cx: &Ctx) -> R<Vec<Fact>> {
                     if known > v as i64 {
                         return Err(format!(
                             "split_lengths {lens:?} exceed dimension {v} of axis {ax}"
-                        ));
+                        )
+                        .into());
                     }
                     Dim::known(v - known as u64)
                 }
@@ -667,7 +673,7 @@ fn vsplit_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 ),
             }
         } else if l < -1 {
-            return Err(format!("split_lengths holds {l}"));
+            return Err(format!("split_lengths holds {l}").into());
         } else {
             Dim::known(l as u64)
         };
@@ -680,7 +686,8 @@ fn vsplit_infer(cx: &Ctx) -> R<Vec<Fact>> {
             if known != v as i64 {
                 return Err(format!(
                     "split_lengths {lens:?} sum to {known}, but axis {ax} has {v}"
-                ));
+                )
+                .into());
             }
         }
     }
@@ -717,7 +724,7 @@ fn vsplit_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
 pub fn range_count(start: f64, stop: f64, step: f64, integral_out: bool) -> R<u64> {
     for (v, n) in [(start, "start"), (stop, "stop")] {
         if !v.is_finite() {
-            return Err(format!("'{n}' cannot be nan or infinite"));
+            return Err(format!("'{n}' cannot be nan or infinite").into());
         }
     }
     if step == 0.0 || !step.is_finite() {
@@ -767,7 +774,8 @@ fn range_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 return Err(format!(
                     "input {i} must be a scalar, has shape {}",
                     sh(&cx.input(i)?.shape)
-                ));
+                )
+                .into());
             }
         }
     }

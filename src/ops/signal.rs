@@ -50,7 +50,8 @@ pub(super) fn expect_float(cx: &Ctx, i: usize, what: &str) -> R<()> {
         Err(format!(
             "{what} (input {i}) must have a floating-point element type, has {}",
             f.et
-        ))
+        )
+        .into())
     }
 }
 
@@ -58,10 +59,9 @@ pub(super) fn expect_float(cx: &Ctx, i: usize, what: &str) -> R<()> {
 pub(super) fn expect_rank(cx: &Ctx, i: usize, r: usize, what: &str) -> R<()> {
     let f = cx.input(i)?;
     match f.shape.rank() {
-        Some(n) if n != r => Err(format!(
-            "{what} (input {i}) must have rank {r}, is {}",
-            sh(&f.shape)
-        )),
+        Some(n) if n != r => {
+            Err(format!("{what} (input {i}) must have rank {r}, is {}", sh(&f.shape)).into())
+        }
         _ => Ok(()),
     }
 }
@@ -75,7 +75,8 @@ pub(super) fn expect_scalar_or_1(cx: &Ctx, i: usize, what: &str) -> R<()> {
             return Err(format!(
                 "{what} (input {i}) must be a scalar or a 1D tensor of one element, is {}",
                 sh(&f.shape)
-            ));
+            )
+            .into());
         }
     }
     Ok(())
@@ -109,16 +110,14 @@ fn fft_validate(cx: &Ctx, kind: Kind) -> R<Option<Vec<usize>>> {
         let r = d.len();
         let min_rank = if kind == Kind::Complex { 2 } else { 1 };
         if r < min_rank {
-            return Err(format!(
-                "data {} must have rank >= {min_rank}",
-                sh(&x.shape)
-            ));
+            return Err(format!("data {} must have rank >= {min_rank}", sh(&x.shape)).into());
         }
         if kind == Kind::Complex && merge_dim(d[r - 1], Dim::known(2)).is_none() {
             return Err(format!(
                 "the last dimension of data {} must be 2 (complex numbers)",
                 sh(&x.shape)
-            ));
+            )
+            .into());
         }
         let signal_rank = if kind == Kind::Complex { r - 1 } else { r };
         if let Some(k) = n_axes {
@@ -126,7 +125,8 @@ fn fft_validate(cx: &Ctx, kind: Kind) -> R<Option<Vec<usize>>> {
                 return Err(format!(
                     "{k} axes are more than the {signal_rank} signal dimensions of data {}",
                     sh(&x.shape)
-                ));
+                )
+                .into());
             }
         }
         if let Some(a) = cx.ints(1) {
@@ -138,7 +138,7 @@ fn fft_validate(cx: &Ctx, kind: Kind) -> R<Option<Vec<usize>>> {
             u.sort_unstable();
             u.dedup();
             if u.len() != v.len() {
-                return Err(format!("axes {a:?} must be unique"));
+                return Err(format!("axes {a:?} must be unique").into());
             }
             if v.is_empty() {
                 return Err("axes must not be empty".into());
@@ -148,13 +148,13 @@ fn fft_validate(cx: &Ctx, kind: Kind) -> R<Option<Vec<usize>>> {
     }
     if let Some(r) = axes_f.shape.rank() {
         if r != 1 {
-            return Err(format!("axes {} must be a 1D tensor", sh(&axes_f.shape)));
+            return Err(format!("axes {} must be a 1D tensor", sh(&axes_f.shape)).into());
         }
     }
     if let Some(s) = cx.inputs.get(2) {
         if let Some(r) = s.shape.rank() {
             if r != 1 {
-                return Err(format!("signal_size {} must be a 1D tensor", sh(&s.shape)));
+                return Err(format!("signal_size {} must be a 1D tensor", sh(&s.shape)).into());
             }
         }
         let ns = s.shape.dims().and_then(|d| d[0].get());
@@ -162,7 +162,8 @@ fn fft_validate(cx: &Ctx, kind: Kind) -> R<Option<Vec<usize>>> {
             if a != b {
                 return Err(format!(
                     "axes ({a} values) and signal_size ({b} values) must have the same length"
-                ));
+                )
+                .into());
             }
         }
     }
@@ -317,14 +318,15 @@ fn stft_infer(cx: &Ctx) -> R<Vec<Fact>> {
         return Err(format!(
             "frame_size {fs} must be in [1, {}] (the signal length)",
             d[1]
-        ));
+        )
+        .into());
     }
     if step <= 0 {
-        return Err(format!("frame_step must be positive, is {step}"));
+        return Err(format!("frame_step must be positive, is {step}").into());
     }
     if let Some(w) = cx.input(1)?.shape.dims().and_then(|w| w[0].get()) {
         if w == 0 || w > fs as u64 {
-            return Err(format!("the window length {w} must be in [1, {fs}]"));
+            return Err(format!("the window length {w} must be in [1, {fs}]").into());
         }
     }
     let frames = dim_plus(dim_floor_div(dim_sub(d[1], fs as u64), step as u64), 1);
@@ -353,17 +355,17 @@ fn istft_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let x = cx.input(0)?;
     if let Some(r) = x.shape.rank() {
         if r != 3 && r != 4 {
-            return Err(format!("data {} must be 3D or 4D", sh(&x.shape)));
+            return Err(format!("data {} must be 3D or 4D", sh(&x.shape)).into());
         }
     }
     let (fs, step) = (scalar_int(cx, 2), scalar_int(cx, 3));
     if let Some(fs) = fs {
         if fs <= 0 {
-            return Err(format!("frame_size must be positive, is {fs}"));
+            return Err(format!("frame_size must be positive, is {fs}").into());
         }
         if let Some(w) = cx.input(1)?.shape.dims().and_then(|w| w[0].get()) {
             if w == 0 || w > fs as u64 {
-                return Err(format!("the window length {w} must be in [1, {fs}]"));
+                return Err(format!("the window length {w} must be in [1, {fs}]").into());
             }
         }
         if let Some(s) = x.shape.to_static() {
@@ -372,13 +374,14 @@ fn istft_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 return Err(format!(
                     "data[-3] is {bins}, must be frame_size / 2 + 1 = {}",
                     fs / 2 + 1
-                ));
+                )
+                .into());
             }
         }
     }
     if let Some(step) = step {
         if step <= 0 {
-            return Err(format!("frame_step must be positive, is {step}"));
+            return Err(format!("frame_step must be positive, is {step}").into());
         }
     }
     let Some(d) = x.shape.dims() else {
@@ -395,7 +398,8 @@ fn istft_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 return Err(format!(
                     "signal_length {} must be a scalar or a 1D tensor of one element",
                     sh(&l.shape)
-                ));
+                )
+                .into());
             }
         }
         if let Some(b) = cx.shape_bounds(4) {

@@ -17,7 +17,7 @@ fn spec(cx: &Ctx, rank: Option<usize>) -> R<Option<Spec>> {
         cx.expect_int(i, w)?;
         let f = cx.input(i)?;
         if f.shape.rank().is_some_and(|r| r != 1) {
-            return Err(format!("{w} {} must be a 1D tensor", sh(&f.shape)));
+            return Err(format!("{w} {} must be a 1D tensor", sh(&f.shape)).into());
         }
     }
     if cx.inputs.len() == 6 {
@@ -55,7 +55,8 @@ fn slice_scatter_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 "updates {} must have the rank of data {}",
                 sh(&u.shape),
                 sh(&x.shape)
-            ));
+            )
+            .into());
         }
     }
     if let (Some(s), Some(d)) = (spec(cx, rank)?, x.shape.dims()) {
@@ -86,7 +87,7 @@ fn slice_scatter_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         cx.input(i)?
             .value
             .clone()
-            .ok_or_else(|| "value unknown".to_string())
+            .ok_or_else(|| OpError::from("value unknown"))
     };
     let (x, u) = (val(0)?, val(1)?);
     let s = spec(cx, Some(x.shape.len()))?.ok_or("params")?;

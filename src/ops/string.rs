@@ -10,7 +10,7 @@ fn unpack_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(1, 1)?;
     let x = cx.input(0)?;
     if !matches!(x.et, E::String | E::Dynamic) {
-        return Err(format!("the input must be a string tensor, is {}", x.et));
+        return Err(format!("the input must be a string tensor, is {}", x.et).into());
     }
     // The byte count is known only for a constant input (OpenVINO reads it off a Constant
     // producer) or an empty one.
@@ -35,13 +35,13 @@ fn pack_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let (b, e, s) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
     let et = merge_et(b.et, e.et).map_err(|m| format!("begins and ends: {m}"))?;
     if !matches!(et, E::I32 | E::I64 | E::Dynamic) {
-        return Err(format!("begins and ends must be i32 or i64, are {et}"));
+        return Err(format!("begins and ends must be i32 or i64, are {et}").into());
     }
     if !matches!(s.et, E::U8 | E::Dynamic) {
-        return Err(format!("symbols must be u8, are {}", s.et));
+        return Err(format!("symbols must be u8, are {}", s.et).into());
     }
     if s.shape.rank().is_some_and(|r| r != 1) {
-        return Err(format!("symbols must be 1-D, are {}", sh(&s.shape)));
+        return Err(format!("symbols must be 1-D, are {}", sh(&s.shape)).into());
     }
     let shape = merge_shapes(&b.shape, &e.shape)
         .map_err(|m| format!("begins and ends must have one shape: {m}"))?;

@@ -1,10 +1,10 @@
 //! Helpers shared by op rules: attribute parsing, input access, broadcasting, axis handling.
 
-use super::{Bounds, Ctx, Fact};
+use super::{Bounds, Ctx, Fact, OpError};
 use crate::ir::shape::Bracketed;
 use crate::ir::{Dim, Dims, ElementType, PartialShape};
 
-pub type R<T> = Result<T, String>;
+pub type R<T> = Result<T, OpError>;
 
 impl Ctx<'_> {
     pub fn input(&self, i: usize) -> R<&Fact> {
@@ -14,6 +14,7 @@ impl Ctx<'_> {
                 i + 1,
                 self.inputs.len()
             )
+            .into()
         })
     }
 
@@ -24,7 +25,8 @@ impl Ctx<'_> {
                 format!("expects {min} inputs, has {n}")
             } else {
                 format!("expects {min} to {max} inputs, has {n}")
-            });
+            }
+            .into());
         }
         Ok(())
     }
@@ -35,7 +37,7 @@ impl Ctx<'_> {
 
     pub fn attr_req(&self, k: &str) -> R<&str> {
         self.attr(k)
-            .ok_or_else(|| format!("attribute '{k}' is missing"))
+            .ok_or_else(|| OpError::attr(k, format!("attribute '{k}' is missing")))
     }
 
     pub fn attr_i64(&self, k: &str, default: i64) -> R<i64> {
@@ -44,7 +46,7 @@ impl Ctx<'_> {
             Some(v) => v
                 .trim()
                 .parse()
-                .map_err(|_| format!("attribute {k}=\"{v}\" is not an integer")),
+                .map_err(|_| OpError::attr(k, format!("attribute {k}=\"{v}\" is not an integer"))),
         }
     }
 
@@ -54,7 +56,7 @@ impl Ctx<'_> {
             Some(v) => v
                 .trim()
                 .parse()
-                .map_err(|_| format!("attribute {k}=\"{v}\" is not a number")),
+                .map_err(|_| OpError::attr(k, format!("attribute {k}=\"{v}\" is not a number"))),
         }
     }
 
@@ -63,7 +65,10 @@ impl Ctx<'_> {
             None => Ok(default),
             Some("true") | Some("1") | Some("True") => Ok(true),
             Some("false") | Some("0") | Some("False") => Ok(false),
-            Some(v) => Err(format!("attribute {k}=\"{v}\" is not a boolean")),
+            Some(v) => Err(OpError::attr(
+                k,
+                format!("attribute {k}=\"{v}\" is not a boolean"),
+            )),
         }
     }
 
@@ -78,9 +83,12 @@ impl Ctx<'_> {
         }
         t.split(',')
             .map(|x| {
-                x.trim()
-                    .parse::<i64>()
-                    .map_err(|_| format!("attribute {k}=\"{v}\" is not a list of integers"))
+                x.trim().parse::<i64>().map_err(|_| {
+                    OpError::attr(
+                        k,
+                        format!("attribute {k}=\"{v}\" is not a list of integers"),
+                    )
+                })
             })
             .collect::<R<Vec<_>>>()
             .map(Some)
@@ -98,9 +106,9 @@ impl Ctx<'_> {
         }
         t.split(',')
             .map(|x| {
-                x.trim()
-                    .parse::<f32>()
-                    .map_err(|_| format!("attribute {k}=\"{v}\" is not a list of numbers"))
+                x.trim().parse::<f32>().map_err(|_| {
+                    OpError::attr(k, format!("attribute {k}=\"{v}\" is not a list of numbers"))
+                })
             })
             .collect()
     }
@@ -112,14 +120,21 @@ impl Ctx<'_> {
             Some(v) => v
                 .trim()
                 .parse()
-                .map_err(|_| format!("attribute {k}=\"{v}\" is not a number")),
+                .map_err(|_| OpError::attr(k, format!("attribute {k}=\"{v}\" is not a number"))),
         }
     }
 
     pub fn attr_et(&self, k: &str) -> R<ElementType> {
         let v = self.attr_req(k)?;
-        ElementType::parse_attr(v)
-            .ok_or_else(|| format!("attribute {k}=\"{v}\" is not an element type"))
+        ElementType::parse_attr(v).ok_or_else(|| {
+            OpError::attr(k, format!("attribute {k}=\"{v}\" is not an element type"))
+        })
+    }
+
+    /// An axis attribute normalized against `rank` (negative counts from the end); an error at
+    /// the attribute when it is out of range.
+    pub fn attr_axis(&self, k: &str, default: i64, rank: usize) -> R<usize> {
+        norm_axis(self.attr_i64(k, default)?, rank).map_err(|e| OpError::attr(k, e.msg))
     }
 
     /// Exact integer values of input `i`, if known.
@@ -133,9 +148,12 @@ impl Ctx<'_> {
         if f.et.is_integral() || f.et == ElementType::Dynamic {
             Ok(())
         } else {
-            Err(format!(
-                "{what} (input {i}) must have an integer element type, has {}",
-                f.et
+            Err(OpError::input(
+                i,
+                format!(
+                    "{what} (input {i}) must have an integer element type, has {}",
+                    f.et
+                ),
             ))
         }
     }
@@ -157,7 +175,7 @@ pub fn norm_axis(axis: i64, rank: usize) -> R<usize> {
     let r = rank as i64;
     let a = if axis < 0 { axis + r } else { axis };
     if a < 0 || a >= r {
-        return Err(format!("axis {axis} is out of range for rank {rank}"));
+        return Err(format!("axis {axis} is out of range for rank {rank}").into());
     }
     Ok(a as usize)
 }
@@ -229,13 +247,14 @@ pub fn merge_shapes(a: &PartialShape, b: &PartialShape) -> R<PartialShape> {
         (_, None) => Ok(a.clone()),
         (Some(x), Some(y)) => {
             if x.len() != y.len() {
-                return Err(format!("shapes {} and {} differ in rank", sh(a), sh(b)));
+                return Err(format!("shapes {} and {} differ in rank", sh(a), sh(b)).into());
             }
             x.iter()
                 .zip(y)
                 .map(|(&p, &q)| {
-                    merge_dim(p, q)
-                        .ok_or_else(|| format!("shapes {} and {} are incompatible", sh(a), sh(b)))
+                    merge_dim(p, q).ok_or_else(|| {
+                        format!("shapes {} and {} are incompatible", sh(a), sh(b)).into()
+                    })
                 })
                 .collect::<R<Dims>>()
                 .map(PartialShape::Ranked)
@@ -248,7 +267,7 @@ pub fn merge_et(a: ElementType, b: ElementType) -> R<ElementType> {
     match (a, b) {
         (ElementType::Dynamic, x) | (x, ElementType::Dynamic) => Ok(x),
         (x, y) if x == y => Ok(x),
-        (x, y) => Err(format!("input element types differ: {x} and {y}")),
+        (x, y) => Err(format!("input element types differ: {x} and {y}").into()),
     }
 }
 
@@ -298,7 +317,7 @@ pub fn checked_dim_mul(a: Dim, b: Dim) -> R<Dim> {
         return x
             .checked_mul(y)
             .map(Dim::known)
-            .ok_or_else(|| format!("dimension {x} * {y} overflows 64 bits"));
+            .ok_or_else(|| format!("dimension {x} * {y} overflows 64 bits").into());
     }
     Ok(dim_mul(a, b))
 }
@@ -309,7 +328,7 @@ pub fn checked_dim_add(a: Dim, b: Dim) -> R<Dim> {
         return x
             .checked_add(y)
             .map(Dim::known)
-            .ok_or_else(|| format!("dimension {x} + {y} overflows 64 bits"));
+            .ok_or_else(|| format!("dimension {x} + {y} overflows 64 bits").into());
     }
     Ok(dim_add(a, b))
 }
@@ -343,7 +362,7 @@ impl Ctx<'_> {
                 if matches!(t, ElementType::I32 | ElementType::I64) {
                     Ok(t)
                 } else {
-                    Err(format!("{k} must be i32 or i64, is {t}"))
+                    Err(OpError::attr(k, format!("{k} must be i32 or i64, is {t}")))
                 }
             }
         }

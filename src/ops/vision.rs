@@ -28,7 +28,7 @@ fn div_dim(x: Dim, d: u64, what: &str) -> R<Dim> {
     let lo = x.min.div_ceil(d);
     let hi = x.max().map(|m| m / d);
     if hi.is_some_and(|h| h < lo) {
-        return Err(format!("{what} {x} is not divisible by {d}"));
+        return Err(format!("{what} {x} is not divisible by {d}").into());
     }
     Ok(Dim::interval(lo, hi))
 }
@@ -67,7 +67,8 @@ fn block_inputs(cx: &Ctx, names: [&str; 3]) -> R<()> {
                 names[0],
                 names[1],
                 sh(&same)
-            ));
+            )
+            .into());
         }
         if let (Some(n), Some(r)) = (d[0].get(), cx.input(0)?.shape.rank()) {
             if n != r as u64 {
@@ -75,7 +76,8 @@ fn block_inputs(cx: &Ctx, names: [&str; 3]) -> R<()> {
                     "{} has {n} elements, data {} has rank {r}",
                     names[0],
                     sh(&cx.inputs[0].shape)
-                ));
+                )
+                .into());
             }
         }
     }
@@ -89,7 +91,7 @@ fn space_to_batch_infer(cx: &Ctx) -> R<Vec<Fact>> {
         return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
     };
     if d.len() < 2 {
-        return Err(format!("data {} must have rank >= 2", sh(&x.shape)));
+        return Err(format!("data {} must have rank >= 2", sh(&x.shape)).into());
     }
     let blocks = cx.ints(1);
     let mut out = Dims::new();
@@ -107,7 +109,7 @@ fn space_to_batch_infer(cx: &Ctx) -> R<Vec<Fact>> {
         (Some(b), Some(pb), Some(pe)) if b.len() >= d.len() && pb.len() >= d.len() => {
             for i in 1..d.len() {
                 if b[i] <= 0 {
-                    return Err(format!("block_shape values must be positive, are {b:?}"));
+                    return Err(format!("block_shape values must be positive, are {b:?}").into());
                 }
                 let padded = dim_add_i(d[i], pb[i] + *pe.get(i).ok_or("pads_end is short")?);
                 out.push(if padded.max().is_none() {
@@ -129,14 +131,14 @@ fn batch_to_space_infer(cx: &Ctx) -> R<Vec<Fact>> {
         return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
     };
     if d.len() < 2 {
-        return Err(format!("data {} must have rank >= 2", sh(&x.shape)));
+        return Err(format!("data {} must have rank >= 2", sh(&x.shape)).into());
     }
     let blocks = cx.ints(1);
     let mut out = Dims::new();
     match &blocks {
         Some(b) => {
             if b.iter().any(|&v| v < 1) {
-                return Err(format!("block_shape values must be >= 1, are {b:?}"));
+                return Err(format!("block_shape values must be >= 1, are {b:?}").into());
             }
             let p = b
                 .iter()
@@ -151,7 +153,8 @@ fn batch_to_space_infer(cx: &Ctx) -> R<Vec<Fact>> {
             if cb.iter().chain(&ce).any(|&v| v < 0) {
                 return Err(format!(
                     "crops_begin {cb:?} and crops_end {ce:?} must be non-negative"
-                ));
+                )
+                .into());
             }
             for i in 1..d.len() {
                 let crop = cb[i] + ce[i];
@@ -164,7 +167,8 @@ fn batch_to_space_infer(cx: &Ctx) -> R<Vec<Fact>> {
                         return Err(format!(
                             "crops {} + {} exceed block_shape * input dimension ({v}) of axis {i}",
                             cb[i], ce[i]
-                        ));
+                        )
+                        .into());
                     }
                 }
                 out.push(dim_add_i(full, -crop));
@@ -287,7 +291,8 @@ fn deformable_conv_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 return Err(format!(
                     "input {i} {} must have the rank of the others ({r})",
                     sh(&g.shape)
-                ));
+                )
+                .into());
             }
         }
     }
@@ -295,7 +300,7 @@ fn deformable_conv_infer(cx: &Ctx) -> R<Vec<Fact>> {
         return Ok(vec![Fact::new(et, PartialShape::Dynamic)]);
     };
     if r < 3 {
-        return Err(format!("data must have rank >= 3, has {r}"));
+        return Err(format!("data must have rank >= 3, has {r}").into());
     }
     let n = r - 2;
     let w = super::conv::window(cx, n, false)?;
@@ -311,7 +316,8 @@ fn deformable_conv_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 "data channels {} do not match the filter {} x group {group}",
                 sh(&x.shape),
                 sh(&f.shape)
-            ));
+            )
+            .into());
         }
     }
     let mut out = vec![batch, dim_at(f, 0)];
@@ -350,12 +356,12 @@ fn grid_sample_infer(cx: &Ctx) -> R<Vec<Fact>> {
     for (f, what) in [(x, "data"), (g, "grid")] {
         if let Some(r) = f.shape.rank() {
             if r != 4 {
-                return Err(format!("{what} must be 4-D, is {}", sh(&f.shape)));
+                return Err(format!("{what} must be 4-D, is {}", sh(&f.shape)).into());
             }
         }
     }
     if g.shape.rank().is_some() && merge_dim(dim_at(g, 3), Dim::known(2)).is_none() {
-        return Err(format!("grid {} must end with 2", sh(&g.shape)));
+        return Err(format!("grid {} must end with 2", sh(&g.shape)).into());
     }
     let batch = merge_dim(dim_at(x, 0), dim_at(g, 0)).ok_or_else(|| {
         format!(
@@ -381,22 +387,20 @@ fn extract_patches_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let get = |k: &str| -> R<Vec<i64>> {
         let v = cx.attr_ints(k)?.unwrap_or_default();
         if v.len() != 2 || v.iter().any(|&a| a <= 0) {
-            return Err(format!("{k} must be two positive values, is {v:?}"));
+            return Err(format!("{k} must be two positive values, is {v:?}").into());
         }
         Ok(v)
     };
     let (sizes, strides, rates) = (get("sizes")?, get("strides")?, get("rates")?);
     let pad = cx.attr("auto_pad").unwrap_or("valid").to_ascii_lowercase();
     if !matches!(pad.as_str(), "valid" | "same_upper" | "same_lower") {
-        return Err(format!(
-            "auto_pad '{pad}' must be valid, same_upper or same_lower"
-        ));
+        return Err(format!("auto_pad '{pad}' must be valid, same_upper or same_lower").into());
     }
     let Some(d) = x.shape.dims() else {
         return Ok(vec![Fact::new(x.et, any_dims(4))]);
     };
     if d.len() != 4 {
-        return Err(format!("data must be 4-D, is {}", sh(&x.shape)));
+        return Err(format!("data must be 4-D, is {}", sh(&x.shape)).into());
     }
     let mut out = vec![
         d[0],
@@ -437,7 +441,8 @@ fn col2im_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 return Err(format!(
                     "input {i} must be 1-D with 2 elements, is {}",
                     sh(&cx.inputs[i].shape)
-                ));
+                )
+                .into());
             }
         }
     }
@@ -445,21 +450,22 @@ fn col2im_infer(cx: &Ctx) -> R<Vec<Fact>> {
         return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
     };
     if d.len() != 2 && d.len() != 3 {
-        return Err(format!("data must be 2-D or 3-D, is {}", sh(&x.shape)));
+        return Err(format!("data must be 2-D or 3-D, is {}", sh(&x.shape)).into());
     }
     let batched = d.len() == 3;
     let cd = if batched { d[1] } else { d[0] };
     let (hw, c) = match (cx.shape_bounds(1), cx.ints(2)) {
         (o, Some(k)) => {
             if k.len() != 2 || k.iter().any(|&v| v <= 0) {
-                return Err(format!("kernel_size {k:?} must be two positive values"));
+                return Err(format!("kernel_size {k:?} must be two positive values").into());
             }
             let kk = (k[0] * k[1]) as u64;
             if let Some(v) = cd.get() {
                 if v % kk != 0 {
                     return Err(format!(
                         "the column dimension {v} is not divisible by the kernel size {kk}"
-                    ));
+                    )
+                    .into());
                 }
             }
             // OpenVINO divides only a static dimension.
@@ -491,16 +497,16 @@ fn col2im_infer(cx: &Ctx) -> R<Vec<Fact>> {
             ints("pads_end", 0)?,
         );
         if st.iter().any(|&v| v <= 0) {
-            return Err(format!("strides {st:?} must be positive"));
+            return Err(format!("strides {st:?} must be positive").into());
         }
         let mut want: i64 = 1;
         for (i, o) in [hv as i64, wv as i64].into_iter().enumerate() {
             want *= (o + pb[i] + pe[i] - dl[i] * (k[i] - 1) - 1) / st[i] + 1;
         }
         if want != l as i64 {
-            return Err(format!(
-                "the data has {l} blocks, the output size and kernel make {want}"
-            ));
+            return Err(
+                format!("the data has {l} blocks, the output size and kernel make {want}").into(),
+            );
         }
     }
     let mut out = Vec::new();
@@ -527,15 +533,12 @@ fn yuv_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let mut et = E::Dynamic;
     for (i, f) in cx.inputs.iter().enumerate() {
         if !matches!(f.et, E::U8 | E::Dynamic) && !f.et.is_float() {
-            return Err(format!(
-                "input {i} must be u8 or floating point, is {}",
-                f.et
-            ));
+            return Err(format!("input {i} must be u8 or floating point, is {}", f.et).into());
         }
         et = merge_et(et, f.et)?;
         if let Some(r) = f.shape.rank() {
             if r != 4 {
-                return Err(format!("input {i} must be 4-D, is {}", sh(&f.shape)));
+                return Err(format!("input {i} must be 4-D, is {}", sh(&f.shape)).into());
             }
         }
     }
@@ -544,18 +547,18 @@ fn yuv_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let (mut h, mut w);
     let even = |d: Dim, what: &str| -> R<()> {
         match d.get() {
-            Some(v) if v % 2 != 0 => Err(format!("{what} {v} must be even")),
+            Some(v) if v % 2 != 0 => Err(format!("{what} {v} must be even").into()),
             _ => Ok(()),
         }
     };
     if cx.inputs.len() == 1 {
         if y.shape.rank().is_some() && merge_dim(dim_at(y, 3), Dim::known(1)).is_none() {
-            return Err(format!("the image {} must have 1 channel", sh(&y.shape)));
+            return Err(format!("the image {} must have 1 channel", sh(&y.shape)).into());
         }
         let ih = dim_at(y, 1);
         if let Some(v) = ih.get() {
             if v % 3 != 0 {
-                return Err(format!("the image height {v} must be divisible by 3"));
+                return Err(format!("the image height {v} must be divisible by 3").into());
             }
         }
         h = Dim::interval((ih.min * 2).div_ceil(3), ih.max().map(|m| m * 2 / 3));
@@ -564,7 +567,7 @@ fn yuv_infer(cx: &Ctx) -> R<Vec<Fact>> {
         even(w, "width")?;
     } else {
         if y.shape.rank().is_some() && merge_dim(dim_at(y, 3), Dim::known(1)).is_none() {
-            return Err(format!("the Y plane {} must have 1 channel", sh(&y.shape)));
+            return Err(format!("the Y plane {} must have 1 channel", sh(&y.shape)).into());
         }
         h = dim_at(y, 1);
         w = dim_at(y, 2);
@@ -577,10 +580,9 @@ fn yuv_infer(cx: &Ctx) -> R<Vec<Fact>> {
             }
             n = merge_dim(n, dim_at(f, 0)).ok_or("planes differ in batch")?;
             if merge_dim(dim_at(f, 3), Dim::known(chans)).is_none() {
-                return Err(format!(
-                    "a chroma plane {} must have {chans} channels",
-                    sh(&f.shape)
-                ));
+                return Err(
+                    format!("a chroma plane {} must have {chans} channels", sh(&f.shape)).into(),
+                );
             }
             h = merge_dim(h, dim_mul(dim_at(f, 1), Dim::known(2))).ok_or_else(|| {
                 format!("a chroma plane {} is not half the Y plane", sh(&f.shape))

@@ -195,6 +195,24 @@ impl<'a> Infer<'a> {
             .push(Diag::new(Kind::Shape, msg).at(pos).layer(l.label()));
     }
 
+    /// A shape rule's error, placed at what it concerns: the attribute in `<data>`, the port,
+    /// or the layer.
+    fn op_err(&mut self, l: &Layer, e: ops::OpError, inputs: &[Fact]) {
+        let src = self.map.and_then(|m| m.layer(l));
+        let port = |p: Option<&crate::ir::Port>| src.zip(p).and_then(|(s, p)| s.port(p.id));
+        let (pos, attr) = match e.at {
+            Some(ops::At::Attr(k)) => (src.map(|s| s.data.unwrap_or(s.pos)), Some(k)),
+            Some(ops::At::Input(i)) => (port(l.inputs.get(i)), None),
+            Some(ops::At::Output(o)) => (port(l.outputs.get(o)), None),
+            None => (None, None),
+        };
+        let mut d = Diag::new(Kind::Shape, with_inputs(e.msg, inputs))
+            .at(pos.or(src.map(|s| s.pos)))
+            .layer(l.label());
+        d.attr = attr;
+        self.diags.push(d);
+    }
+
     /// Infer the whole model (top level).
     pub fn run(&mut self) -> Facts {
         let g = &self.model.graph;
@@ -376,9 +394,8 @@ impl<'a> Infer<'a> {
         };
         let mut outs = match (op.def.infer)(&cx) {
             Ok(o) => o,
-            Err(m) => {
-                let m = with_inputs(m, inputs);
-                self.err(l, m);
+            Err(e) => {
+                self.op_err(l, e, inputs);
                 return declared(l);
             }
         };
@@ -512,7 +529,7 @@ impl<'a> Infer<'a> {
         let vals = match eval(&cx, &eval_outs) {
             Ok(v) => v,
             Err(why) => {
-                self.decline(l, why);
+                self.decline(l, why.msg);
                 return None;
             }
         };

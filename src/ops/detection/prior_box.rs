@@ -90,7 +90,8 @@ pub(super) fn prior_box_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 "width has {} values and height {}; they must match",
                 w.len(),
                 h.len()
-            ));
+            )
+            .into());
         }
         w.len() as i64
     } else {
@@ -99,10 +100,9 @@ pub(super) fn prior_box_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let second = match cx.shape_bounds(0) {
         Some(b) => {
             if b.lo.len() != 2 {
-                return Err(format!(
-                    "the output size must have two elements, has {}",
-                    b.lo.len()
-                ));
+                return Err(
+                    format!("the output size must have two elements, has {}", b.lo.len()).into(),
+                );
             }
             let h = dim_from_bounds(b.lo[0], b.hi[0]);
             let w = dim_from_bounds(b.lo[1], b.hi[1]);
@@ -210,7 +210,8 @@ pub(super) fn prior_box_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
         return Err(format!(
             "variance must have 0, 1 or 4 values, has {}",
             variance.len()
-        ));
+        )
+        .into());
     }
     if variance.is_empty() {
         variance.push(0.1);
@@ -339,7 +340,8 @@ pub(super) fn prior_box_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
         return Err(format!(
             "the kernel writes {} coordinates, the output holds {boxes}",
             dst.len()
-        ));
+        )
+        .into());
     }
     if a.clip {
         for v in &mut dst {
@@ -364,7 +366,8 @@ pub(super) fn prior_box_clustered_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> 
         return Err(format!(
             "variance must have 0, 1 or 4 values, has {}",
             variance.len()
-        ));
+        )
+        .into());
     }
     if variance.is_empty() {
         variance.push(0.1);

@@ -7,7 +7,7 @@ use super::*;
 pub(super) fn softmax_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let v = cx.input(0)?.value.as_ref().ok_or("no value")?;
     let r = v.shape.len();
-    let ax = norm_axis(cx.attr_i64("axis", 1)?, r)?;
+    let ax = cx.attr_axis("axis", 1, r)?;
     let work = match v.et {
         E::F32 => (**v).clone(),
         E::F16 | E::Bf16 => convert::convert(v, E::F32).ok_or("bad")?,
@@ -101,7 +101,7 @@ pub(super) fn reverse_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
     if cx.attr("mode").unwrap_or("index") == "mask" {
         let m = a.to_i64s().ok_or("bad mask")?;
         if m.len() != r {
-            return Err(format!("mask has {} elements for rank {r}", m.len()));
+            return Err(format!("mask has {} elements for rank {r}", m.len()).into());
         }
         for (f, &b) in flip.iter_mut().zip(&m) {
             *f = b != 0;
@@ -174,7 +174,7 @@ pub(super) fn prelu_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
                 .collect();
             Tensor::from_i64s(x.et, xs, &out).ok_or("encode")?
         }
-        et => return Err(format!("no PRelu kernel for {et} outside folding")),
+        et => return Err(format!("no PRelu kernel for {et} outside folding").into()),
     };
     Ok(vec![Fact::with_value(t)])
 }
@@ -205,7 +205,7 @@ pub(super) fn mvn_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     {
         "inside_sqrt" => true,
         "outside_sqrt" => false,
-        m => return Err(format!("unknown eps_mode '{m}'")),
+        m => return Err(format!("unknown eps_mode '{m}'").into()),
     };
     let mut red = v.shape.clone();
     for &a in &axes {

@@ -17,13 +17,13 @@ pub(super) fn topk_infer(cx: &Ctx) -> R<Vec<Fact>> {
             Fact::new(it, PartialShape::Dynamic),
         ]);
     };
-    let ax = norm_axis(cx.attr_i64("axis", -1)?, d.len())?;
+    let ax = cx.attr_axis("axis", -1, d.len())?;
     let mut out: Dims = d.iter().copied().collect();
     out[ax] = match cx.ints(1) {
         Some(k) => {
             let k = *k.first().ok_or("k is empty")?;
             if k < 0 {
-                return Err(format!("k must be non-negative, is {k}"));
+                return Err(format!("k must be non-negative, is {k}").into());
             }
             // OpenVINO 2026.4 uses k even when the dimension is smaller.
             Dim::known(k as u64)
@@ -246,10 +246,10 @@ pub(super) fn topk_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
     let x = val(cx, 0)?;
     let out = static_out(outs, 0)?;
     let r = x.shape.len();
-    let ax = norm_axis(cx.attr_i64("axis", -1)?, r)?;
+    let ax = cx.attr_axis("axis", -1, r)?;
     let (n, k) = (x.shape[ax] as usize, out[ax] as usize);
     if k > n {
-        return Err(format!("k {k} is larger than the dimension {n}"));
+        return Err(format!("k {k} is larger than the dimension {n}").into());
     }
     if k == 0 {
         // OpenVINO's kernel then returns the whole axis, against the inferred shape.
@@ -258,13 +258,13 @@ pub(super) fn topk_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
     let max = match cx.attr("mode").unwrap_or("max") {
         "max" => true,
         "min" => false,
-        m => return Err(format!("unknown mode '{m}'")),
+        m => return Err(format!("unknown mode '{m}'").into()),
     };
     let sort = match cx.attr("sort").unwrap_or("none") {
         "value" => "value",
         "index" => "index",
         "none" => "none",
-        s => return Err(format!("unknown sort '{s}'")),
+        s => return Err(format!("unknown sort '{s}'").into()),
     };
     let inner: usize = x.shape[ax + 1..].iter().product::<u64>() as usize;
     let outer: usize = x.shape[..ax].iter().product::<u64>() as usize;

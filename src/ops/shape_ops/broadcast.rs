@@ -45,7 +45,8 @@ pub(super) fn broadcast_infer(cx: &Ctx) -> R<Vec<Fact>> {
                         "input {} has a higher rank than the target shape {}",
                         sh(&x.shape),
                         sh(&target)
-                    ));
+                    )
+                    .into());
                 }
                 let off = t.len() - d.len();
                 for (i, &dd) in d.iter().enumerate() {
@@ -56,7 +57,8 @@ pub(super) fn broadcast_infer(cx: &Ctx) -> R<Vec<Fact>> {
                                 "input {} cannot be broadcast to {}",
                                 sh(&x.shape),
                                 sh(&target)
-                            ));
+                            )
+                            .into());
                         }
                     }
                 }
@@ -65,7 +67,7 @@ pub(super) fn broadcast_infer(cx: &Ctx) -> R<Vec<Fact>> {
         }
         "bidirectional" => broadcast_numpy(&x.shape, &target)?,
         "explicit" => target,
-        m => return Err(format!("unknown broadcast mode '{m}'")),
+        m => return Err(format!("unknown broadcast mode '{m}'").into()),
     };
     Ok(vec![Fact::new(x.et, out)])
 }
@@ -106,10 +108,7 @@ pub(super) fn tile_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let x = cx.input(0)?;
     let reps = cx.input(1)?;
     if reps.shape.rank().is_some_and(|r| r != 1) {
-        return Err(format!(
-            "repeats must have rank 1, has shape {}",
-            sh(&reps.shape)
-        ));
+        return Err(format!("repeats must have rank 1, has shape {}", sh(&reps.shape)).into());
     }
     let Some(d) = x.shape.dims() else {
         return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
@@ -190,7 +189,8 @@ pub(super) fn transpose_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 order.len(),
                 sh(&x.shape),
                 d.len()
-            ));
+            )
+            .into());
         }
         let o: Vec<usize> = order
             .iter()
@@ -200,7 +200,7 @@ pub(super) fn transpose_infer(cx: &Ctx) -> R<Vec<Fact>> {
         u.sort_unstable();
         u.dedup();
         if u.len() != o.len() {
-            return Err(format!("order {order:?} is not a permutation"));
+            return Err(format!("order {order:?} is not a permutation").into());
         }
         o
     };

@@ -64,7 +64,8 @@ pub(in crate::ops) fn slice_axes(
             start.len(),
             stop.len(),
             step.len()
-        ));
+        )
+        .into());
     }
     if step.contains(&0) {
         return Err("step must be non-zero".into());
@@ -78,7 +79,8 @@ pub(in crate::ops) fn slice_axes(
                 "axes has {} elements but start has {}",
                 a.len(),
                 start.len()
-            ));
+            )
+            .into());
         }
         let v: Vec<usize> = a.iter().map(|&x| norm_axis(x, rank)).collect::<R<_>>()?;
         let mut u = v.clone();
@@ -93,7 +95,8 @@ pub(in crate::ops) fn slice_axes(
         return Err(format!(
             "start has {} elements but data has rank {rank}",
             start.len()
-        ));
+        )
+        .into());
     }
     Ok(Some((0..start.len()).collect()))
 }
@@ -277,9 +280,7 @@ pub(super) fn ss_plan(
             continue;
         }
         if in_axis >= rank {
-            return Err(format!(
-                "begin has {n} entries but the data has rank {rank}"
-            ));
+            return Err(format!("begin has {n} entries but the data has rank {rank}").into());
         }
         let step = *stride.get(i).unwrap_or(&1);
         if step == 0 {
@@ -362,7 +363,7 @@ pub(super) fn ss_infer(cx: &Ctx) -> R<Vec<Fact>> {
                     if index < -len || index >= len {
                         return Err(format!(
                             "shrink index {index} is out of range for dimension {len} of axis {in_axis}"
-                        ));
+                        ).into());
                     }
                 }
             }

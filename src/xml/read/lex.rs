@@ -115,13 +115,7 @@ impl<'a> Parser<'a> {
     }
     /// Position of attribute `name` inside the tag starting at `pos` (falls back to the tag).
     pub(super) fn attr_pos(&self, pos: usize, name: &str) -> usize {
-        let rest = &self.src[pos.min(self.src.len())..];
-        let end = rest.find('>').unwrap_or(rest.len());
-        let needle = format!(" {name}=");
-        rest[..end]
-            .find(&needle)
-            .map(|i| pos + i + 1)
-            .unwrap_or(pos)
+        crate::error::attr_pos(self.src, pos, name)
     }
     /// One shared copy of equal layer rt_info elements.
     pub(super) fn share_rt_info(&mut self, el: XmlElement) -> Arc<XmlElement> {
