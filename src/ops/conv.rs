@@ -221,6 +221,22 @@ fn group_conv_bp_infer(cx: &Ctx) -> R<Vec<Fact>> {
     conv_like(cx, true, true)
 }
 
+/// MatMul's attributes.
+#[derive(Clone, Copy)]
+struct MatMulAttrs {
+    ta: bool,
+    tb: bool,
+}
+
+impl Attrs for MatMulAttrs {
+    fn parse(cx: &Ctx) -> R<Self> {
+        Ok(MatMulAttrs {
+            ta: cx.attr_bool("transpose_a", false)?,
+            tb: cx.attr_bool("transpose_b", false)?,
+        })
+    }
+}
+
 fn matmul_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(2, 2)?;
     let (a, b) = (cx.input(0)?, cx.input(1)?);
@@ -228,8 +244,7 @@ fn matmul_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let (Some(ad), Some(bd)) = (a.shape.dims(), b.shape.dims()) else {
         return Ok(vec![Fact::new(et, PartialShape::Dynamic)]);
     };
-    let ta = cx.attr_bool("transpose_a", false)?;
-    let tb = cx.attr_bool("transpose_b", false)?;
+    let MatMulAttrs { ta, tb } = *cx.attrs::<MatMulAttrs>()?;
     if ad.is_empty() || bd.is_empty() {
         return Err("MatMul inputs must not be scalars".into());
     }
@@ -280,8 +295,7 @@ fn matmul_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     );
     let out = matmul_infer(cx)?;
     let os = out[0].shape.to_static().ok_or("dynamic")?;
-    let ta = cx.attr_bool("transpose_a", false)?;
-    let tb = cx.attr_bool("transpose_b", false)?;
+    let MatMulAttrs { ta, tb } = *cx.attrs::<MatMulAttrs>()?;
     // Logical 2-D+ shapes of a and b after 1-D promotion.
     let mut sa = a.shape.clone();
     let mut sb = b.shape.clone();

@@ -225,6 +225,34 @@ pub struct Ctx<'a> {
     /// Folding evaluates f16/bf16 ops in f32 (Range-4 then produces f32 even when its
     /// output_type is f16).
     pub f32_mode: bool,
+    /// The layer's typed attributes, parsed once ([`Ctx::attrs`]) and shared by the shape rule
+    /// and the kernel.
+    pub attrs: &'a AttrCache,
+}
+
+/// An op's typed, validated attributes: parsed from the layer's `<data>` once per layer (the
+/// shape rule and the kernel then read plain fields), with errors located at the attribute.
+pub trait Attrs: Sized + 'static {
+    fn parse(cx: &Ctx) -> Result<Self, OpError>;
+}
+
+/// Where a layer's parsed [`Attrs`] live between its shape rule and its kernel.
+#[derive(Default)]
+pub struct AttrCache(std::cell::OnceCell<Box<dyn std::any::Any>>);
+
+impl Ctx<'_> {
+    /// The layer's attributes as `T`, parsed on first use. An op has one attributes type.
+    pub fn attrs<T: Attrs>(&self) -> Result<&T, OpError> {
+        if self.attrs.0.get().is_none() {
+            let parsed = T::parse(self)?;
+            let _ = self.attrs.0.set(Box::new(parsed));
+        }
+        self.attrs
+            .0
+            .get()
+            .and_then(|b| b.downcast_ref::<T>())
+            .ok_or_else(|| OpError::from("internal: one layer read as two attribute types"))
+    }
 }
 
 /// A shape/type rule: output facts (element type, shape, and for shape subgraphs the value or
@@ -341,12 +369,13 @@ impl OpDef {
     }
 }
 
-/// A layer's op, resolved: its rules, its type as the opset table spells it, its version.
-#[derive(Clone, Copy)]
+/// A layer's op, resolved — the op as a value built once per layer: its rules, its type as the
+/// opset table spells it, its version, and its typed attributes once a rule has parsed them.
 pub struct Resolved {
     pub def: OpDef,
     pub ty: &'static str,
     pub version: u32,
+    pub attrs: AttrCache,
 }
 
 /// Op versions every registration covers (the table decides which exist).
@@ -452,6 +481,7 @@ pub fn lookup(layer: &Layer) -> Option<Resolved> {
         def: d.0,
         ty: d.1,
         version,
+        attrs: AttrCache::default(),
     })
 }
 

@@ -391,6 +391,7 @@ impl<'a> Infer<'a> {
             inputs,
             version: op.version,
             f32_mode: false,
+            attrs: &op.attrs,
         };
         let mut outs = match (op.def.infer)(&cx) {
             Ok(o) => o,
@@ -525,6 +526,7 @@ impl<'a> Infer<'a> {
             inputs: &known,
             version: op.version,
             f32_mode,
+            attrs: &op.attrs,
         };
         let vals = match eval(&cx, &eval_outs) {
             Ok(v) => v,
@@ -775,6 +777,7 @@ impl<'a> Infer<'a> {
             inputs: &known,
             version: op.version,
             f32_mode: false,
+            attrs: &op.attrs,
         };
         let compressed_outs: Vec<Fact> = outs
             .iter()
@@ -885,6 +888,7 @@ fn movement_bounds(
             inputs: ins,
             version: cx.version,
             f32_mode: false,
+            attrs: cx.attrs,
         };
         let outs = infer(&cx).ok()?;
         eval(&cx, &outs).ok()

@@ -3,21 +3,60 @@
 
 use super::*;
 
+/// TopK's attributes, validated as OpenVINO's reader does (unknown modes are errors).
+struct TopKAttrs {
+    axis: i64,
+    /// mode: max (true) or min.
+    max: bool,
+    /// sort: value, index or none.
+    sort: &'static str,
+    index_type: E,
+}
+
+impl Attrs for TopKAttrs {
+    fn parse(cx: &Ctx) -> R<Self> {
+        let max = match cx.attr("mode").unwrap_or("max") {
+            "max" => true,
+            "min" => false,
+            m => return Err(OpError::attr("mode", format!("unknown mode '{m}'"))),
+        };
+        let sort = match cx.attr("sort").unwrap_or("none") {
+            "value" => "value",
+            "index" => "index",
+            "none" => "none",
+            s => return Err(OpError::attr("sort", format!("unknown sort '{s}'"))),
+        };
+        let index_type = match cx.attr("index_element_type") {
+            Some(s) => E::parse_attr(s).ok_or_else(|| {
+                OpError::attr(
+                    "index_element_type",
+                    format!("bad index_element_type '{s}'"),
+                )
+            })?,
+            None => E::I32,
+        };
+        Ok(TopKAttrs {
+            axis: cx.attr_i64("axis", -1)?,
+            max,
+            sort,
+            index_type,
+        })
+    }
+}
+
 pub(super) fn topk_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(2, 2)?;
     cx.expect_int(1, "k")?;
     let x = cx.input(0)?;
-    let it = match cx.attr("index_element_type") {
-        Some(s) => E::parse_attr(s).ok_or_else(|| format!("bad index_element_type '{s}'"))?,
-        None => E::I32,
-    };
+    let a = cx.attrs::<TopKAttrs>()?;
+    let it = a.index_type;
     let Some(d) = x.shape.dims() else {
         return Ok(vec![
             Fact::new(x.et, PartialShape::Dynamic),
             Fact::new(it, PartialShape::Dynamic),
         ]);
     };
-    let ax = cx.attr_axis("axis", -1, d.len())?;
+    let ax = norm_axis(a.axis, d.len()).at_attr("axis")?;
     let mut out: Dims = d.iter().copied().collect();
     out[ax] = match cx.ints(1) {
         Some(k) => {
@@ -246,7 +285,8 @@ pub(super) fn topk_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
     let x = val(cx, 0)?;
     let out = static_out(outs, 0)?;
     let r = x.shape.len();
-    let ax = cx.attr_axis("axis", -1, r)?;
+    let a = cx.attrs::<TopKAttrs>()?;
+    let ax = norm_axis(a.axis, r).at_attr("axis")?;
     let (n, k) = (x.shape[ax] as usize, out[ax] as usize);
     if k > n {
         return Err(format!("k {k} is larger than the dimension {n}").into());
@@ -255,17 +295,7 @@ pub(super) fn topk_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
         // OpenVINO's kernel then returns the whole axis, against the inferred shape.
         return Err("k = 0".into());
     }
-    let max = match cx.attr("mode").unwrap_or("max") {
-        "max" => true,
-        "min" => false,
-        m => return Err(format!("unknown mode '{m}'").into()),
-    };
-    let sort = match cx.attr("sort").unwrap_or("none") {
-        "value" => "value",
-        "index" => "index",
-        "none" => "none",
-        s => return Err(format!("unknown sort '{s}'").into()),
-    };
+    let (max, sort) = (a.max, a.sort);
     let inner: usize = x.shape[ax + 1..].iter().product::<u64>() as usize;
     let outer: usize = x.shape[..ax].iter().product::<u64>() as usize;
     let total: usize = out.iter().product::<u64>() as usize;
