@@ -368,14 +368,38 @@ fn select_infer(cx: &Ctx) -> R<Vec<Fact>> {
     Ok(vec![Fact::new(et, s)])
 }
 
+/// DepthToSpace / SpaceToDepth attributes.
+struct DepthSpaceAttrs {
+    block_size: u64,
+    /// mode: blocks_first (true) or depth_first.
+    blocks_first: bool,
+}
+
+impl Attrs for DepthSpaceAttrs {
+    fn parse(cx: &Ctx) -> R<Self> {
+        let bs = cx.attr_i64("block_size", 1)?;
+        if bs <= 0 {
+            return Err(OpError::attr(
+                "block_size",
+                format!("block_size must be positive, is {bs}"),
+            ));
+        }
+        let blocks_first = match cx.attr("mode").unwrap_or("blocks_first") {
+            "blocks_first" => true,
+            "depth_first" => false,
+            m => return Err(OpError::attr("mode", format!("unknown mode '{m}'"))),
+        };
+        Ok(DepthSpaceAttrs {
+            block_size: bs as u64,
+            blocks_first,
+        })
+    }
+}
+
 fn depth_space(cx: &Ctx, to_space: bool) -> R<Vec<Fact>> {
     cx.expect_inputs(1, 1)?;
     let x = cx.input(0)?;
-    let bs = cx.attr_i64("block_size", 1)?;
-    if bs <= 0 {
-        return Err(format!("block_size must be positive, is {bs}").into());
-    }
-    let bs = bs as u64;
+    let bs = cx.attrs::<DepthSpaceAttrs>()?.block_size;
     let Some(d) = x.shape.dims() else {
         return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
     };
@@ -457,12 +481,8 @@ fn flat(coord: &[u64], shape: &[u64]) -> usize {
 fn depth_space_eval(cx: &Ctx, outs: &[Fact], to_space: bool) -> R<Vec<Fact>> {
     let x = val(cx, 0)?;
     let out = static_out(outs, 0)?;
-    let bs = cx.attr_i64("block_size", 1)? as u64;
-    let blocks_first = match cx.attr("mode").unwrap_or("blocks_first") {
-        "blocks_first" => true,
-        "depth_first" => false,
-        m => return Err(format!("unknown mode '{m}'").into()),
-    };
+    let a = cx.attrs::<DepthSpaceAttrs>()?;
+    let (bs, blocks_first) = (a.block_size, a.blocks_first);
     let ins = x.shape.clone();
     let k = ins.len() - 2;
     let nb = bs.pow(k as u32);

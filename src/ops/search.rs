@@ -15,13 +15,34 @@ fn numeric(cx: &Ctx, i: usize, what: &str) -> R<()> {
     }
 }
 
+/// The attributes of Bucketize (`with_right_bound`, default true) and SearchSorted
+/// (`right_mode`, default false): the output index type and which bound is searched.
+struct BoundAttrs {
+    output_type: E,
+    /// Bucketize's with_right_bound, SearchSorted's right_mode.
+    right: bool,
+}
+
+impl Attrs for BoundAttrs {
+    fn parse(cx: &Ctx) -> R<Self> {
+        let right = match cx.ty {
+            "Bucketize" => cx.attr_bool("with_right_bound", true)?,
+            _ => cx.attr_bool("right_mode", false)?,
+        };
+        Ok(BoundAttrs {
+            output_type: cx.attr_index_type("output_type", E::I64)?,
+            right,
+        })
+    }
+}
+
 /// Bucketize-3: data of any shape, buckets `[n]` → indices with data's shape.
 fn bucketize_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(2, 2)?;
     numeric(cx, 0, "data")?;
     numeric(cx, 1, "buckets")?;
     expect_rank(cx, 1, 1, "buckets")?;
-    let et = cx.attr_index_type("output_type", E::I64)?;
+    let et = cx.attrs::<BoundAttrs>()?.output_type;
     Ok(vec![Fact::new(et, cx.input(0)?.shape.clone())])
 }
 
@@ -59,7 +80,7 @@ fn val(cx: &Ctx, i: usize) -> R<Arc<Tensor>> {
 /// `upper_bound`, as OpenVINO's reference).
 fn bucketize_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
     let (x, b) = (val(cx, 0)?, val(cx, 1)?);
-    let right = cx.attr_bool("with_right_bound", true)?;
+    let right = cx.attrs::<BoundAttrs>()?.right;
     let buckets = scalars(&b)?;
     let idx: Vec<i64> = scalars(&x)?
         .into_iter()
@@ -76,7 +97,7 @@ fn search_sorted_infer(cx: &Ctx) -> R<Vec<Fact>> {
     numeric(cx, 0, "sorted_sequence")?;
     merge_et(cx.input(0)?.et, cx.input(1)?.et)
         .map_err(|e| format!("sorted_sequence and values: {e}"))?;
-    let et = cx.attr_index_type("output_type", E::I64)?;
+    let et = cx.attrs::<BoundAttrs>()?.output_type;
     let (s, v) = (cx.input(0)?, cx.input(1)?);
     let (sr, vr) = (s.shape.rank(), v.shape.rank());
     if sr == Some(0) {
@@ -130,7 +151,7 @@ fn search_sorted_infer(cx: &Ctx) -> R<Vec<Fact>> {
 /// every value in the matching row of values.
 fn search_sorted_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
     let (s, v) = (val(cx, 0)?, val(cx, 1)?);
-    let right = cx.attr_bool("right_mode", false)?;
+    let right = cx.attrs::<BoundAttrs>()?.right;
     let seq = scalars(&s)?;
     let vals = scalars(&v)?;
     let n = *s.shape.last().ok_or("sorted rank 0")? as usize;
