@@ -444,15 +444,40 @@ fn s2d(cx: &Ctx) -> R<Vec<Fact>> {
     depth_space(cx, false)
 }
 
+/// ShuffleChannels attributes.
+struct ShuffleAttrs {
+    axis: i64,
+    group: i64,
+}
+
+impl Attrs for ShuffleAttrs {
+    fn parse(cx: &Ctx) -> R<Self> {
+        let group = cx.attr_i64("group", 1)?;
+        if group <= 0 {
+            return Err(OpError::attr(
+                "group",
+                format!("group must be positive, is {group}"),
+            ));
+        }
+        Ok(ShuffleAttrs {
+            axis: cx.attr_i64("axis", 1)?,
+            group,
+        })
+    }
+}
+
 fn shuffle_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let x = cx.input(0)?;
-    if let (Some(d), Ok(g)) = (x.shape.dims(), cx.attr_i64("group", 1)) {
-        let ax = cx.attr_axis("axis", 1, d.len())?;
+    let a = cx.attrs::<ShuffleAttrs>()?;
+    if let Some(d) = x.shape.dims() {
+        let ax = norm_axis(a.axis, d.len()).at_attr("axis")?;
+        let g = a.group;
         if let Some(v) = d[ax].get() {
-            if g <= 0 || v % g as u64 != 0 {
-                return Err(
-                    format!("dimension {v} of axis {ax} is not divisible by group {g}").into(),
-                );
+            if v % g as u64 != 0 {
+                return Err(OpError::attr(
+                    "group",
+                    format!("dimension {v} of axis {ax} is not divisible by group {g}"),
+                ));
             }
         }
     }
@@ -536,8 +561,9 @@ fn s2d_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
 fn shuffle_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
     let x = val(cx, 0)?;
     let out = static_out(outs, 0)?;
-    let ax = cx.attr_axis("axis", 1, out.len())?;
-    let g = cx.attr_i64("group", 1)? as u64;
+    let a = cx.attrs::<ShuffleAttrs>()?;
+    let ax = norm_axis(a.axis, out.len()).at_attr("axis")?;
+    let g = a.group as u64;
     let per = out[ax] / g;
     let mut ic = vec![0u64; out.len()];
     let map = super::shape_ops::index_map(&out, |o| {

@@ -485,11 +485,12 @@ pub fn lookup(layer: &Layer) -> Option<Resolved> {
     })
 }
 
-/// Every (type, version) irc has rules for, sorted (for docs/ops.md).
-pub fn covered() -> Vec<(String, u32)> {
-    let mut v: Vec<(String, u32)> = registry()
+/// Every (type, version) irc has rules for, with whether it has a kernel, sorted (for
+/// docs/ops.md).
+pub fn covered() -> Vec<(String, u32, bool)> {
+    let mut v: Vec<(String, u32, bool)> = registry()
         .iter()
-        .map(|((_, ver), (_, name))| (name.to_string(), *ver))
+        .map(|((_, ver), (def, name))| (name.to_string(), *ver, def.eval.is_some()))
         .collect();
     v.sort();
     v
