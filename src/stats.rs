@@ -410,26 +410,7 @@ fn dynamic(m: &Model, g: &Graph) -> Vec<OutputDyn> {
     for &n in &order {
         let l = &g[n];
         if l.is("Parameter") {
-            let mut p = Prov::default();
-            if let Some(port) = l.outputs.first() {
-                match port.shape.dims() {
-                    None => {
-                        p.rank
-                            .insert(origins.id(format!("input {:?} rank", l.name)));
-                    }
-                    Some(d) => {
-                        for (i, x) in d.iter().enumerate() {
-                            let mut set = BTreeSet::new();
-                            if !x.is_static() {
-                                set.insert(origins.id(format!("input {:?} dim {i}", l.name)));
-                            }
-                            p.dims.push(set);
-                        }
-                    }
-                }
-            }
-            p.all = p.dims.iter().flatten().chain(&p.rank).copied().collect();
-            prov.insert((n, 0), p);
+            prov.insert((n, 0), param_prov(l, &mut origins));
             continue;
         }
         let prods = g.inputs_of(n);
@@ -441,173 +422,300 @@ fn dynamic(m: &Model, g: &Graph) -> Vec<OutputDyn> {
             .iter()
             .map(|pr| pr.and_then(|k| prov.get(&k)).unwrap_or(&empty).clone())
             .collect();
+        if l.is("Result") {
+            if let Some(port) = l.inputs.first() {
+                let p = provs.first().unwrap_or(&empty);
+                res.push(output_dyn(l, port, p, &origins));
+            }
+            continue;
+        }
         let ranks: Vec<Option<usize>> = ports
             .iter()
             .map(|p| p.and_then(|q| q.shape.rank()))
             .collect();
-        if l.is("Result") {
-            let Some(port) = l.inputs.first() else {
-                continue;
-            };
-            let p = provs.first().unwrap_or(&empty);
-            let names = |set: &BTreeSet<u32>| -> Vec<String> {
-                let mut v: Vec<String> = set
-                    .iter()
-                    .map(|&i| origins.names[i as usize].clone())
-                    .collect();
-                v.sort();
-                v
-            };
-            let mut dynamic = Vec::new();
-            match port.shape.dims() {
-                None => dynamic.push(DynDim {
-                    dim: None,
-                    value: "...".into(),
-                    because: names(if p.rank.is_empty() { &p.all } else { &p.rank }),
-                }),
-                Some(d) => {
-                    for (i, x) in d.iter().enumerate() {
-                        if !x.is_static() {
-                            let set = p.dims.get(i).filter(|s| !s.is_empty()).unwrap_or(&p.all);
-                            dynamic.push(DynDim {
-                                dim: Some(i),
-                                value: x.to_string(),
-                                because: names(set),
-                            });
-                        }
-                    }
-                }
-            }
-            res.push(OutputDyn {
-                name: l.name.clone(),
-                shape: json_shape(&port.shape),
-                dynamic,
-            });
-            continue;
-        }
-        let in_all: BTreeSet<u32> = provs.iter().flat_map(|x| x.all.iter().copied()).collect();
+        let all: BTreeSet<u32> = provs.iter().flat_map(|x| x.all.iter().copied()).collect();
         let own_kind = DATA_DEPENDENT.iter().any(|t| l.is(t))
             || (crate::ops::lookup(l).is_none() && !l.is("Const"));
+        let x = NodeIn {
+            n,
+            l,
+            ports,
+            provs,
+            ranks,
+            all,
+            own_kind,
+        };
         for (o, port) in l.outputs.iter().enumerate() {
-            let mut p = Prov::default();
-            let own = |origins: &mut Origins| origins.id(op_origin(l));
-            match port.shape.dims() {
-                None => {
-                    let mut set: BTreeSet<u32> =
-                        provs.iter().flat_map(|x| x.rank.iter().copied()).collect();
-                    if set.is_empty() {
-                        set = in_all.clone();
-                    }
-                    if own_kind || set.is_empty() {
-                        set.insert(own(&mut origins));
-                    }
-                    p.rank = set;
-                }
-                Some(d) => {
-                    let rank = d.len();
-                    let mapped = if o == 0 {
-                        dim_sources(m, g, n, &ranks, rank)
-                    } else {
-                        None
-                    };
-                    // Squeeze/Unsqueeze (and a Reshape whose shape value is unknown) keep the
-                    // order of the dynamic dims.
-                    let in_dyn: Vec<&BTreeSet<u32>> = provs
-                        .first()
-                        .map(|x| {
-                            ports[0]
-                                .and_then(|q| q.shape.dims())
-                                .unwrap_or(&[])
-                                .iter()
-                                .zip(&x.dims)
-                                .filter(|(d, _)| !d.is_static())
-                                .map(|(_, s)| s)
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    let out_dyn = d.iter().filter(|x| !x.is_static()).count();
-                    let keep_order = (l.is("Squeeze") || l.is("Unsqueeze") || l.is("Reshape"))
-                        && in_dyn.len() == out_dyn;
-                    let mut k = 0;
-                    for (i, x) in d.iter().enumerate() {
-                        let mut set = BTreeSet::new();
-                        if !x.is_static() {
-                            if let Some(srcs) = mapped.as_ref().and_then(|v| v.get(i)) {
-                                for s in srcs {
-                                    match *s {
-                                        Src::Dim(a, j) => set.extend(
-                                            provs
-                                                .get(a)
-                                                .and_then(|q| q.dims.get(j))
-                                                .into_iter()
-                                                .flatten(),
-                                        ),
-                                        Src::Val(a, j) => {
-                                            if let Some(v) =
-                                                provs.get(a).and_then(|q| q.vals.as_ref())
-                                            {
-                                                set.extend(v.get(j).into_iter().flatten());
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                            if set.is_empty() && keep_order {
-                                set.extend(in_dyn[k].iter());
-                            }
-                            k += 1;
-                            // The input dim at the same position, right-aligned.
-                            if set.is_empty() && mapped.is_none() {
-                                for (ip, ipr) in ports.iter().zip(&provs) {
-                                    let Some(dims) = ip.and_then(|q| q.shape.dims()) else {
-                                        continue;
-                                    };
-                                    if dims.len() <= rank && i + dims.len() >= rank {
-                                        let j = i + dims.len() - rank;
-                                        if !dims[j].is_static() {
-                                            set.extend(ipr.dims.get(j).into_iter().flatten());
-                                        }
-                                    }
-                                }
-                            }
-                            // Else input dims of the same extent.
-                            if set.is_empty() && mapped.is_none() {
-                                for (ip, ipr) in ports.iter().zip(&provs) {
-                                    let Some(dims) = ip.and_then(|q| q.shape.dims()) else {
-                                        continue;
-                                    };
-                                    for (j, y) in dims.iter().enumerate() {
-                                        if y == x {
-                                            set.extend(ipr.dims.get(j).into_iter().flatten());
-                                        }
-                                    }
-                                }
-                            }
-                            if set.is_empty() {
-                                set = in_all.clone();
-                            }
-                            if own_kind || set.is_empty() {
-                                set.insert(own(&mut origins));
-                            }
-                        }
-                        p.dims.push(set);
-                    }
-                }
-            }
-            p.vals = values(m, g, n, o, port, &provs);
-            p.all = in_all
-                .iter()
-                .chain(p.dims.iter().flatten())
-                .chain(&p.rank)
-                .copied()
-                .collect();
-            if own_kind && !port.shape.is_static() {
-                p.all.insert(own(&mut origins));
-            }
-            prov.insert((n, o), p);
+            prov.insert((n, o), out_prov(m, g, &x, o, port, &mut origins));
         }
     }
     res
+}
+
+/// A Parameter's output: each dynamic dim (or the dynamic rank) is an origin of its own.
+fn param_prov(l: &Layer, origins: &mut Origins) -> Prov {
+    let mut p = Prov::default();
+    if let Some(port) = l.outputs.first() {
+        match port.shape.dims() {
+            None => {
+                p.rank
+                    .insert(origins.id(format!("input {:?} rank", l.name)));
+            }
+            Some(d) => {
+                for (i, x) in d.iter().enumerate() {
+                    let mut set = BTreeSet::new();
+                    if !x.is_static() {
+                        set.insert(origins.id(format!("input {:?} dim {i}", l.name)));
+                    }
+                    p.dims.push(set);
+                }
+            }
+        }
+    }
+    p.all = p.dims.iter().flatten().chain(&p.rank).copied().collect();
+    p
+}
+
+/// The report for one Result: its dynamic dims (or rank) with the sorted names of the
+/// origins each depends on.
+fn output_dyn(l: &Layer, port: &Port, p: &Prov, origins: &Origins) -> OutputDyn {
+    let names = |set: &BTreeSet<u32>| -> Vec<String> {
+        let mut v: Vec<String> = set
+            .iter()
+            .map(|&i| origins.names[i as usize].clone())
+            .collect();
+        v.sort();
+        v
+    };
+    let mut dynamic = Vec::new();
+    match port.shape.dims() {
+        None => dynamic.push(DynDim {
+            dim: None,
+            value: "...".into(),
+            because: names(if p.rank.is_empty() { &p.all } else { &p.rank }),
+        }),
+        Some(d) => {
+            for (i, x) in d.iter().enumerate() {
+                if !x.is_static() {
+                    let set = p.dims.get(i).filter(|s| !s.is_empty()).unwrap_or(&p.all);
+                    dynamic.push(DynDim {
+                        dim: Some(i),
+                        value: x.to_string(),
+                        because: names(set),
+                    });
+                }
+            }
+        }
+    }
+    OutputDyn {
+        name: l.name.clone(),
+        shape: json_shape(&port.shape),
+        dynamic,
+    }
+}
+
+/// One node's inputs as the provenance rules see them.
+struct NodeIn<'a> {
+    n: NodeId,
+    l: &'a Layer,
+    /// The producer port of each input.
+    ports: Vec<Option<&'a Port>>,
+    provs: Vec<Prov>,
+    ranks: Vec<Option<usize>>,
+    /// Everything dynamic the inputs depend on.
+    all: BTreeSet<u32>,
+    /// The op makes its outputs dynamic itself (data-dependent, or no shape rule).
+    own_kind: bool,
+}
+
+impl NodeIn<'_> {
+    fn own(&self, origins: &mut Origins) -> u32 {
+        origins.id(op_origin(self.l))
+    }
+}
+
+/// What output `o` of a (non-Parameter, non-Result) node depends on.
+fn out_prov(
+    m: &Model,
+    g: &Graph,
+    x: &NodeIn,
+    o: usize,
+    port: &Port,
+    origins: &mut Origins,
+) -> Prov {
+    let mut p = Prov::default();
+    match port.shape.dims() {
+        None => {
+            let mut set: BTreeSet<u32> = x
+                .provs
+                .iter()
+                .flat_map(|q| q.rank.iter().copied())
+                .collect();
+            if set.is_empty() {
+                set = x.all.clone();
+            }
+            if x.own_kind || set.is_empty() {
+                set.insert(x.own(origins));
+            }
+            p.rank = set;
+        }
+        Some(d) => p.dims = ranked_prov(m, g, x, o, d, origins),
+    }
+    p.vals = values(m, g, x.n, o, port, &x.provs);
+    p.all = x
+        .all
+        .iter()
+        .chain(p.dims.iter().flatten())
+        .chain(&p.rank)
+        .copied()
+        .collect();
+    if x.own_kind && !port.shape.is_static() {
+        p.all.insert(x.own(origins));
+    }
+    p
+}
+
+/// What each dim of a ranked output `o` with dims `d` depends on (empty sets for static
+/// dims).
+fn ranked_prov(
+    m: &Model,
+    g: &Graph,
+    x: &NodeIn,
+    o: usize,
+    d: &[Dim],
+    origins: &mut Origins,
+) -> Vec<BTreeSet<u32>> {
+    let rank = d.len();
+    let mapped = if o == 0 {
+        dim_sources(m, g, x.n, &x.ranks, rank)
+    } else {
+        None
+    };
+    // Squeeze/Unsqueeze (and a Reshape whose shape value is unknown) keep the order of the
+    // dynamic dims.
+    let in_dyn: Vec<&BTreeSet<u32>> = x
+        .provs
+        .first()
+        .map(|p| {
+            x.ports[0]
+                .and_then(|q| q.shape.dims())
+                .unwrap_or(&[])
+                .iter()
+                .zip(&p.dims)
+                .filter(|(d, _)| !d.is_static())
+                .map(|(_, s)| s)
+                .collect()
+        })
+        .unwrap_or_default();
+    let out_dyn = d.iter().filter(|x| !x.is_static()).count();
+    let l = x.l;
+    let keep_order =
+        (l.is("Squeeze") || l.is("Unsqueeze") || l.is("Reshape")) && in_dyn.len() == out_dyn;
+    let mut k = 0;
+    let mut dims = Vec::new();
+    for (i, dim) in d.iter().enumerate() {
+        let mut set = BTreeSet::new();
+        if !dim.is_static() {
+            let kept = keep_order.then(|| in_dyn[k]);
+            k += 1;
+            set = dyn_dim_prov(x, mapped.as_deref(), kept, i, dim, rank, origins);
+        }
+        dims.push(set);
+    }
+    dims
+}
+
+/// What dynamic dim `i` (of `rank`) depends on: the op's dim mapping, else the input dim
+/// kept in order, else (no mapping) the input dim at the same position, right-aligned, else
+/// input dims of the same extent, else everything the inputs depend on; plus the op itself
+/// when it makes dims dynamic.
+fn dyn_dim_prov(
+    x: &NodeIn,
+    mapped: Option<&[Vec<Src>]>,
+    kept: Option<&BTreeSet<u32>>,
+    i: usize,
+    dim: &Dim,
+    rank: usize,
+    origins: &mut Origins,
+) -> BTreeSet<u32> {
+    let mut set = BTreeSet::new();
+    if let Some(srcs) = mapped.and_then(|v| v.get(i)) {
+        set = mapped_prov(&x.provs, srcs);
+    }
+    if set.is_empty() {
+        if let Some(kept) = kept {
+            set.extend(kept.iter());
+        }
+    }
+    if set.is_empty() && mapped.is_none() {
+        set = aligned_prov(x, i, rank);
+    }
+    if set.is_empty() && mapped.is_none() {
+        set = same_extent_prov(x, dim);
+    }
+    if set.is_empty() {
+        set = x.all.clone();
+    }
+    if x.own_kind || set.is_empty() {
+        set.insert(x.own(origins));
+    }
+    set
+}
+
+/// The origins of the input dims and shape-value elements an op's dim mapping names.
+fn mapped_prov(provs: &[Prov], srcs: &[Src]) -> BTreeSet<u32> {
+    let mut set = BTreeSet::new();
+    for s in srcs {
+        match *s {
+            Src::Dim(a, j) => set.extend(
+                provs
+                    .get(a)
+                    .and_then(|q| q.dims.get(j))
+                    .into_iter()
+                    .flatten(),
+            ),
+            Src::Val(a, j) => {
+                if let Some(v) = provs.get(a).and_then(|q| q.vals.as_ref()) {
+                    set.extend(v.get(j).into_iter().flatten());
+                }
+            }
+        }
+    }
+    set
+}
+
+/// The origins of the dynamic input dims at the same position as output dim `i` (of
+/// `rank`), right-aligned.
+fn aligned_prov(x: &NodeIn, i: usize, rank: usize) -> BTreeSet<u32> {
+    let mut set = BTreeSet::new();
+    for (ip, ipr) in x.ports.iter().zip(&x.provs) {
+        let Some(dims) = ip.and_then(|q| q.shape.dims()) else {
+            continue;
+        };
+        if dims.len() <= rank && i + dims.len() >= rank {
+            let j = i + dims.len() - rank;
+            if !dims[j].is_static() {
+                set.extend(ipr.dims.get(j).into_iter().flatten());
+            }
+        }
+    }
+    set
+}
+
+/// The origins of the input dims with the same extent as `dim`.
+fn same_extent_prov(x: &NodeIn, dim: &Dim) -> BTreeSet<u32> {
+    let mut set = BTreeSet::new();
+    for (ip, ipr) in x.ports.iter().zip(&x.provs) {
+        let Some(dims) = ip.and_then(|q| q.shape.dims()) else {
+            continue;
+        };
+        for (j, y) in dims.iter().enumerate() {
+            if y == dim {
+                set.extend(ipr.dims.get(j).into_iter().flatten());
+            }
+        }
+    }
+    set
 }
 
 /// What each element of a small 1-D integer value depends on (shape vectors: ShapeOf and
