@@ -37,6 +37,18 @@ pub(super) fn check_string_tensor(b: &[u8], count: u64) -> Result<(), String> {
     Ok(())
 }
 
+/// A Const's `<data>` attributes, parsed.
+#[derive(Clone, Copy)]
+struct ConstDecl<'d> {
+    et: ElementType,
+    /// The shape as written (for messages).
+    shape_s: &'d str,
+    offset: u64,
+    size: u64,
+    /// The element count of the shape.
+    count: u64,
+}
+
 impl<'a> Parser<'a> {
     pub(super) fn check_port_ids(&mut self, layer: &Layer, who: &Who, src: &LayerSrc) {
         let ports: SmallVec<[&Port; 8]> = layer.inputs.iter().chain(layer.outputs.iter()).collect();
@@ -154,147 +166,13 @@ impl<'a> Parser<'a> {
             return;
         };
         let dpos = src.data.unwrap_or(src.pos);
-        let mut missing = Vec::new();
-        for k in ["element_type", "shape", "offset", "size"] {
-            if data.get(k).is_none() {
-                missing.push(k);
-            }
-        }
-        if !missing.is_empty() {
-            self.err(
-                Diag::new(
-                    Kind::Schema,
-                    format!("Const <data> is missing {}", missing.join(", ")),
-                )
-                .at(dpos)
-                .layer(who),
-            );
-            return;
-        }
-        let et_s = data.get("element_type").unwrap_or_default();
-        let Some(et) = ElementType::parse_attr(et_s) else {
-            self.err(
-                Diag::new(Kind::ElementType, format!("unknown element type '{et_s}'"))
-                    .at(self.attr_pos(dpos, "element_type"))
-                    .layer(who)
-                    .note("element_type takes a canonical name: f32, f16, bf16, i64, u8, u1, boolean, string …"),
-            );
+        let Some(c) = self.const_decl(&data, who, dpos) else {
             return;
         };
-        let shape_s = data.get("shape").unwrap_or_default();
-        let shape = match PartialShape::parse_static(shape_s) {
-            Ok(s) => s,
-            Err(m) => {
-                self.err(
-                    Diag::new(Kind::Schema, format!("bad Const shape \"{shape_s}\": {m}"))
-                        .at(self.attr_pos(dpos, "shape"))
-                        .layer(who),
-                );
-                return;
-            }
-        };
-        let num = |s: &mut Self, k: &str| -> Option<u64> {
-            let v = data.get(k).unwrap_or_default();
-            match v.trim().parse::<u64>() {
-                Ok(n) => Some(n),
-                Err(_) => {
-                    s.err(
-                        Diag::new(
-                            Kind::Schema,
-                            format!("Const {k} '{v}' is not a non-negative integer"),
-                        )
-                        .at(s.attr_pos(dpos, k))
-                        .layer(who),
-                    );
-                    None
-                }
-            }
-        };
-        let (Some(offset), Some(size)) = (num(self, "offset"), num(self, "size")) else {
+        let Some(w) = self.const_range(&c, who, dpos) else {
             return;
         };
-        let Some(count) = PartialShape::element_count(&shape) else {
-            self.err(
-                Diag::new(
-                    Kind::Schema,
-                    format!("Const shape [{shape_s}] has more elements than fit in 64 bits"),
-                )
-                .at(self.attr_pos(dpos, "shape"))
-                .layer(who),
-            );
-            return;
-        };
-        let Some(w) = self.weights.clone() else {
-            self.err(
-                Diag::new(
-                    Kind::Weights,
-                    format!(
-                        "Const needs {size} bytes of weights but {} cannot be found",
-                        self.bin_label
-                    ),
-                )
-                .at(dpos)
-                .layer(who),
-            );
-            return;
-        };
-        let len = w.len() as u64;
-        if offset.checked_add(size).is_none_or(|end| end > len) {
-            self.err(
-                Diag::new(Kind::Weights, "Const data lies outside the .bin")
-                    .at(self.attr_pos(dpos, "offset"))
-                    .layer(who)
-                    .note(format!(
-                        "offset {offset} + size {size} = {} but {} holds {len} bytes",
-                        offset as u128 + size as u128,
-                        self.bin_label
-                    )),
-            );
-            return;
-        }
-        if et == ElementType::String {
-            let bytes = &w.bytes()[offset as usize..(offset + size) as usize];
-            if let Err(m) = check_string_tensor(bytes, count) {
-                self.err(
-                    Diag::new(Kind::Weights, format!("malformed string Const data: {m}"))
-                        .at(dpos)
-                        .layer(who),
-                );
-                return;
-            }
-        } else if et.bits() > 0 {
-            // OpenVINO checks size >= ceil(n * bits / 8) (unpadded, even for u3/u6).
-            let Some(need) = count.checked_mul(et.bits() as u64).map(|b| b.div_ceil(8)) else {
-                self.err(
-                    Diag::new(
-                        Kind::Schema,
-                        format!(
-                            "Const {et}[{shape_s}] is too large: its byte size overflows 64 bits"
-                        ),
-                    )
-                    .at(self.attr_pos(dpos, "shape"))
-                    .layer(who),
-                );
-                return;
-            };
-            if size < need {
-                self.err(
-                    Diag::new(Kind::Weights, "Const size is too small for its shape")
-                        .at(self.attr_pos(dpos, "size"))
-                        .layer(who)
-                        .note(format!("{et}[{shape_s}] has {count} elements and needs {need} bytes; size is {size}")),
-                );
-                return;
-            }
-        } else {
-            self.err(
-                Diag::new(
-                    Kind::ElementType,
-                    format!("Const cannot have element type '{et}'"),
-                )
-                .at(self.attr_pos(dpos, "element_type"))
-                .layer(who),
-            );
+        if !self.const_content(&c, &w, who, dpos) {
             return;
         }
         if layer.outputs.len() != 1 {
@@ -310,7 +188,186 @@ impl<'a> Parser<'a> {
                 .layer(who),
             );
         }
-        layer.konst = Some(ConstData::Bin { offset, size });
+        layer.konst = Some(ConstData::Bin {
+            offset: c.offset,
+            size: c.size,
+        });
+    }
+    /// The attributes of a Const's `<data>` (at `dpos`), parsed and checked: all four
+    /// present, a known element type, a static shape whose element count fits in 64 bits,
+    /// integral offset and size.
+    fn const_decl<'d>(&mut self, data: &'d Attrs, who: &Who, dpos: usize) -> Option<ConstDecl<'d>> {
+        let mut missing = Vec::new();
+        for k in ["element_type", "shape", "offset", "size"] {
+            if data.get(k).is_none() {
+                missing.push(k);
+            }
+        }
+        if !missing.is_empty() {
+            self.err(
+                Diag::new(
+                    Kind::Schema,
+                    format!("Const <data> is missing {}", missing.join(", ")),
+                )
+                .at(dpos)
+                .layer(who),
+            );
+            return None;
+        }
+        let et_s = data.get("element_type").unwrap_or_default();
+        let Some(et) = ElementType::parse_attr(et_s) else {
+            self.err(
+                Diag::new(Kind::ElementType, format!("unknown element type '{et_s}'"))
+                    .at(self.attr_pos(dpos, "element_type"))
+                    .layer(who)
+                    .note("element_type takes a canonical name: f32, f16, bf16, i64, u8, u1, boolean, string …"),
+            );
+            return None;
+        };
+        let shape_s = data.get("shape").unwrap_or_default();
+        let shape = match PartialShape::parse_static(shape_s) {
+            Ok(s) => s,
+            Err(m) => {
+                self.err(
+                    Diag::new(Kind::Schema, format!("bad Const shape \"{shape_s}\": {m}"))
+                        .at(self.attr_pos(dpos, "shape"))
+                        .layer(who),
+                );
+                return None;
+            }
+        };
+        let (Some(offset), Some(size)) = (
+            self.const_num(data, "offset", who, dpos),
+            self.const_num(data, "size", who, dpos),
+        ) else {
+            return None;
+        };
+        let Some(count) = PartialShape::element_count(&shape) else {
+            self.err(
+                Diag::new(
+                    Kind::Schema,
+                    format!("Const shape [{shape_s}] has more elements than fit in 64 bits"),
+                )
+                .at(self.attr_pos(dpos, "shape"))
+                .layer(who),
+            );
+            return None;
+        };
+        Some(ConstDecl {
+            et,
+            shape_s,
+            offset,
+            size,
+            count,
+        })
+    }
+    /// Const `<data>` attribute `k` as a non-negative integer.
+    fn const_num(&mut self, data: &Attrs, k: &str, who: &Who, dpos: usize) -> Option<u64> {
+        let v = data.get(k).unwrap_or_default();
+        match v.trim().parse::<u64>() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                self.err(
+                    Diag::new(
+                        Kind::Schema,
+                        format!("Const {k} '{v}' is not a non-negative integer"),
+                    )
+                    .at(self.attr_pos(dpos, k))
+                    .layer(who),
+                );
+                None
+            }
+        }
+    }
+    /// The weights, when they are there and hold the Const's byte range.
+    fn const_range(&mut self, c: &ConstDecl, who: &Who, dpos: usize) -> Option<Arc<Weights>> {
+        let (offset, size) = (c.offset, c.size);
+        let Some(w) = self.weights.clone() else {
+            self.err(
+                Diag::new(
+                    Kind::Weights,
+                    format!(
+                        "Const needs {size} bytes of weights but {} cannot be found",
+                        self.bin_label
+                    ),
+                )
+                .at(dpos)
+                .layer(who),
+            );
+            return None;
+        };
+        let len = w.len() as u64;
+        if offset.checked_add(size).is_none_or(|end| end > len) {
+            self.err(
+                Diag::new(Kind::Weights, "Const data lies outside the .bin")
+                    .at(self.attr_pos(dpos, "offset"))
+                    .layer(who)
+                    .note(format!(
+                        "offset {offset} + size {size} = {} but {} holds {len} bytes",
+                        offset as u128 + size as u128,
+                        self.bin_label
+                    )),
+            );
+            return None;
+        }
+        Some(w)
+    }
+    /// Whether the Const's bytes (in range of `w`) fit its element type and shape: a
+    /// well-formed string tensor, or enough bytes for the elements.
+    fn const_content(&mut self, c: &ConstDecl, w: &Weights, who: &Who, dpos: usize) -> bool {
+        let ConstDecl {
+            et,
+            shape_s,
+            offset,
+            size,
+            count,
+        } = *c;
+        if et == ElementType::String {
+            let bytes = &w.bytes()[offset as usize..(offset + size) as usize];
+            if let Err(m) = check_string_tensor(bytes, count) {
+                self.err(
+                    Diag::new(Kind::Weights, format!("malformed string Const data: {m}"))
+                        .at(dpos)
+                        .layer(who),
+                );
+                return false;
+            }
+        } else if et.bits() > 0 {
+            // OpenVINO checks size >= ceil(n * bits / 8) (unpadded, even for u3/u6).
+            let Some(need) = count.checked_mul(et.bits() as u64).map(|b| b.div_ceil(8)) else {
+                self.err(
+                    Diag::new(
+                        Kind::Schema,
+                        format!(
+                            "Const {et}[{shape_s}] is too large: its byte size overflows 64 bits"
+                        ),
+                    )
+                    .at(self.attr_pos(dpos, "shape"))
+                    .layer(who),
+                );
+                return false;
+            };
+            if size < need {
+                self.err(
+                    Diag::new(Kind::Weights, "Const size is too small for its shape")
+                        .at(self.attr_pos(dpos, "size"))
+                        .layer(who)
+                        .note(format!("{et}[{shape_s}] has {count} elements and needs {need} bytes; size is {size}")),
+                );
+                return false;
+            }
+        } else {
+            self.err(
+                Diag::new(
+                    Kind::ElementType,
+                    format!("Const cannot have element type '{et}'"),
+                )
+                .at(self.attr_pos(dpos, "element_type"))
+                .layer(who),
+            );
+            return false;
+        }
+        true
     }
     /// port_map / back_edges refer to body layer ids and to the op's port ids: check both.
     pub(super) fn check_port_maps(&mut self, layer: &Layer, who: &Who, src: &LayerSrc) {
