@@ -49,6 +49,31 @@ struct ConstDecl<'d> {
     count: u64,
 }
 
+/// Where the edge into each input port is (`usize::MAX`: none yet): one slot per input
+/// port, the slots of a node starting at `start[node]`. No hashing per edge.
+struct Fed {
+    start: Vec<usize>,
+    at: Vec<usize>,
+}
+
+impl Fed {
+    fn new(graph: &Graph) -> Fed {
+        let bound = graph.node_bound();
+        let mut start = vec![0usize; bound + 1];
+        for n in graph.nodes() {
+            start[n.index() + 1] = graph[n].inputs.len();
+        }
+        for i in 0..bound {
+            start[i + 1] += start[i];
+        }
+        let at = vec![usize::MAX; start[bound]];
+        Fed { start, at }
+    }
+    fn slot(&self, n: NodeId, idx: usize) -> usize {
+        self.start[n.index()] + idx
+    }
+}
+
 impl<'a> Parser<'a> {
     pub(super) fn check_port_ids(&mut self, layer: &Layer, who: &Who, src: &LayerSrc) {
         let ports: SmallVec<[&Port; 8]> = layer.inputs.iter().chain(layer.outputs.iter()).collect();
@@ -467,71 +492,12 @@ impl<'a> Parser<'a> {
         ids: &FastMap<u64, (NodeId, usize)>,
         edges: Vec<RawEdge>,
     ) {
-        // Where the edge into each input port is (`usize::MAX`: none yet): one slot per input
-        // port, the slots of a node starting at `start[node]`. No hashing per edge.
-        let bound = graph.node_bound();
-        let mut start = vec![0usize; bound + 1];
-        for n in graph.nodes() {
-            start[n.index() + 1] = graph[n].inputs.len();
-        }
-        for i in 0..bound {
-            start[i + 1] += start[i];
-        }
-        let mut fed = vec![usize::MAX; start[bound]];
-        let slot = |n: NodeId, idx: usize| start[n.index()] + idx;
+        let mut fed = Fed::new(graph);
         for e in edges {
-            let from = ids.get(&e.from).map(|x| x.0);
-            let to = ids.get(&e.to).map(|x| x.0);
-            let (Some(from), Some(to)) = (from, to) else {
-                let missing = if from.is_none() { e.from } else { e.to };
-                self.err(
-                    Diag::new(
-                        Kind::Graph,
-                        format!("edge refers to layer id {missing}, which does not exist"),
-                    )
-                    .at(e.pos)
-                    .note(format!(
-                        "edge {}:{} -> {}:{}",
-                        e.from, e.from_port, e.to, e.to_port
-                    )),
-                );
+            let Some((from, to, to_idx)) = self.edge_ends(graph, ids, &e) else {
                 continue;
             };
-            let fl = &graph[from];
-            let tl = &graph[to];
-            if fl.output_index(e.from_port).is_none() {
-                let have: Vec<String> = fl.outputs.iter().map(|p| p.id.to_string()).collect();
-                self.err(
-                    Diag::new(
-                        Kind::Graph,
-                        format!(
-                            "edge leaves output port {} of {}, which has no such output port",
-                            e.from_port,
-                            fl.label()
-                        ),
-                    )
-                    .at(e.pos)
-                    .note(format!("output ports of that layer: [{}]", have.join(", "))),
-                );
-                continue;
-            }
-            let Some(to_idx) = tl.input_index(e.to_port) else {
-                let have: Vec<String> = tl.inputs.iter().map(|p| p.id.to_string()).collect();
-                self.err(
-                    Diag::new(
-                        Kind::Graph,
-                        format!(
-                            "edge enters input port {} of {}, which has no such input port",
-                            e.to_port,
-                            tl.label()
-                        ),
-                    )
-                    .at(e.pos)
-                    .note(format!("input ports of that layer: [{}]", have.join(", "))),
-                );
-                continue;
-            };
-            let first = fed[slot(to, to_idx)];
+            let first = fed.at[fed.slot(to, to_idx)];
             if first != usize::MAX {
                 let (line, _) = crate::error::line_col(self.src, first);
                 self.err(
@@ -540,7 +506,7 @@ impl<'a> Parser<'a> {
                         format!(
                             "input port {} of {} has two incoming edges",
                             e.to_port,
-                            tl.label()
+                            graph[to].label()
                         ),
                     )
                     .at(e.pos)
@@ -548,10 +514,78 @@ impl<'a> Parser<'a> {
                 );
                 continue;
             }
-            fed[slot(to, to_idx)] = e.pos;
+            let s = fed.slot(to, to_idx);
+            fed.at[s] = e.pos;
             graph.connect(from, e.from_port, to, e.to_port);
         }
-        // Every declared input port must be fed (OpenVINO: "Incorrect number of inputs").
+        self.check_unfed(graph, &fed);
+        if graph.ordered().is_none() {
+            self.check_cycles(graph);
+        }
+    }
+    /// The layers an edge joins and the index of the input port it enters, when both
+    /// layers and both ports exist.
+    fn edge_ends(
+        &mut self,
+        graph: &Graph,
+        ids: &FastMap<u64, (NodeId, usize)>,
+        e: &RawEdge,
+    ) -> Option<(NodeId, NodeId, usize)> {
+        let from = ids.get(&e.from).map(|x| x.0);
+        let to = ids.get(&e.to).map(|x| x.0);
+        let (Some(from), Some(to)) = (from, to) else {
+            let missing = if from.is_none() { e.from } else { e.to };
+            self.err(
+                Diag::new(
+                    Kind::Graph,
+                    format!("edge refers to layer id {missing}, which does not exist"),
+                )
+                .at(e.pos)
+                .note(format!(
+                    "edge {}:{} -> {}:{}",
+                    e.from, e.from_port, e.to, e.to_port
+                )),
+            );
+            return None;
+        };
+        let fl = &graph[from];
+        let tl = &graph[to];
+        if fl.output_index(e.from_port).is_none() {
+            let have: Vec<String> = fl.outputs.iter().map(|p| p.id.to_string()).collect();
+            self.err(
+                Diag::new(
+                    Kind::Graph,
+                    format!(
+                        "edge leaves output port {} of {}, which has no such output port",
+                        e.from_port,
+                        fl.label()
+                    ),
+                )
+                .at(e.pos)
+                .note(format!("output ports of that layer: [{}]", have.join(", "))),
+            );
+            return None;
+        }
+        let Some(to_idx) = tl.input_index(e.to_port) else {
+            let have: Vec<String> = tl.inputs.iter().map(|p| p.id.to_string()).collect();
+            self.err(
+                Diag::new(
+                    Kind::Graph,
+                    format!(
+                        "edge enters input port {} of {}, which has no such input port",
+                        e.to_port,
+                        tl.label()
+                    ),
+                )
+                .at(e.pos)
+                .note(format!("input ports of that layer: [{}]", have.join(", "))),
+            );
+            return None;
+        };
+        Some((from, to, to_idx))
+    }
+    /// Every declared input port must be fed (OpenVINO: "Incorrect number of inputs").
+    fn check_unfed(&mut self, graph: &Graph, fed: &Fed) {
         let mut unfed = Vec::new();
         for n in graph.nodes() {
             let l = &graph[n];
@@ -561,7 +595,7 @@ impl<'a> Parser<'a> {
             for (i, p) in l.inputs.iter().enumerate() {
                 // Edges are matched to the first input with a port id (ids repeat only in
                 // files that fail anyway).
-                let fed_at = |idx: usize| fed[slot(n, idx)] != usize::MAX;
+                let fed_at = |idx: usize| fed.at[fed.slot(n, idx)] != usize::MAX;
                 if !fed_at(i) && !l.input_index(p.id).is_some_and(fed_at) {
                     unfed.push((n, p.id));
                 }
@@ -583,28 +617,29 @@ impl<'a> Parser<'a> {
                 .layer(l.label()),
             );
         }
-        if graph.ordered().is_none() {
-            for scc in graph.cycles() {
-                let mut members: Vec<&Layer> = scc.iter().map(|&n| &graph[n]).collect();
-                members.sort_by_key(|l| l.id);
-                let first = members[0];
-                let list: Vec<String> = members
-                    .iter()
-                    .take(12)
-                    .map(|l| format!("{} '{}'", l.id, l.name))
-                    .collect();
-                let more = if members.len() > 12 {
-                    format!(" … ({} layers)", members.len())
-                } else {
-                    String::new()
-                };
-                self.err(
-                    Diag::new(Kind::Graph, "the graph has a cycle")
-                        .at(self.map.layer_pos(first))
-                        .layer(first.label())
-                        .note(format!("layers on the cycle: {}{more}", list.join(", "))),
-                );
-            }
+    }
+    /// One error per cycle of a graph that has cycles, at its layer with the lowest id.
+    fn check_cycles(&mut self, graph: &Graph) {
+        for scc in graph.cycles() {
+            let mut members: Vec<&Layer> = scc.iter().map(|&n| &graph[n]).collect();
+            members.sort_by_key(|l| l.id);
+            let first = members[0];
+            let list: Vec<String> = members
+                .iter()
+                .take(12)
+                .map(|l| format!("{} '{}'", l.id, l.name))
+                .collect();
+            let more = if members.len() > 12 {
+                format!(" … ({} layers)", members.len())
+            } else {
+                String::new()
+            };
+            self.err(
+                Diag::new(Kind::Graph, "the graph has a cycle")
+                    .at(self.map.layer_pos(first))
+                    .layer(first.label())
+                    .note(format!("layers on the cycle: {}{more}", list.join(", "))),
+            );
         }
     }
 }
