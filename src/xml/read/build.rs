@@ -177,8 +177,58 @@ impl<'a> Parser<'a> {
     }
     /// One `<layer>`. Returns `None` when it is too broken to be a node (errors recorded).
     pub(super) fn layer(&mut self, t: Tag) -> Result<Option<Layer>, Fatal> {
-        let mut ok = true;
-        let id = match t.get("id") {
+        let id = self.layer_id(&t);
+        let name = t.get("name").unwrap_or("");
+        let ty = t.get("type").unwrap_or("");
+        let version = t.get("version");
+        // The layer as messages name it, formatted only when a message is made.
+        let who = Who { ty, name, id };
+        let ok = self.check_type_version(&t, &who);
+        let extra_attrs = t
+            .attrs
+            .iter()
+            .filter(|(k, _)| !matches!(*k, "id" | "name" | "type" | "version"))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let mut layer = Layer::new(ty, version.unwrap_or(""), name);
+        layer.id = id.unwrap_or(0);
+        layer.extra_attrs = extra_attrs;
+        let mut src = LayerSrc {
+            pos: t.pos,
+            data: None,
+            ports: Default::default(),
+            pre: Vec::new(),
+        };
+        if !t.empty {
+            self.layer_children(&t, &who, &mut layer, &mut src)?;
+        }
+        // Exact-size port lists: `push` growth leaves room for 4 ports (704 bytes) where most
+        // layers have 1 or 2.
+        layer.inputs.shrink_to_fit();
+        layer.outputs.shrink_to_fit();
+
+        self.check_port_ids(&layer, &who, &src);
+        if layer.is("Const") {
+            self.konst(&mut layer, &who, &src);
+        } else if layer.is("Parameter") {
+            self.parameter(&layer, &who, &src);
+        }
+        self.check_boundary_ports(&layer, &who, &src);
+        self.check_port_maps(&layer, &who, &src);
+        self.check_bodies(&layer, &who, &src);
+        // A layer with schema errors stays in the graph (the read fails anyway), so its edges
+        // are not reported again as dangling.
+        let _ = ok;
+        if id.is_none() {
+            return Ok(None);
+        }
+        layer.origin = Some((self.map_base + self.map.layers.len()) as u32);
+        self.map.layers.push(src);
+        Ok(Some(layer))
+    }
+    /// A `<layer>`'s id attribute (`None` with an error when it is missing or malformed).
+    fn layer_id(&mut self, t: &Tag) -> Option<u64> {
+        match t.get("id") {
             Some(v) => match v.trim().parse::<u64>() {
                 Ok(i) => Some(i),
                 Err(_) => {
@@ -196,14 +246,12 @@ impl<'a> Parser<'a> {
                 self.err(Diag::new(Kind::Schema, "<layer> has no 'id' attribute").at(t.pos));
                 None
             }
-        };
-        let name = t.get("name").unwrap_or("");
-        let ty = t.get("type").unwrap_or("");
-        let version = t.get("version");
-        // The layer as messages name it, formatted only when a message is made.
-        let who = Who { ty, name, id };
-
-        if ty.is_empty() {
+        }
+    }
+    /// Whether a `<layer>` has a type and a known opset version (errors recorded).
+    fn check_type_version(&mut self, t: &Tag, who: &Who) -> bool {
+        let mut ok = true;
+        if who.ty.is_empty() {
             self.err(
                 Diag::new(Kind::Schema, "<layer> has no 'type' attribute")
                     .at(t.pos)
@@ -211,7 +259,7 @@ impl<'a> Parser<'a> {
             );
             ok = false;
         }
-        match &version {
+        match t.get("version") {
             None => {
                 self.err(
                     Diag::new(
@@ -249,98 +297,74 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        let extra_attrs = t
-            .attrs
-            .iter()
-            .filter(|(k, _)| !matches!(*k, "id" | "name" | "type" | "version"))
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        let mut layer = Layer::new(ty, version.unwrap_or(""), name);
-        layer.id = id.unwrap_or(0);
-        layer.extra_attrs = extra_attrs;
-        let mut src = LayerSrc {
-            pos: t.pos,
-            data: None,
-            ports: Default::default(),
-            pre: Vec::new(),
-        };
-        if !t.empty {
-            loop {
-                match self.next()? {
-                    Ev::Open(c) => match c.name {
-                        "data" => {
-                            src.data = Some(c.pos);
-                            layer.data = Some(Attrs::from_pairs(
-                                c.attrs.iter().map(|(k, v)| (*k, v.as_ref())),
-                            ));
-                            self.skip(&c)?;
+        ok
+    }
+    /// The children of a non-empty `<layer>`: `<data>`, `<rt_info>`, ports, bodies, and the
+    /// other elements kept as they are (port maps, back edges …).
+    fn layer_children(
+        &mut self,
+        t: &Tag,
+        who: &Who,
+        layer: &mut Layer,
+        src: &mut LayerSrc,
+    ) -> Result<(), Fatal> {
+        loop {
+            match self.next()? {
+                Ev::Open(c) => match c.name {
+                    "data" => {
+                        src.data = Some(c.pos);
+                        layer.data = Some(Attrs::from_pairs(
+                            c.attrs.iter().map(|(k, v)| (*k, v.as_ref())),
+                        ));
+                        self.skip(&c)?;
+                    }
+                    "rt_info" => {
+                        let el = self.generic(c)?;
+                        layer.rt_info = Some(self.share_rt_info(el));
+                    }
+                    "input" | "output" => {
+                        let is_in = c.name == "input";
+                        let ports = self.ports(&c, who, src)?;
+                        if is_in {
+                            layer.inputs.extend(ports);
+                        } else {
+                            layer.outputs.extend(ports);
                         }
-                        "rt_info" => {
-                            let el = self.generic(c)?;
-                            layer.rt_info = Some(self.share_rt_info(el));
-                        }
-                        "input" | "output" => {
-                            let is_in = c.name == "input";
-                            let ports = self.ports(&c, &who, &mut src)?;
-                            if is_in {
-                                layer.inputs.extend(ports);
-                            } else {
-                                layer.outputs.extend(ports);
-                            }
-                        }
-                        "body" | "then_body" | "else_body" => {
-                            if self.depth >= MAX_BODY_DEPTH {
-                                return Err(Diag::new(
-                                    Kind::Schema,
-                                    format!("bodies nested deeper than {MAX_BODY_DEPTH} levels"),
-                                )
-                                .at(c.pos));
-                            }
-                            self.depth += 1;
-                            self.body_stack.push(format!("<{}> of {who}", c.name));
-                            let g = self.graph_body(&c, None)?;
-                            self.body_stack.pop();
-                            self.depth -= 1;
-                            layer.bodies.push(Body {
-                                tag: c.name.to_string(),
-                                graph: g,
-                            });
-                        }
-                        _ => {
-                            let el = self.generic(c)?;
-                            src.pre.push(std::mem::take(&mut self.positions));
-                            layer.pre.push(el);
-                        }
-                    },
-                    Ev::Close => break,
-                    Ev::Text(_) => {}
-                    Ev::Eof => return Err(eof(&t)),
-                }
+                    }
+                    "body" | "then_body" | "else_body" => {
+                        let b = self.layer_body(&c, who)?;
+                        layer.bodies.push(b);
+                    }
+                    _ => {
+                        let el = self.generic(c)?;
+                        src.pre.push(std::mem::take(&mut self.positions));
+                        layer.pre.push(el);
+                    }
+                },
+                Ev::Close => return Ok(()),
+                Ev::Text(_) => {}
+                Ev::Eof => return Err(eof(t)),
             }
         }
-        // Exact-size port lists: `push` growth leaves room for 4 ports (704 bytes) where most
-        // layers have 1 or 2.
-        layer.inputs.shrink_to_fit();
-        layer.outputs.shrink_to_fit();
-
-        self.check_port_ids(&layer, &who, &src);
-        if layer.is("Const") {
-            self.konst(&mut layer, &who, &src);
-        } else if layer.is("Parameter") {
-            self.parameter(&layer, &who, &src);
+    }
+    /// A subgraph body (`<body>`, `<then_body>`, `<else_body>`) of the layer `who`.
+    fn layer_body(&mut self, c: &Tag, who: &Who) -> Result<Body, Fatal> {
+        if self.depth >= MAX_BODY_DEPTH {
+            return Err(Diag::new(
+                Kind::Schema,
+                format!("bodies nested deeper than {MAX_BODY_DEPTH} levels"),
+            )
+            .at(c.pos));
         }
-        self.check_boundary_ports(&layer, &who, &src);
-        self.check_port_maps(&layer, &who, &src);
-        self.check_bodies(&layer, &who, &src);
-        // A layer with schema errors stays in the graph (the read fails anyway), so its edges
-        // are not reported again as dangling.
-        let _ = ok;
-        if id.is_none() {
-            return Ok(None);
-        }
-        layer.origin = Some((self.map_base + self.map.layers.len()) as u32);
-        self.map.layers.push(src);
-        Ok(Some(layer))
+        self.depth += 1;
+        self.body_stack.push(format!("<{}> of {who}", c.name));
+        let g = self.graph_body(c, None)?;
+        self.body_stack.pop();
+        self.depth -= 1;
+        Ok(Body {
+            tag: c.name.to_string(),
+            graph: g,
+        })
     }
     pub(super) fn ports(
         &mut self,
