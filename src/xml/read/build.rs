@@ -396,28 +396,7 @@ impl<'a> Parser<'a> {
         who: &Who,
         src: &mut LayerSrc,
     ) -> Result<Option<Port>, Fatal> {
-        let id = match t.get("id").map(|v| (v, v.trim().parse::<u32>())) {
-            Some((_, Ok(i))) => Some(i),
-            Some((v, Err(_))) => {
-                self.err(
-                    Diag::new(
-                        Kind::Schema,
-                        format!("port id '{v}' is not a non-negative integer"),
-                    )
-                    .at(self.attr_pos(t.pos, "id"))
-                    .layer(who),
-                );
-                None
-            }
-            None => {
-                self.err(
-                    Diag::new(Kind::Schema, "<port> has no 'id' attribute")
-                        .at(t.pos)
-                        .layer(who),
-                );
-                None
-            }
-        };
+        let id = self.port_id(&t, who);
         let precision = match t.get("precision") {
             None => None,
             Some(p) => match ElementType::parse_precision(p) {
@@ -446,32 +425,8 @@ impl<'a> Parser<'a> {
             loop {
                 match self.next()? {
                     Ev::Open(c) if c.name == "dim" => {
-                        if c.empty {
-                            self.err(Diag::new(Kind::Schema, "empty <dim/>").at(c.pos).layer(who));
-                            continue;
-                        }
-                        // Usually one text event: borrowed, no allocation per dim.
-                        let mut text: Cow<str> = Cow::Borrowed("");
-                        loop {
-                            match self.next()? {
-                                Ev::Text(s) if text.is_empty() => text = s,
-                                Ev::Text(s) => text.to_mut().push_str(&s),
-                                Ev::Close => break,
-                                Ev::Open(x) => self.skip(&x)?,
-                                Ev::Eof => return Err(eof(&c)),
-                            }
-                        }
-                        match text.trim().parse::<i64>() {
-                            Ok(-1) => dims.push(Dim::any()),
-                            Ok(v) if v >= 0 => dims.push(Dim::known(v as u64)),
-                            _ => self.err(
-                                Diag::new(
-                                    Kind::Schema,
-                                    format!("bad dimension '{}': a port <dim> holds an integer >= -1 (-1 = dynamic)", text.trim()),
-                                )
-                                .at(c.pos)
-                                .layer(who),
-                            ),
+                        if let Some(d) = self.dim(&c, who)? {
+                            dims.push(d);
                         }
                     }
                     Ev::Open(c) if c.name == "rt_info" => {
@@ -499,6 +454,65 @@ impl<'a> Parser<'a> {
                 rt_info,
             }),
         ))
+    }
+    /// A `<port>`'s id attribute (`None` with an error when it is missing or malformed).
+    fn port_id(&mut self, t: &Tag, who: &Who) -> Option<u32> {
+        match t.get("id").map(|v| (v, v.trim().parse::<u32>())) {
+            Some((_, Ok(i))) => Some(i),
+            Some((v, Err(_))) => {
+                self.err(
+                    Diag::new(
+                        Kind::Schema,
+                        format!("port id '{v}' is not a non-negative integer"),
+                    )
+                    .at(self.attr_pos(t.pos, "id"))
+                    .layer(who),
+                );
+                None
+            }
+            None => {
+                self.err(
+                    Diag::new(Kind::Schema, "<port> has no 'id' attribute")
+                        .at(t.pos)
+                        .layer(who),
+                );
+                None
+            }
+        }
+    }
+    /// One `<dim>` of a port, read to its end: `None` (error recorded) when it is empty or
+    /// not an integer >= -1.
+    fn dim(&mut self, c: &Tag, who: &Who) -> Result<Option<Dim>, Fatal> {
+        if c.empty {
+            self.err(Diag::new(Kind::Schema, "empty <dim/>").at(c.pos).layer(who));
+            return Ok(None);
+        }
+        // Usually one text event: borrowed, no allocation per dim.
+        let mut text: Cow<str> = Cow::Borrowed("");
+        loop {
+            match self.next()? {
+                Ev::Text(s) if text.is_empty() => text = s,
+                Ev::Text(s) => text.to_mut().push_str(&s),
+                Ev::Close => break,
+                Ev::Open(x) => self.skip(&x)?,
+                Ev::Eof => return Err(eof(c)),
+            }
+        }
+        match text.trim().parse::<i64>() {
+            Ok(-1) => Ok(Some(Dim::any())),
+            Ok(v) if v >= 0 => Ok(Some(Dim::known(v as u64))),
+            _ => {
+                self.err(
+                    Diag::new(
+                        Kind::Schema,
+                        format!("bad dimension '{}': a port <dim> holds an integer >= -1 (-1 = dynamic)", text.trim()),
+                    )
+                    .at(c.pos)
+                    .layer(who),
+                );
+                Ok(None)
+            }
+        }
     }
     pub(super) fn edges(&mut self, t: &Tag, out: &mut Vec<RawEdge>) -> Result<(), Fatal> {
         if t.empty {
