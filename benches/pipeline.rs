@@ -25,6 +25,8 @@ struct Gen {
     x: String,
     bin: Vec<u8>,
     id: usize,
+    /// (from layer, port, to layer, port), written after the layers.
+    edges: Vec<(usize, u32, usize, u32)>,
 }
 
 fn port(x: &mut String, pid: u32, prec: &str, d: &[i64]) {
@@ -98,173 +100,20 @@ fn generate(dir: &Path, blocks: usize) -> PathBuf {
         x: String::new(),
         bin: Vec::new(),
         id: 0,
+        edges: Vec::new(),
     };
-    let mut edges: Vec<(usize, u32, usize, u32)> = Vec::new();
     g.x.push_str("<?xml version=\"1.0\"?>\n<net name=\"pipeline\" version=\"11\">\n\t<layers>\n");
     let w = WIDTH as i64;
-    let act: &[i64] = &[-1, -1, w];
     let p = format!("shape=\"?,?,{w}\" element_type=\"f32\"");
-    let mut cur = g.layer("Parameter", &p, false, &[], &[("FP32", act)]);
-    let mut cur_port = 0u32;
+    let mut cur = (g.layer("Parameter", &p, false, &[], &[("FP32", ACT)]), 0u32);
     let mut seed = 1u32;
     for _ in 0..blocks {
-        // Shape subgraph: ShapeOf -> Gather([0, 1]) -> Concat with [w] -> Reshape.
-        let shape_of = g.layer(
-            "ShapeOf",
-            "output_type=\"i64\"",
-            false,
-            &[("FP32", act)],
-            &[("I64", &[3])],
-        );
-        edges.push((cur, cur_port, shape_of, 0));
-        let idx = g.i64s(&[2], &[0, 1]);
-        let axis = g.i64s(&[], &[0]);
-        let gather = g.layer(
-            "Gather",
-            "batch_dims=\"0\"",
-            false,
-            &[("I64", &[3]), ("I64", &[2]), ("I64", &[])],
-            &[("I64", &[2])],
-        );
-        edges.extend([
-            (shape_of, 1, gather, 0),
-            (idx, 0, gather, 1),
-            (axis, 0, gather, 2),
-        ]);
-        let tail = g.i64s(&[1], &[w]);
-        let concat = g.layer(
-            "Concat",
-            "axis=\"0\"",
-            false,
-            &[("I64", &[2]), ("I64", &[1])],
-            &[("I64", &[3])],
-        );
-        edges.extend([(gather, 3, concat, 0), (tail, 0, concat, 1)]);
-        let reshape = g.layer(
-            "Reshape",
-            "special_zero=\"false\"",
-            false,
-            &[("FP32", act), ("I64", &[3])],
-            &[("FP32", act)],
-        );
-        edges.extend([(cur, cur_port, reshape, 0), (concat, 2, reshape, 1)]);
-        // Causal mask: Range(0, seq, 1) -> Unsqueeze x2 -> GreaterEqual -> Select.
-        let seq_idx = g.i64s(&[], &[1]);
-        let seq = g.layer(
-            "Gather",
-            "batch_dims=\"0\"",
-            false,
-            &[("I64", &[3]), ("I64", &[]), ("I64", &[])],
-            &[("I64", &[])],
-        );
-        edges.extend([
-            (shape_of, 1, seq, 0),
-            (seq_idx, 0, seq, 1),
-            (axis, 0, seq, 2),
-        ]);
-        let start = g.i64s(&[], &[0]);
-        let step = g.i64s(&[], &[1]);
-        let range = g.layer(
-            "Range",
-            "output_type=\"i64\"",
-            false,
-            &[("I64", &[]), ("I64", &[]), ("I64", &[])],
-            &[("I64", &[-1])],
-        );
-        edges.extend([
-            (start, 0, range, 0),
-            (seq, 3, range, 1),
-            (step, 0, range, 2),
-        ]);
-        let ax1 = g.i64s(&[1], &[1]);
-        let rows = g.layer(
-            "Unsqueeze",
-            "",
-            false,
-            &[("I64", &[-1]), ("I64", &[1])],
-            &[("I64", &[-1, 1])],
-        );
-        edges.extend([(range, 3, rows, 0), (ax1, 0, rows, 1)]);
-        let ax0 = g.i64s(&[1], &[0]);
-        let cols = g.layer(
-            "Unsqueeze",
-            "",
-            false,
-            &[("I64", &[-1]), ("I64", &[1])],
-            &[("I64", &[1, -1])],
-        );
-        edges.extend([(range, 3, cols, 0), (ax0, 0, cols, 1)]);
-        let mask = g.layer(
-            "GreaterEqual",
-            "auto_broadcast=\"numpy\"",
-            false,
-            &[("I64", &[-1, 1]), ("I64", &[1, -1])],
-            &[("BOOL", &[-1, -1])],
-        );
-        edges.extend([(rows, 2, mask, 0), (cols, 2, mask, 1)]);
-        // Weights: f16 Const -> decompression Convert -> MatMul.
-        let wbytes: Vec<u8> = (0..WIDTH * WIDTH)
-            .flat_map(|_| {
-                seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-                half::f16::from_f32((seed >> 16) as f32 / 65536.0 - 0.5).to_le_bytes()
-            })
-            .collect();
-        let wc = g.konst("f16", "FP16", &[w, w], &wbytes);
-        let conv = g.layer(
-            "Convert",
-            "destination_type=\"f32\"",
-            true,
-            &[("FP16", &[w, w])],
-            &[("FP32", &[w, w])],
-        );
-        edges.push((wc, 0, conv, 0));
-        let mm = g.layer(
-            "MatMul",
-            "transpose_a=\"false\" transpose_b=\"false\"",
-            false,
-            &[("FP32", act), ("FP32", &[w, w])],
-            &[("FP32", act)],
-        );
-        edges.extend([(reshape, 2, mm, 0), (conv, 1, mm, 1)]);
-        // The mask used: Select(mask, 0, -1e4) reduced to a scalar, added (residual-style).
-        let zero = g.konst("f32", "FP32", &[], &0f32.to_le_bytes());
-        let ninf = g.konst("f32", "FP32", &[], &(-1e4f32).to_le_bytes());
-        let select = g.layer(
-            "Select",
-            "auto_broadcast=\"numpy\"",
-            false,
-            &[("BOOL", &[-1, -1]), ("FP32", &[]), ("FP32", &[])],
-            &[("FP32", &[-1, -1])],
-        );
-        edges.extend([
-            (mask, 2, select, 0),
-            (zero, 0, select, 1),
-            (ninf, 0, select, 2),
-        ]);
-        let red_axes = g.i64s(&[2], &[0, 1]);
-        let red = g.layer(
-            "ReduceMean",
-            "keep_dims=\"false\"",
-            false,
-            &[("FP32", &[-1, -1]), ("I64", &[2])],
-            &[("FP32", &[])],
-        );
-        edges.extend([(select, 3, red, 0), (red_axes, 0, red, 1)]);
-        let add = g.layer(
-            "Add",
-            "auto_broadcast=\"numpy\"",
-            false,
-            &[("FP32", act), ("FP32", &[])],
-            &[("FP32", act)],
-        );
-        edges.extend([(mm, 2, add, 0), (red, 2, add, 1)]);
-        cur = add;
-        cur_port = 2;
+        cur = g.block(cur, &mut seed);
     }
-    let result = g.layer("Result", "", false, &[("FP32", act)], &[]);
-    edges.push((cur, cur_port, result, 0));
+    let result = g.layer("Result", "", false, &[("FP32", ACT)], &[]);
+    g.edges.push((cur.0, cur.1, result, 0));
     g.x.push_str("\t</layers>\n\t<edges>\n");
-    for (a, ap, b, bp) in edges {
+    for (a, ap, b, bp) in std::mem::take(&mut g.edges) {
         let _ = writeln!(
             g.x,
             "\t\t<edge from-layer=\"{a}\" from-port=\"{ap}\" to-layer=\"{b}\" to-port=\"{bp}\" />"
@@ -275,6 +124,194 @@ fn generate(dir: &Path, blocks: usize) -> PathBuf {
     std::fs::write(&xml, g.x).unwrap();
     std::fs::write(xml.with_extension("bin"), g.bin).unwrap();
     xml
+}
+
+/// The activation shape: [?, ?, WIDTH].
+const ACT: &[i64] = &[-1, -1, WIDTH as i64];
+
+impl Gen {
+    /// One block fed by output `cur` (layer, port); returns the output of its Add.
+    fn block(&mut self, cur: (usize, u32), seed: &mut u32) -> (usize, u32) {
+        let (shape_of, axis, reshape) = self.reshape(cur);
+        let mask = self.causal_mask(shape_of, axis);
+        let mm = self.matmul(reshape, seed);
+        (self.masked_add(mask, mm), 2)
+    }
+
+    /// Shape subgraph: ShapeOf -> Gather([0, 1]) -> Concat with [w] -> Reshape of `cur`.
+    /// Returns the ShapeOf, the axis-0 Const and the Reshape.
+    fn reshape(&mut self, (cur, cur_port): (usize, u32)) -> (usize, usize, usize) {
+        let w = WIDTH as i64;
+        let shape_of = self.layer(
+            "ShapeOf",
+            "output_type=\"i64\"",
+            false,
+            &[("FP32", ACT)],
+            &[("I64", &[3])],
+        );
+        self.edges.push((cur, cur_port, shape_of, 0));
+        let idx = self.i64s(&[2], &[0, 1]);
+        let axis = self.i64s(&[], &[0]);
+        let gather = self.layer(
+            "Gather",
+            "batch_dims=\"0\"",
+            false,
+            &[("I64", &[3]), ("I64", &[2]), ("I64", &[])],
+            &[("I64", &[2])],
+        );
+        self.edges.extend([
+            (shape_of, 1, gather, 0),
+            (idx, 0, gather, 1),
+            (axis, 0, gather, 2),
+        ]);
+        let tail = self.i64s(&[1], &[w]);
+        let concat = self.layer(
+            "Concat",
+            "axis=\"0\"",
+            false,
+            &[("I64", &[2]), ("I64", &[1])],
+            &[("I64", &[3])],
+        );
+        self.edges
+            .extend([(gather, 3, concat, 0), (tail, 0, concat, 1)]);
+        let reshape = self.layer(
+            "Reshape",
+            "special_zero=\"false\"",
+            false,
+            &[("FP32", ACT), ("I64", &[3])],
+            &[("FP32", ACT)],
+        );
+        self.edges
+            .extend([(cur, cur_port, reshape, 0), (concat, 2, reshape, 1)]);
+        (shape_of, axis, reshape)
+    }
+
+    /// Causal mask: Range(0, seq, 1) -> Unsqueeze x2 -> GreaterEqual, seq gathered from
+    /// `shape_of` along `axis`. Returns the GreaterEqual.
+    fn causal_mask(&mut self, shape_of: usize, axis: usize) -> usize {
+        let seq_idx = self.i64s(&[], &[1]);
+        let seq = self.layer(
+            "Gather",
+            "batch_dims=\"0\"",
+            false,
+            &[("I64", &[3]), ("I64", &[]), ("I64", &[])],
+            &[("I64", &[])],
+        );
+        self.edges.extend([
+            (shape_of, 1, seq, 0),
+            (seq_idx, 0, seq, 1),
+            (axis, 0, seq, 2),
+        ]);
+        let start = self.i64s(&[], &[0]);
+        let step = self.i64s(&[], &[1]);
+        let range = self.layer(
+            "Range",
+            "output_type=\"i64\"",
+            false,
+            &[("I64", &[]), ("I64", &[]), ("I64", &[])],
+            &[("I64", &[-1])],
+        );
+        self.edges.extend([
+            (start, 0, range, 0),
+            (seq, 3, range, 1),
+            (step, 0, range, 2),
+        ]);
+        let ax1 = self.i64s(&[1], &[1]);
+        let rows = self.layer(
+            "Unsqueeze",
+            "",
+            false,
+            &[("I64", &[-1]), ("I64", &[1])],
+            &[("I64", &[-1, 1])],
+        );
+        self.edges.extend([(range, 3, rows, 0), (ax1, 0, rows, 1)]);
+        let ax0 = self.i64s(&[1], &[0]);
+        let cols = self.layer(
+            "Unsqueeze",
+            "",
+            false,
+            &[("I64", &[-1]), ("I64", &[1])],
+            &[("I64", &[1, -1])],
+        );
+        self.edges.extend([(range, 3, cols, 0), (ax0, 0, cols, 1)]);
+        let mask = self.layer(
+            "GreaterEqual",
+            "auto_broadcast=\"numpy\"",
+            false,
+            &[("I64", &[-1, 1]), ("I64", &[1, -1])],
+            &[("BOOL", &[-1, -1])],
+        );
+        self.edges.extend([(rows, 2, mask, 0), (cols, 2, mask, 1)]);
+        mask
+    }
+
+    /// Weights: f16 Const (pseudo-random from `seed`) -> decompression Convert -> MatMul of
+    /// `reshape`. Returns the MatMul.
+    fn matmul(&mut self, reshape: usize, seed: &mut u32) -> usize {
+        let w = WIDTH as i64;
+        let wbytes: Vec<u8> = (0..WIDTH * WIDTH)
+            .flat_map(|_| {
+                *seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                half::f16::from_f32((*seed >> 16) as f32 / 65536.0 - 0.5).to_le_bytes()
+            })
+            .collect();
+        let wc = self.konst("f16", "FP16", &[w, w], &wbytes);
+        let conv = self.layer(
+            "Convert",
+            "destination_type=\"f32\"",
+            true,
+            &[("FP16", &[w, w])],
+            &[("FP32", &[w, w])],
+        );
+        self.edges.push((wc, 0, conv, 0));
+        let mm = self.layer(
+            "MatMul",
+            "transpose_a=\"false\" transpose_b=\"false\"",
+            false,
+            &[("FP32", ACT), ("FP32", &[w, w])],
+            &[("FP32", ACT)],
+        );
+        self.edges.extend([(reshape, 2, mm, 0), (conv, 1, mm, 1)]);
+        mm
+    }
+
+    /// The mask used: Select(mask, 0, -1e4) reduced to a scalar, added to `mm`
+    /// (residual-style). Returns the Add.
+    fn masked_add(&mut self, mask: usize, mm: usize) -> usize {
+        let zero = self.konst("f32", "FP32", &[], &0f32.to_le_bytes());
+        let ninf = self.konst("f32", "FP32", &[], &(-1e4f32).to_le_bytes());
+        let select = self.layer(
+            "Select",
+            "auto_broadcast=\"numpy\"",
+            false,
+            &[("BOOL", &[-1, -1]), ("FP32", &[]), ("FP32", &[])],
+            &[("FP32", &[-1, -1])],
+        );
+        self.edges.extend([
+            (mask, 2, select, 0),
+            (zero, 0, select, 1),
+            (ninf, 0, select, 2),
+        ]);
+        let red_axes = self.i64s(&[2], &[0, 1]);
+        let red = self.layer(
+            "ReduceMean",
+            "keep_dims=\"false\"",
+            false,
+            &[("FP32", &[-1, -1]), ("I64", &[2])],
+            &[("FP32", &[])],
+        );
+        self.edges
+            .extend([(select, 3, red, 0), (red_axes, 0, red, 1)]);
+        let add = self.layer(
+            "Add",
+            "auto_broadcast=\"numpy\"",
+            false,
+            &[("FP32", ACT), ("FP32", &[])],
+            &[("FP32", ACT)],
+        );
+        self.edges.extend([(mm, 2, add, 0), (red, 2, add, 1)]);
+        add
+    }
 }
 
 fn time<T>(iters: usize, mut f: impl FnMut() -> T) -> (Duration, Duration) {
