@@ -159,42 +159,8 @@ fn splice(x: &[u8], (s, e): (usize, usize), with: &[u8]) -> Vec<u8> {
 
 fn mutate(r: &mut Rng, xml: &mut Vec<u8>, bin: &mut Option<Vec<u8>>) {
     match r.below(14) {
-        0..=1 => {
-            // An op attribute (inside <data>) gets an interesting value: the file stays valid
-            // and the change reaches inference and folding.
-            let spans: Vec<_> = value_spans(xml)
-                .into_iter()
-                .filter(|&(s, _)| {
-                    let line_start = xml[..s]
-                        .iter()
-                        .rposition(|&b| b == b'\n')
-                        .map_or(0, |i| i + 1);
-                    xml[line_start..s].windows(5).any(|w| w == b"<data")
-                })
-                .collect();
-            if !spans.is_empty() {
-                let sp = *r.pick(&spans);
-                let val = if r.below(3) == 0 {
-                    (r.next() % 300).to_string()
-                } else {
-                    r.pick(NUMBERS).to_string()
-                };
-                *xml = splice(xml, sp, val.as_bytes());
-            }
-        }
-        2..=3 => {
-            // A numeric-ish attribute or dim gets an interesting value.
-            let spans = value_spans(xml);
-            if !spans.is_empty() {
-                let sp = *r.pick(&spans);
-                let val = if r.below(3) == 0 {
-                    (r.next() % 2000).to_string()
-                } else {
-                    r.pick(NUMBERS).to_string()
-                };
-                *xml = splice(xml, sp, val.as_bytes());
-            }
-        }
+        0..=1 => data_value(r, xml),
+        2..=3 => any_value(r, xml),
         4 => {
             let spans = value_spans(xml);
             if !spans.is_empty() {
@@ -202,24 +168,7 @@ fn mutate(r: &mut Rng, xml: &mut Vec<u8>, bin: &mut Option<Vec<u8>>) {
                 *xml = splice(xml, sp, r.pick(TYPES).as_bytes());
             }
         }
-        5 => {
-            // Change an op type or opset.
-            let spans: Vec<_> = value_spans(xml)
-                .into_iter()
-                .filter(|&(s, _)| {
-                    s >= 6 && (&xml[s - 6..s] == b"type=\"" || xml[..s].ends_with(b"version=\""))
-                })
-                .collect();
-            if !spans.is_empty() {
-                let sp = *r.pick(&spans);
-                let with = if xml[..sp.0].ends_with(b"version=\"") {
-                    format!("opset{}", r.below(19))
-                } else {
-                    r.pick(OPS).to_string()
-                };
-                *xml = splice(xml, sp, with.as_bytes());
-            }
-        }
+        5 => op_type(r, xml),
         6 => {
             let lines = line_spans(xml);
             if !lines.is_empty() {
@@ -235,21 +184,7 @@ fn mutate(r: &mut Rng, xml: &mut Vec<u8>, bin: &mut Option<Vec<u8>>) {
                 *xml = splice(xml, (s, s), &dup);
             }
         }
-        8 => {
-            let lines = line_spans(xml);
-            if lines.len() > 2 {
-                let (a, b) = (*r.pick(&lines), *r.pick(&lines));
-                let (a, b) = if a.0 < b.0 { (a, b) } else { (b, a) };
-                if a.1 <= b.0 {
-                    let mut o = xml[..a.0].to_vec();
-                    o.extend_from_slice(&xml[b.0..b.1]);
-                    o.extend_from_slice(&xml[a.1..b.0]);
-                    o.extend_from_slice(&xml[a.0..a.1]);
-                    o.extend_from_slice(&xml[b.1..]);
-                    *xml = o;
-                }
-            }
-        }
+        8 => swap_lines(r, xml),
         9 => {
             let n = r.below(xml.len() + 1);
             xml.truncate(n);
@@ -279,20 +214,94 @@ fn mutate(r: &mut Rng, xml: &mut Vec<u8>, bin: &mut Option<Vec<u8>>) {
                 }
             }
         }
-        _ => {
-            // Move a Const's data window.
-            let spans: Vec<_> = value_spans(xml)
-                .into_iter()
-                .filter(|&(s, _)| {
-                    xml[..s].ends_with(b"offset=\"") || xml[..s].ends_with(b"size=\"")
-                })
-                .collect();
-            if !spans.is_empty() {
-                let sp = *r.pick(&spans);
-                let val = (r.next() % 64).to_string();
-                *xml = splice(xml, sp, val.as_bytes());
-            }
+        _ => data_window(r, xml),
+    }
+}
+
+/// An op attribute (inside <data>) gets an interesting value: the file stays valid and the
+/// change reaches inference and folding.
+fn data_value(r: &mut Rng, xml: &mut Vec<u8>) {
+    let spans: Vec<_> = value_spans(xml)
+        .into_iter()
+        .filter(|&(s, _)| {
+            let line_start = xml[..s]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            xml[line_start..s].windows(5).any(|w| w == b"<data")
+        })
+        .collect();
+    if !spans.is_empty() {
+        let sp = *r.pick(&spans);
+        let val = if r.below(3) == 0 {
+            (r.next() % 300).to_string()
+        } else {
+            r.pick(NUMBERS).to_string()
+        };
+        *xml = splice(xml, sp, val.as_bytes());
+    }
+}
+
+/// A numeric-ish attribute or dim gets an interesting value.
+fn any_value(r: &mut Rng, xml: &mut Vec<u8>) {
+    let spans = value_spans(xml);
+    if !spans.is_empty() {
+        let sp = *r.pick(&spans);
+        let val = if r.below(3) == 0 {
+            (r.next() % 2000).to_string()
+        } else {
+            r.pick(NUMBERS).to_string()
+        };
+        *xml = splice(xml, sp, val.as_bytes());
+    }
+}
+
+/// Change an op type or opset.
+fn op_type(r: &mut Rng, xml: &mut Vec<u8>) {
+    let spans: Vec<_> = value_spans(xml)
+        .into_iter()
+        .filter(|&(s, _)| {
+            s >= 6 && (&xml[s - 6..s] == b"type=\"" || xml[..s].ends_with(b"version=\""))
+        })
+        .collect();
+    if !spans.is_empty() {
+        let sp = *r.pick(&spans);
+        let with = if xml[..sp.0].ends_with(b"version=\"") {
+            format!("opset{}", r.below(19))
+        } else {
+            r.pick(OPS).to_string()
+        };
+        *xml = splice(xml, sp, with.as_bytes());
+    }
+}
+
+/// Two lines trade places.
+fn swap_lines(r: &mut Rng, xml: &mut Vec<u8>) {
+    let lines = line_spans(xml);
+    if lines.len() > 2 {
+        let (a, b) = (*r.pick(&lines), *r.pick(&lines));
+        let (a, b) = if a.0 < b.0 { (a, b) } else { (b, a) };
+        if a.1 <= b.0 {
+            let mut o = xml[..a.0].to_vec();
+            o.extend_from_slice(&xml[b.0..b.1]);
+            o.extend_from_slice(&xml[a.1..b.0]);
+            o.extend_from_slice(&xml[a.0..a.1]);
+            o.extend_from_slice(&xml[b.1..]);
+            *xml = o;
         }
+    }
+}
+
+/// Move a Const's data window.
+fn data_window(r: &mut Rng, xml: &mut Vec<u8>) {
+    let spans: Vec<_> = value_spans(xml)
+        .into_iter()
+        .filter(|&(s, _)| xml[..s].ends_with(b"offset=\"") || xml[..s].ends_with(b"size=\""))
+        .collect();
+    if !spans.is_empty() {
+        let sp = *r.pick(&spans);
+        let val = (r.next() % 64).to_string();
+        *xml = splice(xml, sp, val.as_bytes());
     }
 }
 
