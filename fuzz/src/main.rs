@@ -346,6 +346,73 @@ fn save(dir: &Path, kind: &str, xml: &[u8], bin: Option<&[u8]>) -> PathBuf {
 }
 
 fn main() {
+    let o = options();
+    let mut corpus = Vec::new();
+    for c in &o.corpora {
+        collect(c, &mut corpus);
+    }
+    if corpus.is_empty() {
+        eprintln!("irc-fuzz: no .xml files in {:?}", o.corpora);
+        std::process::exit(2);
+    }
+    std::panic::set_hook(Box::new(|info| {
+        *PANIC_MSG.lock().unwrap_or_else(|e| e.into_inner()) = info.to_string();
+    }));
+    let t0 = Instant::now();
+    watchdog(t0, o.artifacts.clone(), o.hang);
+    let mut rng = Rng(o.seed | 1);
+    let (mut execs, mut crashes, mut rejected) = (0u64, 0u64, 0u64);
+    let deadline = Duration::from_secs(o.seconds);
+    // Every seed file once, unmutated, first.
+    // Seeds the reader accepts are mutated most of the time, so mutants reach inference and
+    // folding; the error corpus keeps the reader's rejection paths busy.
+    let valid: Vec<usize> = (0..corpus.len())
+        .filter(|&i| {
+            let (x, b) = &corpus[i].1;
+            // Under the watchdog too: a seed that hangs is a finding like any other.
+            watched(t0, x, b).unwrap_or(false)
+        })
+        .collect();
+
+    let mut queue: Vec<Input> = corpus.iter().map(|(_, i)| i.clone()).collect();
+    while execs < o.iters && t0.elapsed() < deadline {
+        let (xml, bin) = match queue.pop() {
+            Some(q) => q,
+            None => mutant(&mut rng, &corpus, &valid),
+        };
+        let ok = watched(t0, &xml, &bin);
+        execs += 1;
+        match ok {
+            Ok(accepted) => rejected += (!accepted) as u64,
+            Err(_) => {
+                crashes += 1;
+                let p = save(&o.artifacts, "crash", &xml, bin.as_deref());
+                let msg = PANIC_MSG.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                eprintln!("irc-fuzz: PANIC saved to {}: {msg}", p.display());
+            }
+        }
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    println!(
+        "irc-fuzz: {execs} execs in {secs:.1} s ({:.0}/s), {} seed files, {rejected} rejected by the reader, {crashes} panics, 0 hangs",
+        execs as f64 / secs,
+        corpus.len()
+    );
+    println!("{} passed, {} failed", execs - crashes, crashes);
+    std::process::exit(if crashes > 0 { 1 } else { 0 });
+}
+
+/// The command line (see the usage at the top).
+struct Options {
+    seconds: u64,
+    iters: u64,
+    seed: u64,
+    hang: u64,
+    artifacts: PathBuf,
+    corpora: Vec<PathBuf>,
+}
+
+fn options() -> Options {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let get = |k: &str| {
         args.iter()
@@ -376,20 +443,18 @@ fn main() {
     if corpora.is_empty() {
         corpora = vec![here.join("../ir-samples"), here.join("../../shared/models")];
     }
-    let mut corpus = Vec::new();
-    for c in &corpora {
-        collect(c, &mut corpus);
+    Options {
+        seconds,
+        iters,
+        seed,
+        hang,
+        artifacts,
+        corpora,
     }
-    if corpus.is_empty() {
-        eprintln!("irc-fuzz: no .xml files in {corpora:?}");
-        std::process::exit(2);
-    }
-    std::panic::set_hook(Box::new(|info| {
-        *PANIC_MSG.lock().unwrap_or_else(|e| e.into_inner()) = info.to_string();
-    }));
-    // Watchdog: an input that runs longer than the hang limit is saved and the run fails.
-    let t0 = Instant::now();
-    let art = artifacts.clone();
+}
+
+/// Watchdog: an input that runs longer than the hang limit is saved and the run fails.
+fn watchdog(t0: Instant, art: PathBuf, hang: u64) {
     std::thread::spawn(move || loop {
         std::thread::sleep(Duration::from_millis(500));
         let start = CURRENT_START_MS.load(Ordering::SeqCst);
@@ -402,65 +467,30 @@ fn main() {
             std::process::exit(3);
         }
     });
-    let mut rng = Rng(seed | 1);
-    let (mut execs, mut crashes, mut rejected) = (0u64, 0u64, 0u64);
-    let deadline = Duration::from_secs(seconds);
-    // Every seed file once, unmutated, first.
-    // Seeds the reader accepts are mutated most of the time, so mutants reach inference and
-    // folding; the error corpus keeps the reader's rejection paths busy.
-    let valid: Vec<usize> = (0..corpus.len())
-        .filter(|&i| {
-            let (x, b) = &corpus[i].1;
-            // Under the watchdog too: a seed that hangs is a finding like any other.
-            *CURRENT.lock().unwrap_or_else(|e| e.into_inner()) = Some((x.clone(), b.clone()));
-            CURRENT_START_MS.store(t0.elapsed().as_millis().max(1) as u64, Ordering::SeqCst);
-            let ok = std::panic::catch_unwind(|| pipeline(x, b.as_deref())).unwrap_or(false);
-            CURRENT_START_MS.store(0, Ordering::SeqCst);
-            ok
-        })
-        .collect();
+}
 
-    let mut queue: Vec<Input> = corpus.iter().map(|(_, i)| i.clone()).collect();
-    while execs < iters && t0.elapsed() < deadline {
-        let (xml, bin) = match queue.pop() {
-            Some(q) => q,
-            None => {
-                let seed = if !valid.is_empty() && rng.below(5) != 0 {
-                    valid[rng.below(valid.len())]
-                } else {
-                    rng.below(corpus.len())
-                };
-                let (_, (x, b)) = &corpus[seed];
+/// Runs the pipeline on one input under the watchdog: whether the reader accepted it, or the
+/// panic.
+fn watched(t0: Instant, xml: &[u8], bin: &Option<Vec<u8>>) -> std::thread::Result<bool> {
+    *CURRENT.lock().unwrap_or_else(|e| e.into_inner()) = Some((xml.to_vec(), bin.clone()));
+    CURRENT_START_MS.store(t0.elapsed().as_millis().max(1) as u64, Ordering::SeqCst);
+    let ok = std::panic::catch_unwind(|| pipeline(xml, bin.as_deref()));
+    CURRENT_START_MS.store(0, Ordering::SeqCst);
+    ok
+}
 
-                let (mut x, mut b) = (x.clone(), b.clone());
-                for _ in 0..1 + rng.below(4) {
-                    mutate(&mut rng, &mut x, &mut b);
-                }
-                (x, b)
-            }
-        };
-        *CURRENT.lock().unwrap_or_else(|e| e.into_inner()) = Some((xml.clone(), bin.clone()));
-        CURRENT_START_MS.store(t0.elapsed().as_millis().max(1) as u64, Ordering::SeqCst);
-        let ok = std::panic::catch_unwind(|| pipeline(&xml, bin.as_deref()));
+/// A seed file (one the reader accepts 4 times in 5) mutated 1 to 4 times.
+fn mutant(rng: &mut Rng, corpus: &[(PathBuf, Input)], valid: &[usize]) -> Input {
+    let seed = if !valid.is_empty() && rng.below(5) != 0 {
+        valid[rng.below(valid.len())]
+    } else {
+        rng.below(corpus.len())
+    };
+    let (_, (x, b)) = &corpus[seed];
 
-        CURRENT_START_MS.store(0, Ordering::SeqCst);
-        execs += 1;
-        match ok {
-            Ok(accepted) => rejected += (!accepted) as u64,
-            Err(_) => {
-                crashes += 1;
-                let p = save(&artifacts, "crash", &xml, bin.as_deref());
-                let msg = PANIC_MSG.lock().unwrap_or_else(|e| e.into_inner()).clone();
-                eprintln!("irc-fuzz: PANIC saved to {}: {msg}", p.display());
-            }
-        }
+    let (mut x, mut b) = (x.clone(), b.clone());
+    for _ in 0..1 + rng.below(4) {
+        mutate(rng, &mut x, &mut b);
     }
-    let secs = t0.elapsed().as_secs_f64();
-    println!(
-        "irc-fuzz: {execs} execs in {secs:.1} s ({:.0}/s), {} seed files, {rejected} rejected by the reader, {crashes} panics, 0 hangs",
-        execs as f64 / secs,
-        corpus.len()
-    );
-    println!("{} passed, {} failed", execs - crashes, crashes);
-    std::process::exit(if crashes > 0 { 1 } else { 0 });
+    (x, b)
 }
