@@ -10,7 +10,7 @@ pub fn pipeline(xml: &[u8], bin: Option<&[u8]>) -> bool {
     let one = irc::xml::read_str(Arc::from(text), "fuzz.xml", weights.clone(), "fuzz.bin");
     // On a quarter of the inputs (threads cost): the two-thread read (used for files >= 4 MB)
     // must agree with the one-thread read, and the two-thread writer with the one-thread one.
-    let differential = xml.len() % 4 == 0;
+    let differential = xml.len().is_multiple_of(4);
     if differential {
         let two =
             irc::xml::read::read_str_with(Arc::from(text), "fuzz.xml", weights, "fuzz.bin", 0);
