@@ -14,6 +14,7 @@ mod detection;
 mod elementwise;
 mod embedding;
 mod generate;
+mod interpolate;
 mod linalg;
 pub mod math;
 mod misc;
@@ -405,6 +406,7 @@ fn registry() -> &'static Registry {
         shape_ops::register(&mut r);
         conv::register(&mut r);
         pool::register(&mut r);
+        interpolate::register(&mut r);
         reduce::register(&mut r);
         misc::register(&mut r);
         state::register(&mut r);

@@ -1,4 +1,4 @@
-//! Pooling and resizing: MaxPool-1/8/14, AvgPool-1/14/16, AdaptiveAvg/MaxPool, Interpolate.
+//! Pooling: MaxPool-1/8/14, AvgPool-1/14/16, AdaptiveAvg/MaxPool.
 
 use super::conv::{window, window_dim};
 use super::math;
@@ -82,98 +82,6 @@ fn adaptive_infer(cx: &Ctx) -> R<Vec<Fact>> {
         v.push(Fact::new(it, s));
     }
     Ok(v)
-}
-
-/// Interpolate-4/11 (and -0 with its `axes` attribute).
-fn interpolate_infer(cx: &Ctx) -> R<Vec<Fact>> {
-    let x = cx.input(0)?;
-    let Some(d) = x.shape.dims() else {
-        return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
-    };
-    let r = d.len();
-    let pb = cx.attr_ints("pads_begin")?.unwrap_or_default();
-    let pe = cx.attr_ints("pads_end")?.unwrap_or_default();
-    let padded: Vec<Dim> = (0..r)
-        .map(|i| {
-            let p = pb.get(i).copied().unwrap_or(0) + pe.get(i).copied().unwrap_or(0);
-            let f = |v: u64| (v as i64 + p).max(0) as u64;
-            Dim::interval(f(d[i].min), d[i].max().map(f))
-        })
-        .collect();
-    let mut out: Dims = padded.iter().copied().collect();
-    if cx.version == 0 {
-        cx.expect_inputs(2, 2)?;
-        let axes = cx.attr_ints("axes")?.unwrap_or_default();
-        let sizes = cx.ints(1);
-        for (k, &a) in axes.iter().enumerate() {
-            let i = norm_axis(a, r)?;
-            out[i] = match &sizes {
-                Some(s) => Dim::known(*s.get(k).ok_or("output_shape too short")? as u64),
-                None => Dim::any(),
-            };
-        }
-        return Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))]);
-    }
-    let (scales_idx, sizes_idx, axes_idx) = if cx.version >= 11 {
-        cx.expect_inputs(2, 3)?;
-        (1, 1, 2)
-    } else {
-        cx.expect_inputs(3, 4)?;
-        (2, 1, 3)
-    };
-    let axes: Vec<usize> = if cx.inputs.len() > axes_idx {
-        match cx.ints(axes_idx) {
-            Some(a) => a.iter().map(|&v| norm_axis(v, r)).collect::<R<_>>()?,
-            None => {
-                return Ok(vec![Fact::new(
-                    x.et,
-                    PartialShape::Ranked((0..r).map(|_| Dim::any()).collect()),
-                )])
-            }
-        }
-    } else {
-        (0..r).collect()
-    };
-    let mode = cx
-        .attr("shape_calculation_mode")
-        .unwrap_or("sizes")
-        .to_ascii_lowercase();
-    if mode == "sizes" {
-        match cx.ints(sizes_idx) {
-            Some(s) => {
-                for (k, &a) in axes.iter().enumerate() {
-                    out[a] =
-                        Dim::known(*s.get(k).ok_or("sizes is shorter than axes")?.max(&0) as u64);
-                }
-            }
-            None => {
-                for &a in &axes {
-                    out[a] = Dim::any();
-                }
-            }
-        }
-    } else {
-        let scales = cx
-            .input(scales_idx)?
-            .value
-            .as_ref()
-            .and_then(|v| v.to_f64s());
-        match scales {
-            Some(s) => {
-                for (k, &a) in axes.iter().enumerate() {
-                    let sc = *s.get(k).ok_or("scales is shorter than axes")? as f32;
-                    let f = |v: u64| ((v as f32) * sc + 1.0e-5f32).floor().max(0.0) as u64;
-                    out[a] = Dim::interval(f(padded[a].min), padded[a].max().map(f));
-                }
-            }
-            None => {
-                for &a in &axes {
-                    out[a] = Dim::any();
-                }
-            }
-        }
-    }
-    Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
 }
 
 /// MaxPool-1/8/14 as OpenVINO's reference computes it: per output element, start from the
@@ -328,5 +236,4 @@ pub(super) fn register(r: &mut Reg) {
     r.add("AvgPool", &all, d(avgpool_infer));
     r.add("AdaptiveAvgPool", &all, d(adaptive_infer));
     r.add("AdaptiveMaxPool", &all, d(adaptive_infer));
-    r.add("Interpolate", &all, d(interpolate_infer));
 }
