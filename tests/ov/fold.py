@@ -1176,6 +1176,129 @@ for _t in ("i64", "u8", "i8"):
     add("shift_left_%s_nofold" % _t, lambda t=_t: [op15.bitwise_left_shift(R([2, 4], t, 0, 50), C([1, 2, 3, 0], t))],
         kind="nofold")
 
+# ---------------------------------------------------------------------------
+# Interpolate-4/11 (OpenVINO folds f32, f16, bf16 in f32, i8, u8; not i32/i64/f64)
+# ---------------------------------------------------------------------------
+import openvino.opset10 as op10  # noqa: E402  (opset10.interpolate builds Interpolate-4)
+
+_IP_X = np.random.default_rng(21).uniform(-8, 8, (1, 2, 5, 7)).astype(np.float32)
+_IP_CTM = ["half_pixel", "pytorch_half_pixel", "asymmetric", "tf_half_pixel_for_nn", "align_corners"]
+_IP_NM = ["round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "simple"]
+_IP_SIZES = {"up": [9, 11], "down": [3, 4], "mixed": [2, 13], "one": [1, 1]}
+
+
+def ip_data(t, shape=(1, 2, 5, 7), seed=21):
+    if t in ("i8", "u8"):
+        lo, hi = (-128, 127) if t == "i8" else (0, 255)
+        return C(np.random.default_rng(seed).integers(lo, hi + 1, shape), t)
+    x = np.random.default_rng(seed).uniform(-8, 8, shape).astype(np.float32)
+    return C(x, t)
+
+
+def ip11(data, sizes, mode, calc="sizes", axes=(2, 3), **kw):
+    v = C(sizes) if calc == "sizes" else C(sizes, "f32")
+    return op11.interpolate(data, v, mode, calc, axes=None if axes is None else C(list(axes)), **kw)
+
+
+def ip4(data, sizes, scales, mode, calc="sizes", axes=(2, 3), **kw):
+    return op10.interpolate(data, C(sizes), C(scales, "f32"), mode, calc,
+                            axes=None if axes is None else C(list(axes)), **kw)
+
+
+for _ctm in _IP_CTM:
+    for _sz in ("up", "down", "mixed"):
+        for _nm in _IP_NM:
+            add("interp_nearest_%s_%s_%s" % (_ctm, _nm, _sz), lambda c=_ctm, s=_sz, nm=_nm: [
+                ip11(ip_data("f32"), _IP_SIZES[s], "nearest", coordinate_transformation_mode=c, nearest_mode=nm)])
+        for _mode in ("linear", "linear_onnx", "cubic"):
+            add("interp_%s_%s_%s" % (_mode, _ctm, _sz), lambda c=_ctm, s=_sz, m=_mode: [
+                ip11(ip_data("f32"), _IP_SIZES[s], m, coordinate_transformation_mode=c)])
+        add("interp_linear_aa_%s_%s" % (_ctm, _sz), lambda c=_ctm, s=_sz: [
+            ip11(ip_data("f32"), _IP_SIZES[s], "linear", coordinate_transformation_mode=c, antialias=True)])
+for _mode in ("linear", "linear_onnx", "cubic", "nearest"):
+    add("interp_%s_one" % _mode, lambda m=_mode: [ip11(ip_data("f32"), _IP_SIZES["one"], m)])
+for _mode in ("bilinear_pillow", "bicubic_pillow"):
+    for _sz in _IP_SIZES:
+        add("interp_%s_%s" % (_mode, _sz), lambda m=_mode, s=_sz: [ip11(ip_data("f32"), _IP_SIZES[s], m)])
+    add("interp_%s_scales" % _mode, lambda m=_mode: [ip11(ip_data("f32"), [1.7, 0.45], m, "scales")])
+    add("interp_%s_pads" % _mode, lambda m=_mode: [ip11(ip_data("f32"), [6, 5], m, pads_begin=[0, 0, 1, 2],
+                                                        pads_end=[0, 0, 2, 0])])
+    add("interp_%s_2d" % _mode, lambda m=_mode: [ip11(ip_data("f32", (6, 5)), [4, 9], m, axes=(0, 1))])
+    add("interp_%s_axes_hw_last" % _mode, lambda m=_mode: [ip11(ip_data("f32", (2, 5, 7, 3)), [3, 11], m, axes=(1, 2))])
+    add("interp_%s_axes_rev_flat" % _mode, lambda m=_mode: [ip11(ip_data("f32", (1, 1, 5, 7)), [4, 9], m, axes=(3, 2))])
+add("interp_bicubic_pillow_coeff", lambda: [ip11(ip_data("f32"), [4, 12], "bicubic_pillow", cube_coeff=-0.5)])
+add("interp_cubic_coeff", lambda: [ip11(ip_data("f32"), [8, 5], "cubic", cube_coeff=-0.5)])
+
+# scales instead of sizes; pads; axes forms
+for _mode in ("nearest", "linear", "linear_onnx", "cubic"):
+    add("interp_%s_scales" % _mode, lambda m=_mode: [ip11(ip_data("f32"), [1.7, 0.45], m, "scales")])
+    add("interp_%s_scales_up" % _mode, lambda m=_mode: [ip11(ip_data("f32"), [2.0, 3.0], m, "scales")])
+    add("interp_%s_pads" % _mode, lambda m=_mode: [ip11(ip_data("f32"), [9, 6], m, pads_begin=[0, 0, 1, 2],
+                                                        pads_end=[0, 0, 2, 0])])
+    add("interp_%s_pads_scales" % _mode, lambda m=_mode: [ip11(ip_data("f32"), [1.5, 0.8], m, "scales",
+                                                               pads_begin=[0, 0, 2, 1], pads_end=[0, 0, 0, 3])])
+    add("interp_%s_no_axes" % _mode, lambda m=_mode: [ip11(ip_data("f32"), [1, 2, 8, 4], m, axes=None)])
+    add("interp_%s_no_axes_scales" % _mode, lambda m=_mode: [ip11(ip_data("f32"), [1.0, 1.0, 1.5, 0.5], m, "scales",
+                                                                  axes=None)])
+    add("interp_v4_%s" % _mode, lambda m=_mode: [ip4(ip_data("f32"), [9, 4], [0.0, 0.0], m)])
+    add("interp_v4_%s_scales" % _mode, lambda m=_mode: [ip4(ip_data("f32"), [0, 0], [1.7, 0.45], m, "scales")])
+    add("interp_v4_%s_no_axes" % _mode, lambda m=_mode: [ip4(ip_data("f32"), [1, 2, 3, 11], [1, 1, 1, 1], m,
+                                                             axes=None)])
+    add("interp_v4_%s_pads_align" % _mode, lambda m=_mode: [ip4(ip_data("f32"), [10, 3], [0, 0], m, pads_begin=[0, 0, 1, 1],
+                                                                coordinate_transformation_mode="align_corners")])
+for _mode in ("nearest", "linear", "cubic"):
+    add("interp_%s_axes_rev" % _mode, lambda m=_mode: [ip11(ip_data("f32"), [11, 3], m, axes=(3, 2))])
+    add("interp_%s_axes_i32" % _mode, lambda m=_mode: [  # OpenVINO rejects negative axes
+        op11.interpolate(ip_data("f32"), C([4, 9], "i32"), m, "sizes", axes=C([2, 3], "i32"))])
+    add("interp_%s_one_axis" % _mode, lambda m=_mode: [ip11(ip_data("f32"), [12], m, axes=(3,))])
+    add("interp_%s_channel_axis" % _mode, lambda m=_mode: [ip11(ip_data("f32"), [5, 3], m, axes=(1, 2))])
+    add("interp_%s_5d" % _mode, lambda m=_mode: [ip11(ip_data("f32", (1, 2, 3, 4, 5)), [5, 3, 8], m, axes=(2, 3, 4))])
+add("interp_linear_aa_scales", lambda: [ip11(ip_data("f32"), [0.3, 0.55], "linear", "scales", antialias=True)])
+add("interp_linear_aa_mixed_scales", lambda: [ip11(ip_data("f32"), [2.5, 0.4], "linear", "scales", antialias=True)])
+add("interp_v4_linear_aa", lambda: [ip4(ip_data("f32"), [2, 3], [0, 0], "linear", antialias=True)])
+add("interp_linear_empty_in", lambda: [ip11(C(np.zeros((1, 0, 3)), "f32"), [2, 4], "linear", axes=(1, 2))])
+add("interp_linear_empty_out", lambda: [ip11(ip_data("f32"), [0, 4], "linear")])
+add("interp_nearest_scale0", lambda: [ip11(ip_data("f32"), [0.0, 1.0], "nearest", "scales")])
+add("interp_nearest_nan", lambda: [ip11(C([[1.0, NAN, -INF], [INF, 2.5, -0.0]], "f32"), [5, 7], "nearest", axes=(0, 1))])
+add("interp_linear_nan", lambda: [ip11(C([[1.0, NAN, -3.0], [4.0, 2.5, -0.0]], "f32"), [5, 7], "linear", axes=(0, 1))])
+
+# linear_onnx: OpenVINO right-aligns the shape in 5D and merges dims 1 and 2 when kept
+_IP_ONNX = [  # name, shape, sizes, axes
+    ("2d", (4, 5), [7, 2], (0, 1)),
+    ("3d", (3, 4, 5), [3, 7, 2], (0, 1, 2)),
+    ("3d_first", (3, 4, 5), [6, 4, 5], (0, 1, 2)),
+    ("4d_all", (2, 3, 4, 5), [2, 3, 7, 2], (0, 1, 2, 3)),
+    ("5d_all", (1, 2, 3, 4, 5), [1, 2, 3, 7, 2], (0, 1, 2, 3, 4)),
+    ("5d_depth", (1, 2, 3, 4, 5), [1, 2, 6, 7, 2], (0, 1, 2, 3, 4)),
+    ("5d_spatial", (1, 2, 3, 4, 5), [5, 7, 2], (2, 3, 4)),
+    ("5d_spatial_keep_d", (1, 2, 3, 4, 5), [3, 7, 2], (2, 3, 4)),
+    ("4d_channels_up", (2, 3, 4, 5), [2, 6, 4, 5], (0, 1, 2, 3)),
+    ("4d_batch_up", (2, 3, 4, 5), [4, 3, 4, 5], (0, 1, 2, 3)),  # the extra blocks stay zero
+]
+for _n, _s, _z, _a in _IP_ONNX:
+    add("interp_linear_onnx_%s" % _n, lambda s=_s, z=_z, a=_a: [ip11(ip_data("f32", s), z, "linear_onnx", axes=a)])
+
+# element types: f16/bf16 computed in f32, i8/u8 with the reference's casts
+for _t in ("f16", "bf16", "i8", "u8"):
+    for _mode in ("nearest", "linear", "linear_onnx", "cubic", "bilinear_pillow", "bicubic_pillow"):
+        for _sz in ("up", "down"):
+            add("interp_%s_%s_%s" % (_t, _mode, _sz), lambda t=_t, m=_mode, s=_sz: [
+                ip11(ip_data(t), _IP_SIZES[s], m)])
+    add("interp_%s_linear_aa" % _t, lambda t=_t: [ip11(ip_data(t), [2, 3], "linear", antialias=True)])
+    add("interp_v4_%s_cubic" % _t, lambda t=_t: [ip4(ip_data(t), [8, 10], [0, 0], "cubic")])
+# cubic overshoots 0..255: the reference's float-to-u8/i8 cast wraps
+_IP_EDGE = np.tile([[0, 255, 0, 255, 255, 0]], (4, 1))
+add("interp_u8_cubic_overshoot", lambda: [ip11(C(_IP_EDGE, "u8"), [7, 17], "cubic", axes=(0, 1))])
+add("interp_i8_cubic_overshoot", lambda: [ip11(C(_IP_EDGE // 2 - 64 * (_IP_EDGE == 0) - 64, "i8"), [7, 17], "cubic",
+                                               axes=(0, 1))])
+add("interp_u8_bicubic_pillow_clip", lambda: [ip11(C(_IP_EDGE, "u8"), [7, 17], "bicubic_pillow", axes=(0, 1))])
+add("interp_f16_scales_f16", lambda: [op11.interpolate(ip_data("f16"), C([1.5, 0.7], "f16"), "linear", "scales",
+                                                       axes=C([2, 3]))])
+for _t in ("i32", "i64", "f64"):
+    add("interp_%s_nofold" % _t, lambda t=_t: [ip11(R([1, 1, 3, 4], t, 0, 50), [6, 8], "linear")], kind="nofold")
+    add("interp_v4_%s_nofold" % _t, lambda t=_t: [ip4(R([1, 1, 3, 4], t, 0, 50), [6, 8], [0, 0], "nearest")],
+        kind="nofold")
+
 # Ops OpenVINO 2026.4.1 never folds: irc must leave them too.
 _NOFOLD = {
     "elu": lambda: op1.elu(R([2, 5]), 0.5),
