@@ -608,6 +608,18 @@ def _interp(x, v, mode_calc, axes, mode):
     return model(op11.interpolate(P(x), sv, mode, mode_calc, axes=C(axes) if axes else None))
 
 
+@cases("interpolate4", [
+    ("sizes_pads", ([1, 3, 10, 20], [15, 7], [0.0, 0.0], "sizes", [2, 3], "linear_onnx", [0, 0, 1, 2], [0, 0, 1, 0])),
+    ("scales_noaxes", ([1, 3, 10, 20], [1, 3, 5, 5], [1.0, 1.0, 2.5, 0.5], "scales", None, "cubic", None, None)),
+    ("scales_dyn", ([-1, 3, -1, (10, 20)], [30], [1.5], "scales", [3], "nearest", None, None)),
+    ("sizes_dyn", ([-1, 3, -1, (10, 20)], [30], [1.5], "sizes", [3], "linear", [0, 0, 0, 2], None)),
+])
+def _interp4(x, sizes, scales, mode_calc, axes, mode, pb, pe):
+    # opset10.interpolate builds Interpolate-4 (op10 is imported with the Unique cases below)
+    return model(op10.interpolate(P(x), C(sizes), C(scales, "f32"), mode, mode_calc, pads_begin=pb, pads_end=pe,
+                                  axes=C(axes) if axes else None))
+
+
 @cases("pad12", [
     ("pos", ([2, 3], [1, 2], [0, 3], "constant")), ("neg", ([5, 6], [-1, 2], [-2, -3], "constant")),
     ("reflect", ([4, 5], [2, 1], [1, 3], "reflect")), ("dyn", ([-1, (2, 5)], [1, -1], [2, 1], "edge")),
