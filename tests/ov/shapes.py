@@ -807,6 +807,10 @@ _BINARY = [
     ("not_equal", o.not_equal, "f16"), ("logical_or", o.logical_or, "boolean"),
     ("logical_xor", o.logical_xor, "boolean"), ("squared_difference", o.squared_difference, "f32"),
     ("xor1", lambda a, b, auto_broadcast: _nf1("Xor", a, b, auto_broadcast=auto_broadcast.lower()), "boolean"),
+    ("bitwise_and_i32", o.bitwise_and, "i32"), ("bitwise_and_bool", o.bitwise_and, "boolean"),
+    ("bitwise_or_u8", o.bitwise_or, "u8"), ("bitwise_xor_i64", o.bitwise_xor, "i64"),
+    ("bitwise_left_shift_i32", o.bitwise_left_shift, "i32"),
+    ("bitwise_right_shift_u8", o.bitwise_right_shift, "u8"),
 ]
 _BINARY_SHAPES = [
     ("static", ([2, 1, 4], [3, 1], "NUMPY")), ("dyn", ([-1, 3], [4, 1, -1], "NUMPY")),
