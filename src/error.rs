@@ -18,7 +18,6 @@ pub enum Kind {
     Weights,
     /// Shape/type inference.
     Shape,
-    Fold,
     Io,
 }
 
@@ -31,7 +30,6 @@ impl Kind {
             Kind::ElementType => "element-type",
             Kind::Weights => "weights",
             Kind::Shape => "shape",
-            Kind::Fold => "fold",
             Kind::Io => "io",
         }
     }
