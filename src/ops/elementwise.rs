@@ -418,7 +418,6 @@ const UNARY_SHAPE_ONLY: &[&str] = &[
     "IsFinite",
     "IsInf",
     "IsNaN",
-    "FakeConvert",
 ];
 
 fn unary_infer(cx: &Ctx) -> R<Vec<Fact>> {

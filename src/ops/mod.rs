@@ -13,6 +13,7 @@ pub mod convert;
 mod detection;
 mod elementwise;
 mod embedding;
+mod fake_convert;
 mod generate;
 mod interpolate;
 mod linalg;
@@ -423,6 +424,7 @@ fn registry() -> &'static Registry {
         detection::register(&mut r);
         nms::register(&mut r);
         vision::register(&mut r);
+        fake_convert::register(&mut r);
         r.0
     })
 }

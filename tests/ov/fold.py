@@ -1329,6 +1329,111 @@ for _n, _f in _NOFOLD.items():
 
 
 # ---------------------------------------------------------------------------
+# FakeConvert-13 (f32/f16/bf16 data; OpenVINO rejects any other type when the op is built, so
+# there is no unfolded type to check)
+# ---------------------------------------------------------------------------
+def _bits(codes, t):
+    """Constant of float type t from raw bit patterns (NaN payloads and -0 kept)."""
+    u = {"f32": np.uint32, "f16": np.uint16, "bf16": np.uint16}[t]
+    a = np.asarray(codes, dtype=np.uint64).astype(u)
+    t = ov.Tensor(a.view(np.uint8), ov.Shape([a.size]), getattr(ov.Type, t))
+    return ov.op.Constant(t, shared_memory=False)  # a copy: `a` does not outlive this call
+
+
+def _f32_sweep():
+    """f32 codes around every f16 step: each f16 value, the midpoints to its neighbours (ties)
+    and one f32 ulp either side of them, plus f32 specials and out-of-range values."""
+    h = np.arange(0, 0x7C00, 7, dtype=np.uint16).view(np.float16).astype(np.float32)
+    nxt = np.nextafter(h.astype(np.float16), np.float16(np.inf)).astype(np.float32)
+    mid = (h + (nxt - h) / 2).astype(np.float32)
+    vals = np.concatenate([h, mid, np.nextafter(mid, np.float32(0)), np.nextafter(mid, np.float32(np.inf))])
+    vals = np.concatenate([vals, -vals])
+    extra = np.array([0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000, 0x7FC00001, 0x00000001, 0x80000001,
+                      0x007FFFFF, 0x477FF000, 0x477FEFFF, 0x47800000, 0x7F7FFFFF, 0xFF7FFFFF, 0x80000000,
+                      0x3A800000, 0x3A7FFFFF, 0x39FFFFFF, 0x3A000000, 0x33800000, 0x33000000, 0x33000001],
+                     dtype=np.uint32)
+    return np.concatenate([vals.view(np.uint32), extra])
+
+
+_FC_SWEEP = {
+    "f16": lambda: np.arange(65536),  # every f16 code
+    "bf16": lambda: np.arange(65536),  # every bf16 code
+    "f32": _f32_sweep,
+}
+for _t in ("f32", "f16", "bf16"):
+    for _dt in ("f8e4m3", "f8e5m2"):
+        add("fakeconvert_%s_%s_sweep" % (_t, _dt), lambda t=_t, dt=_dt: [
+            op13.fake_convert(_bits(_FC_SWEEP[t](), t), C([1.0], t), C([0.0], t), dt)])
+
+# Scale and shift: per tensor, per channel ([1,C,1]), general numpy broadcasting (lower rank,
+# size-1 dims), with and without a shift; products past the f8 range, into its subnormals,
+# negative and zero scales.
+_FC_SCALES = {
+    "scalar": ([], [37.5], [0.5]),
+    "one": ([1], [0.003], [-0.25]),
+    "channel": ([1, 3, 1], [1.0, 250.0, 1e-3], [0.0, 3.0, -0.001]),
+    "last": ([4], [2.0, -7.0, 0.01, 1e4], [1.0, 0.5, 0.0, -2.0]),
+    "rows": ([2, 1, 4], [1.5, 0.0, -3.0, 60.0, 0.1, 1e-5, 512.0, -0.7],
+             [0.25, 1.0, 0.0, 0.125, -1.0, 0.0, 3.0, 0.5]),
+    "full": ([2, 3, 4], None, None),
+}
+for _t in ("f32", "f16", "bf16"):
+    for _dt in ("f8e4m3", "f8e5m2"):
+        for _sn, (_ss, _sv, _ov) in _FC_SCALES.items():
+            for _shift in (True, False):
+                def _f(t=_t, dt=_dt, ss=_ss, sv=_sv, ovv=_ov, shift=_shift):
+                    if sv is None:
+                        sc, sh = R(ss, t, -40, 40, seed=3), R(ss, t, -2, 2, seed=4)
+                    else:
+                        sc, sh = C(np.reshape(sv, ss), t), C(np.reshape(ovv, ss), t)
+                    return [op13.fake_convert(R([2, 3, 4], t, -300, 300, seed=1), sc, sh if shift else None, dt)]
+                add("fakeconvert_%s_%s_%s%s" % (_t, _dt, _sn, "_shift" if _shift else ""), _f)
+
+# NaN, ±inf, ±0 in data, scale and shift (inf·0 gives x86's default NaN, negative).
+_FC_SPECIAL = [NAN, -NAN, INF, -INF, 0.0, -0.0, 1.0, 448.0, 449.0, 464.0, 57344.0, 61440.0, 1e9, -1e-9]
+
+
+def _fc_const(v, t):
+    """C(v, t), with bf16 built from the f32 bits (ov.op.Constant refuses NaN/inf for bf16)."""
+    if t != "bf16":
+        return C(v, t)
+    a = np.asarray(v, dtype=np.float32)
+    c = _bits(a.reshape(-1).view(np.uint32) >> 16, "bf16")
+    return o.reshape(c, C(list(a.shape) or [1]), False) if a.ndim != 1 else c
+
+
+def _fc_special(t, dt):
+    k = lambda v: _fc_const(v, t)  # noqa: E731
+    with np.errstate(over="ignore"):  # 1e9 overflows f16 on purpose
+        return [op13.fake_convert(k(np.reshape(_FC_SPECIAL * 4, [4, 14])), k([[1.0], [0.0], [INF], [NAN]]),
+                                  k([[0.0], [1.0], [0.0], [0.0]]), dt),
+                op13.fake_convert(k(_FC_SPECIAL), k([2.0]), k([INF]), dt),
+                op13.fake_convert(k(_FC_SPECIAL), k([-1.0]), k([-NAN]), dt)]
+
+
+for _t in ("f32", "f16", "bf16"):
+    for _dt in ("f8e4m3", "f8e5m2"):
+        add("fakeconvert_%s_%s_special" % (_t, _dt), lambda t=_t, dt=_dt: _fc_special(t, dt))
+
+
+@case("fakeconvert_f32_no_fma")
+def _():
+    # x*s - 1 lands exactly on an f16 tie that rounds to an f8e4m3 tie; a fused multiply-add
+    # would keep the product's low bits and round the other way.
+    d, s = np.float32(1.0664366), np.float32(1.0000001)
+    return [op13.fake_convert(C([d] * 9, "f32"), C([s], "f32"), C([1.0], "f32"), "f8e4m3")]
+
+
+# Inputs computed by other folded ops (f16/bf16 Add/Multiply fold in f32 upstream).
+for _t in ("f16", "bf16"):
+    for _dt in ("f8e4m3", "f8e5m2"):
+        add("fakeconvert_%s_%s_chain" % (_t, _dt), lambda t=_t, dt=_dt: [
+            op13.fake_convert(o.add(R([3, 5], t, -500, 500, seed=2), C([0.0101], t)),
+                              o.multiply(C([[1.0], [3.3], [0.01]], t), C([1.7], t)),
+                              o.subtract(C([[0.0], [0.3], [-0.01]], t), C([0.001], t)), dt)])
+
+
+# ---------------------------------------------------------------------------
 # Running generated cases
 # ---------------------------------------------------------------------------
 def unpack_case(ret):

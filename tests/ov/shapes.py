@@ -848,6 +848,11 @@ def _fq(x, il, ih, ol, oh, bc):
     ("static", ([2, 3, 4], [1], [1], "f32", "f8e4m3")), ("f16_noshift", ([2, 3, 4], [], None, "f16", "f8e5m2")),
     ("dyn", ([-1, 3, (2, 10)], [1, 3, 1], [1, 3, 1], "f32", "f8e4m3")), ("dynrank", (None, [1], [1], "f32", "f8e5m2")),
     ("bf16", ([4, (1, 5)], [4, 1], [4, 1], "bf16", "f8e4m3")),
+    # The output is the data broadcast with the scale: dims the scale knows refine the data's.
+    ("refine", ([-1, 3], [4, 1], [4, 1], "f32", "f8e4m3")),
+    ("refine_interval", ([(1, 8), 3, -1], [(2, 4), 1, 5], None, "f16", "f8e5m2")),
+    ("scale_dynrank", ([2, 3], None, None, "f32", "f8e4m3")),
+    ("shift_dyn", ([2, 3, 4], [3, 1], [-1, -1], "bf16", "f8e5m2")),
 ])
 def _fconv(x, sc, sh, t, dt):
     return model(op13.fake_convert(P(x, t, "x"), P(sc, t, "sc"), None if sh is None else P(sh, t, "sh"), dt))
