@@ -14,9 +14,10 @@ use super::util::{dim_at, ranked as dims};
 fn expect_rank(cx: &Ctx, i: usize, r: usize, what: &str) -> R<()> {
     let f = cx.input(i)?;
     match f.shape.rank() {
-        Some(n) if n != r => {
-            Err(format!("{what} (input {i}) must have rank {r}, is {}", sh(&f.shape)).into())
-        }
+        Some(n) if n != r => Err(format!(
+            "{what} (input {i}) must have rank {r}, is {}",
+            sh(&f.shape)
+        ).into()),
         _ => Ok(()),
     }
 }
@@ -30,8 +31,7 @@ fn expect_float(cx: &Ctx, i: usize, what: &str) -> R<()> {
         Err(format!(
             "{what} (input {i}) must have a floating-point element type, has {}",
             f.et
-        )
-        .into())
+        ).into())
     }
 }
 
@@ -39,11 +39,11 @@ fn expect_float(cx: &Ctx, i: usize, what: &str) -> R<()> {
 fn merge_in(cx: &Ctx, i: usize, a: usize, j: usize, b: usize, what: &str) -> R<Dim> {
     let (x, y) = (dim_at(cx.input(i)?, a), dim_at(cx.input(j)?, b));
     merge_dim(x, y).ok_or_else(|| {
-        OpError::from(format!(
+        format!(
             "{what}: dim {a} of input {i} {} and dim {b} of input {j} {} differ",
             sh(&cx.inputs[i].shape),
             sh(&cx.inputs[j].shape)
-        ))
+        )
     })
 }
 
@@ -62,6 +62,203 @@ fn priors_in(v: i64, per: i64, priors: i64, what: &str) -> R<i64> {
         return Err(format!("{what} {v} must be {priors} priors x {per}").into());
     }
     Ok(priors)
+}
+
+/// A dimension of `f` as a number, when its rank and that dimension are known.
+fn static_dim(f: &Fact, i: usize) -> Option<i64> {
+    f.shape.rank()?;
+    dim_at(f, i).get().map(|v| v as i64)
+}
+
+/// What DetectionOutput's shape rule has learned from its inputs so far (0: not known).
+struct DetCounts {
+    images: Dim,
+    /// The box logits had a rank, so `images` came from them.
+    images_set: bool,
+    classes: i64,
+    priors: i64,
+}
+
+/// DetectionOutput-8: the prior count from the proposals (or, failing that, the additional
+/// class predictions).
+fn v8_priors(cx: &Ctx, prior_size: i64, five: bool) -> R<i64> {
+    if let Some(v) = static_dim(&cx.inputs[2], 2) {
+        if v % prior_size != 0 || v / prior_size == 0 {
+            return Err(format!(
+                "proposals' third dimension {v} must be a positive multiple of {prior_size}"
+            ).into());
+        }
+        return Ok(v / prior_size);
+    }
+    if five {
+        if let Some(v) = static_dim(&cx.inputs[3], 1) {
+            if v % 2 != 0 || v == 0 {
+                return Err(format!(
+                    "additional class predictions' second dimension {v} must be a positive multiple of 2"
+                ).into());
+            }
+            return Ok(v / 2);
+        }
+    }
+    Ok(0)
+}
+
+/// DetectionOutput-8: the class count from the class predictions, or (without shared
+/// locations) from the box predictions, given a known prior count.
+fn v8_classes(cx: &Ctx, priors: i64, share: bool, five: bool) -> R<i64> {
+    let mut classes = 0;
+    if let Some(v) = static_dim(&cx.inputs[1], 1) {
+        if v % priors != 0 {
+            return Err(format!(
+                "class predictions' second dimension {v} must be a multiple of {priors} priors"
+            ).into());
+        }
+        classes = v / priors;
+    }
+    for f in [cx.inputs.first(), cx.inputs.get(4).filter(|_| five)]
+        .into_iter()
+        .flatten()
+    {
+        if classes == 0 && !share {
+            if let Some(v) = static_dim(f, 1) {
+                if v % (priors * 4) != 0 {
+                    return Err(format!(
+                        "box predictions' second dimension {v} must be a multiple of {}",
+                        priors * 4
+                    ).into());
+                }
+                classes = v / (priors * 4);
+            }
+        }
+    }
+    Ok(classes)
+}
+
+/// Box logits (input 0): the batch, the prior count when not known yet, and their second
+/// dimension against priors × location classes × 4.
+fn det_box_logits(bl: &Fact, share: bool, c: &mut DetCounts) -> R<()> {
+    if bl.shape.rank().is_none() {
+        return Ok(());
+    }
+    let loc_classes = if share { 1 } else { c.classes };
+    c.images = dim_at(bl, 0);
+    c.images_set = true;
+    if c.priors == 0 {
+        if let Some(v) = static_dim(bl, 1) {
+            if loc_classes == 0 || v % (loc_classes * 4) != 0 {
+                return Err(format!(
+                    "box logits' second dimension {v} must be a multiple of {} (classes x 4)",
+                    loc_classes * 4
+                ).into());
+            }
+            c.priors = v / (loc_classes * 4);
+        }
+    }
+    if c.priors > 0 && loc_classes > 0 {
+        let want = (c.priors * loc_classes * 4) as u64;
+        if merge_dim(dim_at(bl, 1), Dim::known(want)).is_none() {
+            return Err(format!(
+                "box logits {} must have {want} as second dimension",
+                sh(&bl.shape)
+            ).into());
+        }
+    }
+    Ok(())
+}
+
+/// Class predictions (input 1): the batch (agreeing with the box logits') and priors × classes.
+fn det_class_predictions(cp: &Fact, bl: &Fact, c: &mut DetCounts) -> R<()> {
+    if cp.shape.rank().is_none() {
+        return Ok(());
+    }
+    let c0 = dim_at(cp, 0);
+    if (!c.images_set || !c.images.is_static()) && c0.is_static() {
+        c.images = c0;
+    } else if merge_dim(c0, c.images).is_none() {
+        return Err(format!(
+            "class predictions {} and box logits {} differ in batch",
+            sh(&cp.shape),
+            sh(&bl.shape)
+        ).into());
+    }
+    if let (Some(v), true) = (static_dim(cp, 1), c.classes != 0) {
+        c.priors = priors_in(
+            v,
+            c.classes,
+            c.priors,
+            "class predictions' second dimension",
+        )?;
+    }
+    Ok(())
+}
+
+/// Proposals (input 2): batch 1 or the images', 1 or 2 rows (variances), priors × prior size.
+fn det_proposals(pr: &Fact, var_in_target: bool, prior_size: i64, c: &mut DetCounts) -> R<()> {
+    if pr.shape.rank().is_none() {
+        return Ok(());
+    }
+    let p0 = dim_at(pr, 0);
+    if merge_dim(p0, Dim::known(1)).is_none() && merge_dim(p0, c.images).is_none() {
+        return Err(format!(
+            "proposals {} must have batch 1 or {}",
+            sh(&pr.shape),
+            c.images
+        ).into());
+    }
+    let want1 = if var_in_target { 1 } else { 2 };
+    if merge_dim(dim_at(pr, 1), Dim::known(want1)).is_none() {
+        return Err(format!(
+            "proposals {} must have {want1} as second dimension",
+            sh(&pr.shape)
+        ).into());
+    }
+    if let Some(v) = static_dim(pr, 2) {
+        c.priors = priors_in(v, prior_size, c.priors, "proposals' third dimension")?;
+    }
+    Ok(())
+}
+
+/// The additional class predictions (input 3: images × priors·2) and box predictions (input 4:
+/// the box logits' shape) of the five-input form.
+fn det_additional(cx: &Ctx, c: &mut DetCounts) -> R<()> {
+    let ac = &cx.inputs[3];
+    if ac.shape.rank().is_some() {
+        if merge_dim(dim_at(ac, 0), c.images).is_none() {
+            return Err("additional class predictions differ in batch".into());
+        }
+        if c.priors != 0 && merge_dim(dim_at(ac, 1), Dim::known(c.priors as u64 * 2)).is_none() {
+            return Err(format!(
+                "additional class predictions {} must have {} as second dimension",
+                sh(&ac.shape),
+                c.priors * 2
+            ).into());
+        }
+        if let Some(v) = static_dim(ac, 1) {
+            c.priors = v / 2;
+        }
+    }
+    merge_shapes(&cx.inputs[4].shape, &cx.inputs[0].shape)
+        .map_err(|_| "additional box predictions must have the shape of box logits")?;
+    Ok(())
+}
+
+/// The detection count N: images × keep_top_k, or images × top_k × classes, or
+/// images × priors × classes (unknown counts give `?`).
+fn det_count(keep0: i64, top_k: i64, c: &DetCounts) -> Dim {
+    let opt = |v: i64| {
+        if v > 0 {
+            Dim::known(v as u64)
+        } else {
+            Dim::any()
+        }
+    };
+    if keep0 > 0 {
+        dim_mul(c.images, Dim::known(keep0 as u64))
+    } else if keep0 == -1 && top_k > 0 {
+        dim_mul(dim_mul(c.images, Dim::known(top_k as u64)), opt(c.classes))
+    } else {
+        dim_mul(dim_mul(c.images, opt(c.priors)), opt(c.classes))
+    }
 }
 
 /// DetectionOutput-0/8: [1, 1, N, 7], N from keep_top_k / top_k / priors × classes × images
@@ -89,162 +286,30 @@ fn detection_output_infer(cx: &Ctx) -> R<Vec<Fact>> {
         expect_rank(cx, 3, 2, "additional class predictions")?;
         expect_rank(cx, 4, 2, "additional box predictions")?;
     }
-    let st = |f: &Fact, i: usize| -> Option<i64> {
-        f.shape.rank()?;
-        dim_at(f, i).get().map(|v| v as i64)
-    };
     let prior_size: i64 = if normalized { 4 } else { 5 };
-    let mut classes: i64 = 0;
-    let mut priors: i64 = 0;
-    if cx.version >= 8 {
-        if let Some(v) = st(pr, 2) {
-            if v % prior_size != 0 || v / prior_size == 0 {
-                return Err(format!(
-                    "proposals' third dimension {v} must be a positive multiple of {prior_size}"
-                )
-                .into());
-            }
-            priors = v / prior_size;
-        }
-        if priors == 0 && five {
-            if let Some(v) = st(&cx.inputs[3], 1) {
-                if v % 2 != 0 || v == 0 {
-                    return Err(format!(
-                        "additional class predictions' second dimension {v} must be a positive multiple of 2"
-                    ).into());
-                }
-                priors = v / 2;
-            }
-        }
-        if priors > 0 {
-            if let Some(v) = st(cp, 1) {
-                if v % priors != 0 {
-                    return Err(format!(
-                        "class predictions' second dimension {v} must be a multiple of {priors} priors"
-                    ).into());
-                }
-                classes = v / priors;
-            }
-            for f in [Some(bl), cx.inputs.get(4).filter(|_| five)]
-                .into_iter()
-                .flatten()
-            {
-                if classes == 0 && !share {
-                    if let Some(v) = st(f, 1) {
-                        if v % (priors * 4) != 0 {
-                            return Err(format!(
-                                "box predictions' second dimension {v} must be a multiple of {}",
-                                priors * 4
-                            )
-                            .into());
-                        }
-                        classes = v / (priors * 4);
-                    }
-                }
-            }
-        }
+    let (classes, priors) = if cx.version >= 8 {
+        let priors = v8_priors(cx, prior_size, five)?;
+        let classes = match priors {
+            0 => 0,
+            _ => v8_classes(cx, priors, share, five)?,
+        };
+        (classes, priors)
     } else {
-        classes = cx.attr_i64("num_classes", -1)?;
-    }
-    let loc_classes = if share { 1 } else { classes };
-    let mut images = Dim::any();
-    let mut images_set = false;
-    if bl.shape.rank().is_some() {
-        images = dim_at(bl, 0);
-        images_set = true;
-        if priors == 0 {
-            if let Some(v) = st(bl, 1) {
-                if loc_classes == 0 || v % (loc_classes * 4) != 0 {
-                    return Err(format!(
-                        "box logits' second dimension {v} must be a multiple of {} (classes x 4)",
-                        loc_classes * 4
-                    )
-                    .into());
-                }
-                priors = v / (loc_classes * 4);
-            }
-        }
-        if priors > 0 && loc_classes > 0 {
-            let want = (priors * loc_classes * 4) as u64;
-            if merge_dim(dim_at(bl, 1), Dim::known(want)).is_none() {
-                return Err(format!(
-                    "box logits {} must have {want} as second dimension",
-                    sh(&bl.shape)
-                )
-                .into());
-            }
-        }
-    }
-    if cp.shape.rank().is_some() {
-        let c0 = dim_at(cp, 0);
-        if (!images_set || !images.is_static()) && c0.is_static() {
-            images = c0;
-        } else if merge_dim(c0, images).is_none() {
-            return Err(format!(
-                "class predictions {} and box logits {} differ in batch",
-                sh(&cp.shape),
-                sh(&bl.shape)
-            )
-            .into());
-        }
-        if let (Some(v), true) = (st(cp, 1), classes != 0) {
-            priors = priors_in(v, classes, priors, "class predictions' second dimension")?;
-        }
-    }
-    if pr.shape.rank().is_some() {
-        let p0 = dim_at(pr, 0);
-        if merge_dim(p0, Dim::known(1)).is_none() && merge_dim(p0, images).is_none() {
-            return Err(
-                format!("proposals {} must have batch 1 or {images}", sh(&pr.shape)).into(),
-            );
-        }
-        let want1 = if var_in_target { 1 } else { 2 };
-        if merge_dim(dim_at(pr, 1), Dim::known(want1)).is_none() {
-            return Err(format!(
-                "proposals {} must have {want1} as second dimension",
-                sh(&pr.shape)
-            )
-            .into());
-        }
-        if let Some(v) = st(pr, 2) {
-            priors = priors_in(v, prior_size, priors, "proposals' third dimension")?;
-        }
-    }
+        (cx.attr_i64("num_classes", -1)?, 0)
+    };
+    let mut c = DetCounts {
+        images: Dim::any(),
+        images_set: false,
+        classes,
+        priors,
+    };
+    det_box_logits(bl, share, &mut c)?;
+    det_class_predictions(cp, bl, &mut c)?;
+    det_proposals(pr, var_in_target, prior_size, &mut c)?;
     if five {
-        let ac = &cx.inputs[3];
-        if ac.shape.rank().is_some() {
-            if merge_dim(dim_at(ac, 0), images).is_none() {
-                return Err("additional class predictions differ in batch".into());
-            }
-            if priors != 0 && merge_dim(dim_at(ac, 1), Dim::known(priors as u64 * 2)).is_none() {
-                return Err(format!(
-                    "additional class predictions {} must have {} as second dimension",
-                    sh(&ac.shape),
-                    priors * 2
-                )
-                .into());
-            }
-            if let Some(v) = st(ac, 1) {
-                priors = v / 2;
-            }
-        }
-        merge_shapes(&cx.inputs[4].shape, &bl.shape)
-            .map_err(|_| "additional box predictions must have the shape of box logits")?;
+        det_additional(cx, &mut c)?;
     }
-    let opt = |v: i64| {
-        if v > 0 {
-            Dim::known(v as u64)
-        } else {
-            Dim::any()
-        }
-    };
-    let n = if keep0 > 0 {
-        dim_mul(images, Dim::known(keep0 as u64))
-    } else if keep0 == -1 && top_k > 0 {
-        dim_mul(dim_mul(images, Dim::known(top_k as u64)), opt(classes))
-    } else {
-        dim_mul(dim_mul(images, opt(priors)), opt(classes))
-    };
+    let n = det_count(keep0, top_k, &c);
     Ok(vec![Fact::new(
         bl.et,
         dims(&[Dim::known(1), Dim::known(1), n, Dim::known(7)]),
@@ -267,8 +332,7 @@ fn proposal_infer(cx: &Ctx) -> R<Vec<Fact>> {
             return Err(format!(
                 "image_shape must be 1-D with 3 or 4 elements, is {}",
                 sh(&im.shape)
-            )
-            .into());
+            ).into());
         }
     }
     let mut batch = Dim::any();
@@ -281,8 +345,7 @@ fn proposal_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 "anchor count differs between class_probs {} and bbox_deltas {}",
                 sh(&cp.shape),
                 sh(&bd.shape)
-            )
-            .into());
+            ).into());
         }
     }
     if bd.shape.rank().is_some() {
@@ -319,7 +382,10 @@ fn roi_align_infer(cx: &Ctx) -> R<Vec<Fact>> {
     merge_et(x.et, rois.et)?;
     let k = if rotated { 5 } else { 4 };
     if rois.shape.rank().is_some() && merge_dim(dim_at(rois, 1), Dim::known(k)).is_none() {
-        return Err(format!("rois {} must have {k} as second dimension", sh(&rois.shape)).into());
+        return Err(format!(
+            "rois {} must have {k} as second dimension",
+            sh(&rois.shape)
+        ).into());
     }
     let n = merge_in(cx, 1, 0, 2, 0, "number of rois")?;
     let (ph, pw) = (cx.attr_i64("pooled_h", 1)?, cx.attr_i64("pooled_w", 1)?);
@@ -347,7 +413,10 @@ fn roi_pooling_infer(cx: &Ctx) -> R<Vec<Fact>> {
     expect_rank(cx, 1, 2, "rois")?;
     let (x, rois) = (cx.input(0)?, cx.input(1)?);
     if rois.shape.rank().is_some() && merge_dim(dim_at(rois, 1), Dim::known(5)).is_none() {
-        return Err(format!("rois {} must have 5 as second dimension", sh(&rois.shape)).into());
+        return Err(format!(
+            "rois {} must have 5 as second dimension",
+            sh(&rois.shape)
+        ).into());
     }
     let size = match cx.attr_ints("output_size")? {
         Some(v) if v.len() == 2 => v,
@@ -396,8 +465,7 @@ fn psroi_pooling_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 return Err(format!(
                     "channels {c} must be output_dim {out_dim} x group_size^2 {}",
                     gs * gs
-                )
-                .into());
+                ).into());
             }
             if mode == "bilinear" {
                 let (bx, by) = (
@@ -407,8 +475,7 @@ fn psroi_pooling_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 if bx <= 0 || by <= 0 || c % (bx * by) != 0 || c / (bx * by) != out_dim {
                     return Err(format!(
                         "channels {c} must be output_dim {out_dim} x spatial bins {bx}x{by}"
-                    )
-                    .into());
+                    ).into());
                 }
             }
         }
@@ -420,7 +487,10 @@ fn psroi_pooling_infer(cx: &Ctx) -> R<Vec<Fact>> {
         }
     }
     if rois.shape.rank().is_some() && merge_dim(dim_at(rois, 1), Dim::known(5)).is_none() {
-        return Err(format!("rois {} must have 5 as second dimension", sh(&rois.shape)).into());
+        return Err(format!(
+            "rois {} must have 5 as second dimension",
+            sh(&rois.shape)
+        ).into());
     }
     let g = Dim::known(gs as u64);
     Ok(vec![Fact::new(
@@ -483,7 +553,10 @@ fn reorg_yolo_infer(cx: &Ctx) -> R<Vec<Fact>> {
     }
     if let Some(c) = d[1].get() {
         if c < s * s {
-            return Err(format!("channels {c} must be at least stride^2 = {}", s * s).into());
+            return Err(format!(
+                "channels {c} must be at least stride^2 = {}",
+                s * s
+            ).into());
         }
     }
     let mut out = vec![d[0], checked_dim_mul(d[1], Dim::known(s * s))?];
@@ -576,7 +649,10 @@ fn ed_prior_grid_infer(cx: &Ctx) -> R<Vec<Fact>> {
 /// ExperimentalDetectronROIFeatureExtractor-6: [rois, C, output_size, output_size] and the rois.
 fn ed_roi_feature_infer(cx: &Ctx) -> R<Vec<Fact>> {
     if cx.inputs.len() < 2 {
-        return Err(format!("expects at least 2 inputs, has {}", cx.inputs.len()).into());
+        return Err(format!(
+            "expects at least 2 inputs, has {}",
+            cx.inputs.len()
+        ).into());
     }
     expect_rank(cx, 0, 2, "rois")?;
     let rois = cx.input(0)?;
