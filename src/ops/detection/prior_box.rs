@@ -90,8 +90,7 @@ pub(super) fn prior_box_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 "width has {} values and height {}; they must match",
                 w.len(),
                 h.len()
-            )
-            .into());
+            ).into());
         }
         w.len() as i64
     } else {
@@ -100,9 +99,10 @@ pub(super) fn prior_box_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let second = match cx.shape_bounds(0) {
         Some(b) => {
             if b.lo.len() != 2 {
-                return Err(
-                    format!("the output size must have two elements, has {}", b.lo.len()).into(),
-                );
+                return Err(format!(
+                    "the output size must have two elements, has {}",
+                    b.lo.len()
+                ).into());
             }
             let h = dim_from_bounds(b.lo[0], b.hi[0]);
             let w = dim_from_bounds(b.lo[1], b.hi[1]);
@@ -189,12 +189,19 @@ pub(super) fn push_box(
     }
 }
 
-/// The PriorBox kernel, in f32 and in the order of OpenVINO's reference implementation.
-pub(super) fn prior_box_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
-    let a = prior_box_attrs(cx)?;
-    let (h_, w_, ih, iw) = out_hw(cx)?;
-    let os = outs[0].shape.to_static().ok_or("dynamic output")?;
-    let num_priors = number_of_priors(&a);
+/// The `variance` attribute: 0, 1 or 4 values; none means one 0.1.
+pub(super) fn prior_variance(v: &[f32]) -> R<Vec<f32>> {
+    if !matches!(v.len(), 0 | 1 | 4) {
+        return Err(format!(
+            "variance must have 0, 1 or 4 values, has {}",
+            v.len()
+        ).into());
+    }
+    Ok(if v.is_empty() { vec![0.1] } else { v.to_vec() })
+}
+
+/// 1, then each aspect ratio not seen yet (within 1e-6) and, with `flip`, its inverse.
+fn distinct_ratios(a: &PriorBoxAttrs) -> Vec<f32> {
     let mut ars: Vec<f32> = vec![1.0];
     for &r in &a.aspect_ratio {
         let exist = ars.iter().any(|&e| ((r - e).abs() as f64) < 1e-6);
@@ -205,21 +212,117 @@ pub(super) fn prior_box_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
             }
         }
     }
-    let mut variance = a.variance.clone();
-    if !matches!(variance.len(), 0 | 1 | 4) {
-        return Err(format!(
-            "variance must have 0, 1 or 4 values, has {}",
-            variance.len()
-        )
-        .into());
+    ars
+}
+
+fn is_one(ar: f32) -> bool {
+    ((ar as f64) - 1.0).abs() < 1e-6
+}
+
+/// What every prior of one PriorBox shares: its attributes, the distinct ratios, the min sizes
+/// (scaled by the image height in the mxnet-like form) and the inverse image size.
+struct Priors<'a> {
+    a: &'a PriorBoxAttrs,
+    ars: Vec<f32>,
+    min_size: Vec<f32>,
+    iwi: f32,
+    ihi: f32,
+}
+
+impl Priors<'_> {
+    /// The density and the shift between grid centers for fixed size `fs` (its index `s`).
+    fn density(&self, s: usize, fs: f32) -> R<(i64, i64)> {
+        let d = *self
+            .a
+            .density
+            .get(s)
+            .ok_or("density is shorter than fixed_size")? as i64;
+        if d == 0 {
+            return Err("density 0".into());
+        }
+        Ok((d, (fs / d as f32) as i64))
     }
-    if variance.is_empty() {
-        variance.push(0.1);
+
+    /// The fixed-size priors around one center: per fixed size, a density × density grid of
+    /// shifted centers per ratio (fixed_ratio, or the aspect ratios after a square one).
+    fn fixed_size_boxes(&self, dst: &mut Vec<f32>, center_x: f32, center_y: f32) -> R<()> {
+        let a = self.a;
+        for (s, &fs) in a.fixed_size.iter().enumerate() {
+            let fixed = fs as u64; // static_cast<size_t>
+            let base = (fixed / 2) as f32;
+            let half = fixed as f32 * 0.5;
+            let grid = |dst: &mut Vec<f32>, bw: f32, bh: f32| -> R<()> {
+                let (d, shift) = self.density(s, fs)?;
+                for r in 0..d {
+                    for c in 0..d {
+                        let x = center_x - base + shift as f32 / 2.0 + (c * shift) as f32;
+                        let y = center_y - base + shift as f32 / 2.0 + (r * shift) as f32;
+                        push_box(dst, self.iwi, self.ihi, x, y, bw, bh, true);
+                    }
+                }
+                Ok(())
+            };
+            if !a.fixed_ratio.is_empty() {
+                for &ar in &a.fixed_ratio {
+                    let ar = ar.sqrt();
+                    grid(dst, fs * 0.5 * ar, fs * 0.5 / ar)?;
+                }
+            } else {
+                if !a.density.is_empty() {
+                    grid(dst, half, half)?;
+                }
+                for &ar in self.ars.iter().filter(|&&ar| !is_one(ar)) {
+                    let ar = ar.sqrt();
+                    grid(dst, fs * 0.5 * ar, fs * 0.5 / ar)?;
+                }
+            }
+        }
+        Ok(())
     }
+
+    /// The min-size priors around one center: per min size a square, then the max-size square
+    /// and the aspect-ratio boxes in `min_max_aspect_ratios_order`.
+    fn min_size_boxes(&self, dst: &mut Vec<f32>, center_x: f32, center_y: f32) {
+        let (a, min_size) = (self.a, &self.min_size);
+        let (iwi, ihi) = (self.iwi, self.ihi);
+        let n_min = min_size.len();
+        for ms in 0..n_min {
+            let half = min_size[ms] * 0.5;
+            push_box(dst, iwi, ihi, center_x, center_y, half, half, false);
+            let with_max = |dst: &mut Vec<f32>| {
+                if a.max_size.len() > ms {
+                    let b = (min_size[ms] * a.max_size[ms]).sqrt() * 0.5;
+                    push_box(dst, iwi, ihi, center_x, center_y, b, b, false);
+                }
+            };
+            let ratios = |dst: &mut Vec<f32>| {
+                if a.scale_all_sizes || ms == n_min - 1 {
+                    let si = if a.scale_all_sizes { ms } else { 0 };
+                    for &ar in self.ars.iter().filter(|&&ar| !is_one(ar)) {
+                        let ar = ar.sqrt();
+                        let bw = min_size[si] * 0.5 * ar;
+                        let bh = min_size[si] * 0.5 / ar;
+                        push_box(dst, iwi, ihi, center_x, center_y, bw, bh, false);
+                    }
+                }
+            };
+            if a.min_max_aspect_ratios_order {
+                with_max(dst);
+                ratios(dst);
+            } else {
+                ratios(dst);
+                with_max(dst);
+            }
+        }
+    }
+}
+
+/// The step and min sizes: the mxnet-like form (`scale_all_sizes` false) scales them by the
+/// image height (a step of -1: image height / output height).
+fn scaled_step(a: &PriorBoxAttrs, h_: i64, ih: i64) -> (f32, Vec<f32>) {
     let mut step = a.step;
     let mut min_size = a.min_size.clone();
     if !a.scale_all_sizes {
-        // mxnet-like PriorBox
         if step == -1.0 {
             step = 1.0f32 * ih as f32 / h_ as f32;
         } else {
@@ -229,8 +332,60 @@ pub(super) fn prior_box_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
             *s *= ih as f32;
         }
     }
-    let iwi = 1.0f32 / iw as f32;
-    let ihi = 1.0f32 / ih as f32;
+    (step, min_size)
+}
+
+/// The output from the coordinates the loops wrote: the first `boxes` of them (clipped to
+/// [0, 1] with `clip`), then the variances.
+fn prior_box_output(
+    mut dst: Vec<f32>,
+    boxes: usize,
+    os: Vec<u64>,
+    clip: bool,
+    variance: &[f32],
+) -> R<Vec<Fact>> {
+    // OpenVINO's kernel writes as many boxes as its loops make, which exceeds the counted
+    // priors when fixed_ratio and density disagree with number_of_priors (27 boxes for 25
+    // priors): the excess lands in the variance half, which is then overwritten. Keep the
+    // first `boxes` values as it does; fewer than counted would leave garbage: not folded.
+    dst.truncate(boxes);
+    if dst.len() != boxes || os.iter().product::<u64>() as usize != 2 * boxes {
+        return Err(format!(
+            "the kernel writes {} coordinates, the output holds {boxes}",
+            dst.len()
+        ).into());
+    }
+    if clip {
+        for v in &mut dst {
+            *v = clamp01(*v);
+        }
+    }
+    if variance.len() == 1 {
+        dst.resize(2 * boxes, variance[0]);
+    } else {
+        for _ in 0..boxes / 4 {
+            dst.extend_from_slice(variance);
+        }
+    }
+    Ok(vec![Fact::with_value(f32_tensor(os, &dst))])
+}
+
+/// The PriorBox kernel, in f32 and in the order of OpenVINO's reference implementation.
+pub(super) fn prior_box_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
+    let a = prior_box_attrs(cx)?;
+    let (h_, w_, ih, iw) = out_hw(cx)?;
+    let os = outs[0].shape.to_static().ok_or("dynamic output")?;
+    let num_priors = number_of_priors(&a);
+    let ars = distinct_ratios(&a);
+    let variance = prior_variance(&a.variance)?;
+    let (step, min_size) = scaled_step(&a, h_, ih);
+    let p = Priors {
+        a: &a,
+        ars,
+        min_size,
+        iwi: 1.0f32 / iw as f32,
+        ihi: 1.0f32 / ih as f32,
+    };
     let (step_x, step_y) = if step == 0.0 {
         (iw as f32 / w_ as f32, ih as f32 / h_ as f32)
     } else {
@@ -242,17 +397,6 @@ pub(super) fn prior_box_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
         .filter(|&n| n as usize <= MAX_EVAL_ELEMS / 2)
         .ok_or("too large to evaluate")? as usize;
     let mut dst: Vec<f32> = Vec::with_capacity(2 * boxes);
-    let is_one = |ar: f32| ((ar as f64) - 1.0).abs() < 1e-6;
-    let density = |s: usize, fs: f32| -> R<(i64, i64)> {
-        let d = *a
-            .density
-            .get(s)
-            .ok_or("density is shorter than fixed_size")? as i64;
-        if d == 0 {
-            return Err("density 0".into());
-        }
-        Ok((d, (fs / d as f32) as i64))
-    };
     for h in 0..h_ {
         for w in 0..w_ {
             let (center_x, center_y) = if step == 0.0 {
@@ -260,118 +404,20 @@ pub(super) fn prior_box_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
             } else {
                 ((a.offset + w as f32) * step, (a.offset + h as f32) * step)
             };
-            for (s, &fs) in a.fixed_size.iter().enumerate() {
-                let fixed = fs as u64; // static_cast<size_t>
-                let base = (fixed / 2) as f32;
-                let half = fixed as f32 * 0.5;
-                // Priors on a density x density grid of shifted centers.
-                let grid = |dst: &mut Vec<f32>, bw: f32, bh: f32| -> R<()> {
-                    let (d, shift) = density(s, fs)?;
-                    for r in 0..d {
-                        for c in 0..d {
-                            let x = center_x - base + shift as f32 / 2.0 + (c * shift) as f32;
-                            let y = center_y - base + shift as f32 / 2.0 + (r * shift) as f32;
-                            push_box(dst, iwi, ihi, x, y, bw, bh, true);
-                        }
-                    }
-                    Ok(())
-                };
-                if !a.fixed_ratio.is_empty() {
-                    for &ar in &a.fixed_ratio {
-                        let ar = ar.sqrt();
-                        grid(&mut dst, fs * 0.5 * ar, fs * 0.5 / ar)?;
-                    }
-                } else {
-                    if !a.density.is_empty() {
-                        grid(&mut dst, half, half)?;
-                    }
-                    for &ar in &ars {
-                        if is_one(ar) {
-                            continue;
-                        }
-                        let ar = ar.sqrt();
-                        grid(&mut dst, fs * 0.5 * ar, fs * 0.5 / ar)?;
-                    }
-                }
-            }
-            let n_min = min_size.len();
-            for ms in 0..n_min {
-                let half = min_size[ms] * 0.5;
-                push_box(&mut dst, iwi, ihi, center_x, center_y, half, half, false);
-                let with_max = |dst: &mut Vec<f32>| {
-                    if a.max_size.len() > ms {
-                        let b = (min_size[ms] * a.max_size[ms]).sqrt() * 0.5;
-                        push_box(dst, iwi, ihi, center_x, center_y, b, b, false);
-                    }
-                };
-                let ratios = |dst: &mut Vec<f32>| {
-                    if a.scale_all_sizes || ms == n_min - 1 {
-                        let si = if a.scale_all_sizes { ms } else { 0 };
-                        for &ar in &ars {
-                            if is_one(ar) {
-                                continue;
-                            }
-                            let ar = ar.sqrt();
-                            let bw = min_size[si] * 0.5 * ar;
-                            let bh = min_size[si] * 0.5 / ar;
-                            push_box(dst, iwi, ihi, center_x, center_y, bw, bh, false);
-                        }
-                    }
-                };
-                if a.min_max_aspect_ratios_order {
-                    with_max(&mut dst);
-                    ratios(&mut dst);
-                } else {
-                    ratios(&mut dst);
-                    with_max(&mut dst);
-                }
-            }
+            p.fixed_size_boxes(&mut dst, center_x, center_y)?;
+            p.min_size_boxes(&mut dst, center_x, center_y);
         }
         if dst.len() > 2 * boxes {
             break;
         }
     }
-    // OpenVINO's kernel writes as many boxes as its loops make, which exceeds the counted
-    // priors when fixed_ratio and density disagree with number_of_priors (27 boxes for 25
-    // priors): the excess lands in the variance half, which is then overwritten. Keep the
-    // first `boxes` values as it does; fewer than counted would leave garbage: not folded.
-    dst.truncate(boxes);
-    if dst.len() != boxes || os.iter().product::<u64>() as usize != 2 * boxes {
-        return Err(format!(
-            "the kernel writes {} coordinates, the output holds {boxes}",
-            dst.len()
-        )
-        .into());
-    }
-    if a.clip {
-        for v in &mut dst {
-            *v = clamp01(*v);
-        }
-    }
-    if variance.len() == 1 {
-        dst.resize(2 * boxes, variance[0]);
-    } else {
-        for _ in 0..boxes / 4 {
-            dst.extend_from_slice(&variance);
-        }
-    }
-    Ok(vec![Fact::with_value(f32_tensor(os, &dst))])
+    prior_box_output(dst, boxes, os, a.clip, &variance)
 }
 
 /// The PriorBoxClustered kernel, in f32 as OpenVINO's reference computes it.
 pub(super) fn prior_box_clustered_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
     let (widths, heights) = (cx.attr_f32s("width")?, cx.attr_f32s("height")?);
-    let mut variance = cx.attr_f32s("variance")?;
-    if !matches!(variance.len(), 0 | 1 | 4) {
-        return Err(format!(
-            "variance must have 0, 1 or 4 values, has {}",
-            variance.len()
-        )
-        .into());
-    }
-    if variance.is_empty() {
-        variance.push(0.1);
-    }
+    let variance = prior_variance(&cx.attr_f32s("variance")?)?;
     let clip = cx.attr_bool("clip", true)?;
     let step = cx.attr_f32("step", 0.0)?;
     let offset = cx.attr_f32("offset", 0.5)?;
