@@ -136,127 +136,125 @@ fn shape_of_infer(cx: &Ctx) -> R<Vec<Fact>> {
 
 // ---------------------------------------------------------------- Reshape
 
-fn reshape_shape(cx: &Ctx) -> R<PartialShape> {
-    cx.expect_inputs(2, 2)?;
-    cx.expect_int(1, "the target shape")?;
-    let data = &cx.input(0)?.shape;
-    let special_zero = cx.attr_bool("special_zero", false)?;
-    let tgt = cx.input(1)?;
-    if let Some(r) = tgt.shape.rank() {
-        if r > 1 {
-            return Err(
-                format!("the target shape must be 0-D or 1-D, is {}", sh(&tgt.shape)).into(),
-            );
+/// The output without known target values: `?` dims when the target's length is static, else
+/// dynamic rank.
+fn reshape_unknown_target(tgt: &Fact) -> PartialShape {
+    match tgt
+        .shape
+        .to_static()
+        .and_then(|s| s.first().copied().or(Some(1)))
+    {
+        Some(n) if tgt.shape.rank() == Some(1) => {
+            PartialShape::Ranked((0..n).map(|_| Dim::any()).collect())
         }
+        _ => PartialShape::Dynamic,
     }
-    let Some(b) = tgt.int_bounds() else {
-        return Ok(
-            match tgt
-                .shape
-                .to_static()
-                .and_then(|s| s.first().copied().or(Some(1)))
-            {
-                Some(n) if tgt.shape.rank() == Some(1) => {
-                    PartialShape::Ranked((0..n).map(|_| Dim::any()).collect())
-                }
-                _ => PartialShape::Dynamic,
-            },
-        );
-    };
+}
+
+/// The target dims from the target's bounds: `None` at the (single) -1, the input's dim where
+/// special_zero copies a 0, intervals for inexact values. Also the position of the -1.
+fn reshape_target_dims(
+    data: &PartialShape,
+    b: &Bounds,
+    special_zero: bool,
+) -> R<(Vec<Option<Dim>>, Option<usize>)> {
     let mut out: Vec<Option<Dim>> = Vec::with_capacity(b.lo.len());
     let mut minus_one = None;
     for (i, (&lo, &hi)) in b.lo.iter().zip(&b.hi).enumerate() {
-        if lo == hi {
-            match lo {
-                -1 => {
-                    if minus_one.replace(i).is_some() {
-                        return Err("the target shape has more than one -1".into());
-                    }
-                    out.push(None);
-                }
-                0 if special_zero => {
-                    let d = data.dims().and_then(|d| d.get(i).copied());
-                    match (data.rank(), d) {
-                        (Some(_), Some(d)) => out.push(Some(d)),
-                        (Some(r), None) => {
-                            return Err(format!(
-                                "special_zero copies dim {i}, but the input has rank {r}"
-                            )
-                            .into())
-                        }
-                        (None, _) => out.push(Some(Dim::any())),
-                    }
-                }
-                v if v < -1 => {
-                    return Err(format!("the target shape holds {v}; dims must be >= -1").into())
-                }
-                v => out.push(Some(Dim::known(v as u64))),
-            }
-        } else {
+        if lo != hi {
             out.push(Some(dim_from_bounds(lo, hi)));
+            continue;
+        }
+        match lo {
+            -1 => {
+                if minus_one.replace(i).is_some() {
+                    return Err("the target shape has more than one -1".into());
+                }
+                out.push(None);
+            }
+            0 if special_zero => {
+                let d = data.dims().and_then(|d| d.get(i).copied());
+                match (data.rank(), d) {
+                    (Some(_), Some(d)) => out.push(Some(d)),
+                    (Some(r), None) => {
+                        return Err(format!(
+                            "special_zero copies dim {i}, but the input has rank {r}"
+                        ).into())
+                    }
+                    (None, _) => out.push(Some(Dim::any())),
+                }
+            }
+            v if v < -1 => return Err(format!("the target shape holds {v}; dims must be >= -1").into()),
+            v => out.push(Some(Dim::known(v as u64))),
         }
     }
-    if let Some(m) = minus_one {
-        // The -1 dim: input element count divided by the product of the other dims. A dim that
-        // special_zero copies from the input cancels out of both products, so it does not
-        // have to be static (`[?,3,4]` with `[0,3,-1]` → `[?,3,4]`).
-        let copied: Vec<bool> = (0..out.len())
-            .map(|i| special_zero && b.lo[i] == 0 && b.hi[i] == 0)
-            .collect();
-        let input_count = match data.dims() {
-            Some(d) => Some(
-                d.iter()
-                    .enumerate()
-                    .filter(|(i, _)| !copied.get(*i).copied().unwrap_or(false))
-                    .try_fold(Dim::known(1), |a, (_, &x)| checked_dim_mul(a, x))
-                    .map_err(|e| format!("the input {} has too many elements: {e}", sh(data)))?,
-            ),
-            None => None,
-        };
+    Ok((out, minus_one))
+}
 
-        let others = out
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !copied[*i])
-            .filter_map(|(_, d)| *d)
-            .fold(Dim::known(1), dim_mul);
-        let dim = match input_count {
-            Some(ic) => {
-                if let (Some(a), Some(o)) = (ic.get(), others.get()) {
-                    if o == 0 {
-                        if a != 0 {
-                            return Err(format!(
-                                "cannot infer -1: the other target dims multiply to 0 but the input {} has {a} elements",
-                                sh(data)
-                            ).into());
-                        }
-                        Dim::known(0)
-                    } else if a % o != 0 {
-                        return Err(format!(
-                            "cannot reshape {} ({a} elements) to a shape whose other dims multiply to {o}",
-                            sh(data)
-                        ).into());
-                    } else {
-                        Dim::known(a / o)
-                    }
-                } else {
-                    let min = match others.max() {
-                        Some(om) if om > 0 => ic.min.div_ceil(om),
-                        _ => 0,
-                    };
-                    let max = match (ic.max(), others.min) {
-                        (Some(im), om) if om > 0 => Some(im / om),
-                        _ => None,
-                    };
-                    Dim::interval(min, max.map(|x| x.max(min)))
-                }
+/// The -1 dim: the input element count `ic` divided by the product of the other dims (exact
+/// when both are static, an interval otherwise).
+fn reshape_divide(data: &PartialShape, ic: Dim, others: Dim) -> R<Dim> {
+    if let (Some(a), Some(o)) = (ic.get(), others.get()) {
+        return if o == 0 {
+            if a != 0 {
+                return Err(format!(
+                    "cannot infer -1: the other target dims multiply to 0 but the input {} has {a} elements",
+                    sh(data)
+                ).into());
             }
-            None => Dim::any(),
+            Ok(Dim::known(0))
+        } else if a % o != 0 {
+            Err(format!(
+                "cannot reshape {} ({a} elements) to a shape whose other dims multiply to {o}",
+                sh(data)
+            ).into())
+        } else {
+            Ok(Dim::known(a / o))
         };
-        out[m] = Some(dim);
     }
-    let dims: Dims = out.into_iter().map(|d| d.unwrap_or(Dim::any())).collect();
-    // Element counts must agree when both sides are static.
+    let min = match others.max() {
+        Some(om) if om > 0 => ic.min.div_ceil(om),
+        _ => 0,
+    };
+    let max = match (ic.max(), others.min) {
+        (Some(im), om) if om > 0 => Some(im / om),
+        _ => None,
+    };
+    Ok(Dim::interval(min, max.map(|x| x.max(min))))
+}
+
+/// The -1 dim: input element count divided by the product of the other dims. A dim that
+/// special_zero copies from the input cancels out of both products, so it does not have to be
+/// static (`[?,3,4]` with `[0,3,-1]` → `[?,3,4]`).
+fn reshape_minus_one(
+    data: &PartialShape,
+    b: &Bounds,
+    out: &[Option<Dim>],
+    special_zero: bool,
+) -> R<Dim> {
+    let copied: Vec<bool> = (0..out.len())
+        .map(|i| special_zero && b.lo[i] == 0 && b.hi[i] == 0)
+        .collect();
+    let Some(d) = data.dims() else {
+        return Ok(Dim::any());
+    };
+    let ic = d
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !copied.get(*i).copied().unwrap_or(false))
+        .try_fold(Dim::known(1), |a, (_, &x)| checked_dim_mul(a, x))
+        .map_err(|e| format!("the input {} has too many elements: {e}", sh(data)))?;
+    let others = out
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !copied[*i])
+        .filter_map(|(_, d)| *d)
+        .fold(Dim::known(1), dim_mul);
+    reshape_divide(data, ic, others)
+}
+
+/// Element counts must agree when both sides are static.
+fn reshape_check_count(data: &PartialShape, dims: &Dims) -> R<()> {
     if let (Some(a), Some(o)) = (
         data.to_static(),
         PartialShape::Ranked(dims.clone()).to_static(),
@@ -269,11 +267,35 @@ fn reshape_shape(cx: &Ctx) -> R<PartialShape> {
             return Err(format!(
                 "cannot reshape {} ({pa} elements) to {} ({po} elements)",
                 sh(data),
-                sh(&PartialShape::Ranked(dims))
-            )
+                sh(&PartialShape::Ranked(dims.clone()))
+            ).into());
+        }
+    }
+    Ok(())
+}
+
+fn reshape_shape(cx: &Ctx) -> R<PartialShape> {
+    cx.expect_inputs(2, 2)?;
+    cx.expect_int(1, "the target shape")?;
+    let data = &cx.input(0)?.shape;
+    let special_zero = cx.attr_bool("special_zero", false)?;
+    let tgt = cx.input(1)?;
+    if let Some(r) = tgt.shape.rank() {
+        if r > 1 {
+            return Err(
+                format!("the target shape must be 0-D or 1-D, is {}", sh(&tgt.shape)).into(),
             .into());
         }
     }
+    let Some(b) = tgt.int_bounds() else {
+        return Ok(reshape_unknown_target(tgt));
+    };
+    let (mut out, minus_one) = reshape_target_dims(data, &b, special_zero)?;
+    if let Some(m) = minus_one {
+        out[m] = Some(reshape_minus_one(data, &b, &out, special_zero)?);
+    }
+    let dims: Dims = out.into_iter().map(|d| d.unwrap_or(Dim::any())).collect();
+    reshape_check_count(data, &dims)?;
     Ok(PartialShape::Ranked(dims))
 }
 
