@@ -552,45 +552,48 @@ struct Unary {
     f64: fn(f64, &[f64]) -> f64,
 }
 
-fn unary_fn(ty: &str) -> Option<Unary> {
-    macro_rules! u {
-        (|$x:ident, $p:ident| $e:expr) => {
-            Unary {
-                f32: |$x: f32, $p: &[f64]| {
-                    let _ = $p;
-                    $e
-                },
-                f64: |$x: f64, $p: &[f64]| {
-                    let _ = $p;
-                    $e
-                },
-            }
-        };
-    }
+/// A [`Unary`] from one expression, written once for both precisions.
+macro_rules! unary {
+    (|$x:ident, $p:ident| $e:expr) => {
+        Unary {
+            f32: |$x: f32, $p: &[f64]| {
+                let _ = $p;
+                $e
+            },
+            f64: |$x: f64, $p: &[f64]| {
+                let _ = $p;
+                $e
+            },
+        }
+    };
+}
+
+/// The unary functions one expression serves in both precisions.
+fn unary_plain(ty: &str) -> Option<Unary> {
     Some(match ty {
-        "Abs" => u!(|x, p| x.abs()),
-        "Negative" => u!(|x, p| -x),
-        "Sqrt" => u!(|x, p| x.sqrt()),
-        "Exp" => u!(|x, p| x.exp()),
-        "Log" => u!(|x, p| x.ln()),
-        "Sin" => u!(|x, p| x.sin()),
-        "Cos" => u!(|x, p| x.cos()),
-        "Tan" => u!(|x, p| x.tan()),
-        "Asin" => u!(|x, p| x.asin()),
-        "Acos" => u!(|x, p| x.acos()),
-        "Atan" => u!(|x, p| x.atan()),
-        "Sinh" => u!(|x, p| x.sinh()),
-        "Cosh" => u!(|x, p| x.cosh()),
-        "Tanh" => u!(|x, p| x.tanh()),
-        "Asinh" => u!(|x, p| x.asinh()),
-        "Acosh" => u!(|x, p| x.acosh()),
-        "Atanh" => u!(|x, p| x.atanh()),
-        "Floor" => u!(|x, p| x.floor()),
-        "Ceiling" => u!(|x, p| x.ceil()),
+        "Abs" => unary!(|x, p| x.abs()),
+        "Negative" => unary!(|x, p| -x),
+        "Sqrt" => unary!(|x, p| x.sqrt()),
+        "Exp" => unary!(|x, p| x.exp()),
+        "Log" => unary!(|x, p| x.ln()),
+        "Sin" => unary!(|x, p| x.sin()),
+        "Cos" => unary!(|x, p| x.cos()),
+        "Tan" => unary!(|x, p| x.tan()),
+        "Asin" => unary!(|x, p| x.asin()),
+        "Acos" => unary!(|x, p| x.acos()),
+        "Atan" => unary!(|x, p| x.atan()),
+        "Sinh" => unary!(|x, p| x.sinh()),
+        "Cosh" => unary!(|x, p| x.cosh()),
+        "Tanh" => unary!(|x, p| x.tanh()),
+        "Asinh" => unary!(|x, p| x.asinh()),
+        "Acosh" => unary!(|x, p| x.acosh()),
+        "Atanh" => unary!(|x, p| x.atanh()),
+        "Floor" => unary!(|x, p| x.floor()),
+        "Ceiling" => unary!(|x, p| x.ceil()),
         // std::max(x, 0): NaN stays NaN.
-        "Relu" => u!(|x, p| if x < 0.0 { 0.0 } else { x }),
-        "Sigmoid" => u!(|x, p| 1.0 / (1.0 + (-x).exp())),
-        "Sign" => u!(|x, p| if x.is_nan() {
+        "Relu" => unary!(|x, p| if x < 0.0 { 0.0 } else { x }),
+        "Sigmoid" => unary!(|x, p| 1.0 / (1.0 + (-x).exp())),
+        "Sign" => unary!(|x, p| if x.is_nan() {
             x
         } else if x > 0.0 {
             1.0
@@ -599,35 +602,37 @@ fn unary_fn(ty: &str) -> Option<Unary> {
         } else {
             0.0
         }),
-        "Identity" => u!(|x, p| x),
+        "Identity" => unary!(|x, p| x),
+        "HSwish" => unary!(|x, p| x * std_min(std_max(x + 3.0, 0.0), 6.0) / 6.0),
+        "Mish" => unary!(|x, p| x * (x.exp() + 1.0).ln().tanh()),
+        "HSigmoid" => unary!(|x, p| std_min(std_max(x + 3.0, 0.0), 6.0) / 6.0),
+        _ => return None,
+    })
+}
+
+/// `x < lo ? lo : (x > hi ? hi : x)` (NaN stays NaN).
+fn clamp_to<T: PartialOrd>(x: T, lo: T, hi: T) -> T {
+    if x < lo {
+        lo
+    } else if x > hi {
+        hi
+    } else {
+        x
+    }
+}
+
+/// The unary functions with parameters (`p`: Clamp's bounds, Swish's beta, Gelu's and Round's
+/// mode) or with different code per precision.
+fn unary_special(ty: &str) -> Option<Unary> {
+    Some(match ty {
         "Erf" => Unary {
             f32: |x, _| math::erf_f32(x),
             f64: |x, _| math::erf_f64(x),
         },
         "Clamp" => Unary {
-            f32: |x, p| {
-                let (lo, hi) = (p[0] as f32, p[1] as f32);
-                if x < lo {
-                    lo
-                } else if x > hi {
-                    hi
-                } else {
-                    x
-                }
-            },
-            f64: |x, p| {
-                let (lo, hi) = (p[0], p[1]);
-                if x < lo {
-                    lo
-                } else if x > hi {
-                    hi
-                } else {
-                    x
-                }
-            },
+            f32: |x, p| clamp_to(x, p[0] as f32, p[1] as f32),
+            f64: |x, p| clamp_to(x, p[0], p[1]),
         },
-        "HSwish" => u!(|x, p| x * std_min(std_max(x + 3.0, 0.0), 6.0) / 6.0),
-        "Mish" => u!(|x, p| x * (x.exp() + 1.0).ln().tanh()),
         "SoftPlus" => Unary {
             f32: |x, _| {
                 if x < f32::MAX.ln() {
@@ -670,9 +675,12 @@ fn unary_fn(ty: &str) -> Option<Unary> {
                 }
             },
         },
-        "HSigmoid" => u!(|x, p| std_min(std_max(x + 3.0, 0.0), 6.0) / 6.0),
         _ => return None,
     })
+}
+
+fn unary_fn(ty: &str) -> Option<Unary> {
+    unary_plain(ty).or_else(|| unary_special(ty))
 }
 
 fn unary_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
