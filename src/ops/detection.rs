@@ -14,10 +14,9 @@ use super::util::{dim_at, ranked as dims};
 fn expect_rank(cx: &Ctx, i: usize, r: usize, what: &str) -> R<()> {
     let f = cx.input(i)?;
     match f.shape.rank() {
-        Some(n) if n != r => Err(format!(
-            "{what} (input {i}) must have rank {r}, is {}",
-            sh(&f.shape)
-        ).into()),
+        Some(n) if n != r => {
+            Err(format!("{what} (input {i}) must have rank {r}, is {}", sh(&f.shape)).into())
+        }
         _ => Ok(()),
     }
 }
@@ -31,7 +30,8 @@ fn expect_float(cx: &Ctx, i: usize, what: &str) -> R<()> {
         Err(format!(
             "{what} (input {i}) must have a floating-point element type, has {}",
             f.et
-        ).into())
+        )
+        .into())
     }
 }
 
@@ -39,11 +39,11 @@ fn expect_float(cx: &Ctx, i: usize, what: &str) -> R<()> {
 fn merge_in(cx: &Ctx, i: usize, a: usize, j: usize, b: usize, what: &str) -> R<Dim> {
     let (x, y) = (dim_at(cx.input(i)?, a), dim_at(cx.input(j)?, b));
     merge_dim(x, y).ok_or_else(|| {
-        format!(
+        OpError::from(format!(
             "{what}: dim {a} of input {i} {} and dim {b} of input {j} {} differ",
             sh(&cx.inputs[i].shape),
             sh(&cx.inputs[j].shape)
-        )
+        ))
     })
 }
 
@@ -86,7 +86,8 @@ fn v8_priors(cx: &Ctx, prior_size: i64, five: bool) -> R<i64> {
         if v % prior_size != 0 || v / prior_size == 0 {
             return Err(format!(
                 "proposals' third dimension {v} must be a positive multiple of {prior_size}"
-            ).into());
+            )
+            .into());
         }
         return Ok(v / prior_size);
     }
@@ -111,7 +112,8 @@ fn v8_classes(cx: &Ctx, priors: i64, share: bool, five: bool) -> R<i64> {
         if v % priors != 0 {
             return Err(format!(
                 "class predictions' second dimension {v} must be a multiple of {priors} priors"
-            ).into());
+            )
+            .into());
         }
         classes = v / priors;
     }
@@ -125,7 +127,8 @@ fn v8_classes(cx: &Ctx, priors: i64, share: bool, five: bool) -> R<i64> {
                     return Err(format!(
                         "box predictions' second dimension {v} must be a multiple of {}",
                         priors * 4
-                    ).into());
+                    )
+                    .into());
                 }
                 classes = v / (priors * 4);
             }
@@ -149,7 +152,8 @@ fn det_box_logits(bl: &Fact, share: bool, c: &mut DetCounts) -> R<()> {
                 return Err(format!(
                     "box logits' second dimension {v} must be a multiple of {} (classes x 4)",
                     loc_classes * 4
-                ).into());
+                )
+                .into());
             }
             c.priors = v / (loc_classes * 4);
         }
@@ -160,7 +164,8 @@ fn det_box_logits(bl: &Fact, share: bool, c: &mut DetCounts) -> R<()> {
             return Err(format!(
                 "box logits {} must have {want} as second dimension",
                 sh(&bl.shape)
-            ).into());
+            )
+            .into());
         }
     }
     Ok(())
@@ -179,7 +184,8 @@ fn det_class_predictions(cp: &Fact, bl: &Fact, c: &mut DetCounts) -> R<()> {
             "class predictions {} and box logits {} differ in batch",
             sh(&cp.shape),
             sh(&bl.shape)
-        ).into());
+        )
+        .into());
     }
     if let (Some(v), true) = (static_dim(cp, 1), c.classes != 0) {
         c.priors = priors_in(
@@ -203,14 +209,16 @@ fn det_proposals(pr: &Fact, var_in_target: bool, prior_size: i64, c: &mut DetCou
             "proposals {} must have batch 1 or {}",
             sh(&pr.shape),
             c.images
-        ).into());
+        )
+        .into());
     }
     let want1 = if var_in_target { 1 } else { 2 };
     if merge_dim(dim_at(pr, 1), Dim::known(want1)).is_none() {
         return Err(format!(
             "proposals {} must have {want1} as second dimension",
             sh(&pr.shape)
-        ).into());
+        )
+        .into());
     }
     if let Some(v) = static_dim(pr, 2) {
         c.priors = priors_in(v, prior_size, c.priors, "proposals' third dimension")?;
@@ -231,7 +239,8 @@ fn det_additional(cx: &Ctx, c: &mut DetCounts) -> R<()> {
                 "additional class predictions {} must have {} as second dimension",
                 sh(&ac.shape),
                 c.priors * 2
-            ).into());
+            )
+            .into());
         }
         if let Some(v) = static_dim(ac, 1) {
             c.priors = v / 2;
@@ -332,7 +341,8 @@ fn proposal_infer(cx: &Ctx) -> R<Vec<Fact>> {
             return Err(format!(
                 "image_shape must be 1-D with 3 or 4 elements, is {}",
                 sh(&im.shape)
-            ).into());
+            )
+            .into());
         }
     }
     let mut batch = Dim::any();
@@ -345,7 +355,8 @@ fn proposal_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 "anchor count differs between class_probs {} and bbox_deltas {}",
                 sh(&cp.shape),
                 sh(&bd.shape)
-            ).into());
+            )
+            .into());
         }
     }
     if bd.shape.rank().is_some() {
@@ -382,10 +393,7 @@ fn roi_align_infer(cx: &Ctx) -> R<Vec<Fact>> {
     merge_et(x.et, rois.et)?;
     let k = if rotated { 5 } else { 4 };
     if rois.shape.rank().is_some() && merge_dim(dim_at(rois, 1), Dim::known(k)).is_none() {
-        return Err(format!(
-            "rois {} must have {k} as second dimension",
-            sh(&rois.shape)
-        ).into());
+        return Err(format!("rois {} must have {k} as second dimension", sh(&rois.shape)).into());
     }
     let n = merge_in(cx, 1, 0, 2, 0, "number of rois")?;
     let (ph, pw) = (cx.attr_i64("pooled_h", 1)?, cx.attr_i64("pooled_w", 1)?);
@@ -413,10 +421,7 @@ fn roi_pooling_infer(cx: &Ctx) -> R<Vec<Fact>> {
     expect_rank(cx, 1, 2, "rois")?;
     let (x, rois) = (cx.input(0)?, cx.input(1)?);
     if rois.shape.rank().is_some() && merge_dim(dim_at(rois, 1), Dim::known(5)).is_none() {
-        return Err(format!(
-            "rois {} must have 5 as second dimension",
-            sh(&rois.shape)
-        ).into());
+        return Err(format!("rois {} must have 5 as second dimension", sh(&rois.shape)).into());
     }
     let size = match cx.attr_ints("output_size")? {
         Some(v) if v.len() == 2 => v,
@@ -465,7 +470,8 @@ fn psroi_pooling_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 return Err(format!(
                     "channels {c} must be output_dim {out_dim} x group_size^2 {}",
                     gs * gs
-                ).into());
+                )
+                .into());
             }
             if mode == "bilinear" {
                 let (bx, by) = (
@@ -475,7 +481,8 @@ fn psroi_pooling_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 if bx <= 0 || by <= 0 || c % (bx * by) != 0 || c / (bx * by) != out_dim {
                     return Err(format!(
                         "channels {c} must be output_dim {out_dim} x spatial bins {bx}x{by}"
-                    ).into());
+                    )
+                    .into());
                 }
             }
         }
@@ -487,10 +494,7 @@ fn psroi_pooling_infer(cx: &Ctx) -> R<Vec<Fact>> {
         }
     }
     if rois.shape.rank().is_some() && merge_dim(dim_at(rois, 1), Dim::known(5)).is_none() {
-        return Err(format!(
-            "rois {} must have 5 as second dimension",
-            sh(&rois.shape)
-        ).into());
+        return Err(format!("rois {} must have 5 as second dimension", sh(&rois.shape)).into());
     }
     let g = Dim::known(gs as u64);
     Ok(vec![Fact::new(
@@ -553,10 +557,7 @@ fn reorg_yolo_infer(cx: &Ctx) -> R<Vec<Fact>> {
     }
     if let Some(c) = d[1].get() {
         if c < s * s {
-            return Err(format!(
-                "channels {c} must be at least stride^2 = {}",
-                s * s
-            ).into());
+            return Err(format!("channels {c} must be at least stride^2 = {}", s * s).into());
         }
     }
     let mut out = vec![d[0], checked_dim_mul(d[1], Dim::known(s * s))?];
@@ -649,10 +650,7 @@ fn ed_prior_grid_infer(cx: &Ctx) -> R<Vec<Fact>> {
 /// ExperimentalDetectronROIFeatureExtractor-6: [rois, C, output_size, output_size] and the rois.
 fn ed_roi_feature_infer(cx: &Ctx) -> R<Vec<Fact>> {
     if cx.inputs.len() < 2 {
-        return Err(format!(
-            "expects at least 2 inputs, has {}",
-            cx.inputs.len()
-        ).into());
+        return Err(format!("expects at least 2 inputs, has {}", cx.inputs.len()).into());
     }
     expect_rank(cx, 0, 2, "rois")?;
     let rois = cx.input(0)?;

@@ -28,9 +28,7 @@ fn destination(cx: &Ctx) -> R<Dest> {
     match cx.attr_et("destination_type")? {
         E::F8E4M3 => Ok(Dest::E4M3),
         E::F8E5M2 => Ok(Dest::E5M2),
-        et => Err(format!(
-            "destination_type {et} is not supported (f8e4m3 or f8e5m2)"
-        )),
+        et => Err(format!("destination_type {et} is not supported (f8e4m3 or f8e5m2)").into()),
     }
 }
 
@@ -53,7 +51,7 @@ fn fake_convert_infer(cx: &Ctx) -> R<Vec<Fact>> {
         })?;
     }
     if !matches!(et, E::F32 | E::F16 | E::Bf16 | E::Dynamic) {
-        return Err(format!("data must be f32, f16 or bf16, got {et}"));
+        return Err(format!("data must be f32, f16 or bf16, got {et}").into());
     }
     let data = &cx.input(0)?.shape;
     let scale = &cx.input(1)?.shape;
@@ -303,7 +301,7 @@ fn fake_convert_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         cx.input(i)?
             .value
             .as_deref()
-            .ok_or_else(|| format!("input {i} is not known"))
+            .ok_or_else(|| format!("input {i} is not known").into())
     };
     let (data, scale) = (value(0)?, value(1)?);
     let shift = if cx.inputs.len() > 2 {
@@ -320,7 +318,8 @@ fn fake_convert_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
             "shift {:?} must have the scale's shape {:?}",
             shift.map(|t| &t.shape),
             scale.shape
-        ));
+        )
+        .into());
     }
     let (ds, ss) = (&data.shape, &scale.shape);
     let fits = ss.len() <= ds.len()
@@ -330,13 +329,13 @@ fn fake_convert_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
             .zip(ds.iter().rev())
             .all(|(&a, &b)| a == 1 || a == b);
     if !fits {
-        return Err(format!("scale {ss:?} does not broadcast into data {ds:?}"));
+        return Err(format!("scale {ss:?} does not broadcast into data {ds:?}").into());
     }
     let bytes = match data.et {
         E::F32 => run::<f32>(data, scale, shift, dest),
         E::F16 => run::<Half>(data, scale, shift, dest),
         E::Bf16 => run::<Brain>(data, scale, shift, dest),
-        et => return Err(format!("OpenVINO has no FakeConvert kernel for {et}")),
+        et => return Err(format!("OpenVINO has no FakeConvert kernel for {et}").into()),
     };
     let t = Tensor::new(data.et, data.shape.clone(), bytes);
     Ok(vec![Fact::with_value(t)])
@@ -393,6 +392,7 @@ mod tests {
             inputs,
             version: 13,
             f32_mode: false,
+            attrs: &Default::default(),
         };
         f(&cx)
     }

@@ -179,12 +179,15 @@ fn reshape_target_dims(
                     (Some(r), None) => {
                         return Err(format!(
                             "special_zero copies dim {i}, but the input has rank {r}"
-                        ).into())
+                        )
+                        .into())
                     }
                     (None, _) => out.push(Some(Dim::any())),
                 }
             }
-            v if v < -1 => return Err(format!("the target shape holds {v}; dims must be >= -1").into()),
+            v if v < -1 => {
+                return Err(format!("the target shape holds {v}; dims must be >= -1").into())
+            }
             v => out.push(Some(Dim::known(v as u64))),
         }
     }
@@ -207,7 +210,8 @@ fn reshape_divide(data: &PartialShape, ic: Dim, others: Dim) -> R<Dim> {
             Err(format!(
                 "cannot reshape {} ({a} elements) to a shape whose other dims multiply to {o}",
                 sh(data)
-            ).into())
+            )
+            .into())
         } else {
             Ok(Dim::known(a / o))
         };
@@ -268,7 +272,8 @@ fn reshape_check_count(data: &PartialShape, dims: &Dims) -> R<()> {
                 "cannot reshape {} ({pa} elements) to {} ({po} elements)",
                 sh(data),
                 sh(&PartialShape::Ranked(dims.clone()))
-            ).into());
+            )
+            .into());
         }
     }
     Ok(())
@@ -284,7 +289,7 @@ fn reshape_shape(cx: &Ctx) -> R<PartialShape> {
         if r > 1 {
             return Err(
                 format!("the target shape must be 0-D or 1-D, is {}", sh(&tgt.shape)).into(),
-            .into());
+            );
         }
     }
     let Some(b) = tgt.int_bounds() else {

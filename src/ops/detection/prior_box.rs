@@ -90,7 +90,8 @@ pub(super) fn prior_box_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 "width has {} values and height {}; they must match",
                 w.len(),
                 h.len()
-            ).into());
+            )
+            .into());
         }
         w.len() as i64
     } else {
@@ -99,10 +100,9 @@ pub(super) fn prior_box_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let second = match cx.shape_bounds(0) {
         Some(b) => {
             if b.lo.len() != 2 {
-                return Err(format!(
-                    "the output size must have two elements, has {}",
-                    b.lo.len()
-                ).into());
+                return Err(
+                    format!("the output size must have two elements, has {}", b.lo.len()).into(),
+                );
             }
             let h = dim_from_bounds(b.lo[0], b.hi[0]);
             let w = dim_from_bounds(b.lo[1], b.hi[1]);
@@ -192,10 +192,7 @@ pub(super) fn push_box(
 /// The `variance` attribute: 0, 1 or 4 values; none means one 0.1.
 pub(super) fn prior_variance(v: &[f32]) -> R<Vec<f32>> {
     if !matches!(v.len(), 0 | 1 | 4) {
-        return Err(format!(
-            "variance must have 0, 1 or 4 values, has {}",
-            v.len()
-        ).into());
+        return Err(format!("variance must have 0, 1 or 4 values, has {}", v.len()).into());
     }
     Ok(if v.is_empty() { vec![0.1] } else { v.to_vec() })
 }
@@ -353,7 +350,8 @@ fn prior_box_output(
         return Err(format!(
             "the kernel writes {} coordinates, the output holds {boxes}",
             dst.len()
-        ).into());
+        )
+        .into());
     }
     if clip {
         for v in &mut dst {
