@@ -7,6 +7,7 @@ use super::{convert, math};
 use crate::ir::{tensor::Tensor, ElementType as E, PartialShape};
 
 mod broadcast;
+mod int_unary;
 mod kernels;
 use broadcast::*;
 use kernels::*;
@@ -585,9 +586,18 @@ fn unary_plain(ty: &str) -> Option<Unary> {
         "Sinh" => unary!(|x, p| x.sinh()),
         "Cosh" => unary!(|x, p| x.cosh()),
         "Tanh" => unary!(|x, p| x.tanh()),
-        "Asinh" => unary!(|x, p| x.asinh()),
-        "Acosh" => unary!(|x, p| x.acosh()),
-        "Atanh" => unary!(|x, p| x.atanh()),
+        "Asinh" => Unary {
+            f32: |x, _| math::libm_asinh::f32(x),
+            f64: |x, _| math::libm_asinh::f64(x),
+        },
+        "Acosh" => Unary {
+            f32: |x, _| math::libm_acosh::f32(x),
+            f64: |x, _| math::libm_acosh::f64(x),
+        },
+        "Atanh" => Unary {
+            f32: |x, _| math::libm_atanh::f32(x),
+            f64: |x, _| math::libm_atanh::f64(x),
+        },
         "Floor" => unary!(|x, p| x.floor()),
         "Ceiling" => unary!(|x, p| x.ceil()),
         // std::max(x, 0): NaN stays NaN.
@@ -713,35 +723,18 @@ fn unary_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     if !matches!(ty, "Swish") && cx.inputs.len() > 1 && !matches!(ty, "Clamp") {
         return Err("not a one-input op".into());
     }
+    if v.et.is_integral() && int_unary::OPS.contains(&ty) {
+        return Ok(vec![Fact::with_value(int_unary::eval(ty, v)?)]);
+    }
     if v.et.is_integral() || v.et == E::Boolean {
         let x = v.to_i64s().ok_or("bad")?;
         let out: Vec<i64> = match ty {
-            "Abs" => x.iter().map(|a| a.wrapping_abs()).collect(),
-            "Negative" => x.iter().map(|a| a.wrapping_neg()).collect(),
+            // OpenVINO folds Negative on i32 and i64 only.
+            "Negative" if matches!(v.et, E::I32 | E::I64) => {
+                x.iter().map(|a| a.wrapping_neg()).collect()
+            }
             "Relu" => x.iter().map(|&a| a.max(0)).collect(),
-            "Sign" => x.iter().map(|a| a.signum()).collect(),
             "Identity" | "Floor" | "Ceiling" | "Round" => x,
-            // Integer math goes through double: sqrt/erf/tanh round, exp/log truncate.
-            "Sqrt" => x
-                .iter()
-                .map(|&a| (a as f64).sqrt().round() as i64)
-                .collect(),
-            "Erf" => x
-                .iter()
-                .map(|&a| math::erf_f64(a as f64).round() as i64)
-                .collect(),
-            "Tanh" => x
-                .iter()
-                .map(|&a| (a as f64).tanh().round() as i64)
-                .collect(),
-            "Exp" => x
-                .iter()
-                .map(|&a| convert::f_to_i64((a as f64).exp()))
-                .collect(),
-            "Log" => x
-                .iter()
-                .map(|&a| convert::f_to_i64((a as f64).ln()))
-                .collect(),
             "LogicalNot" => x.iter().map(|&a| (a == 0) as i64).collect(),
             "Clamp" => {
                 // Integer bounds: min rounds up, max rounds down.

@@ -7,6 +7,38 @@ use crate::ir::ElementType as E;
 extern "C" {
     fn erff(x: f32) -> f32;
     fn erf(x: f64) -> f64;
+    fn asinhf(x: f32) -> f32;
+    fn asinh(x: f64) -> f64;
+    fn acoshf(x: f32) -> f32;
+    fn acosh(x: f64) -> f64;
+    fn atanhf(x: f32) -> f32;
+    fn atanh(x: f64) -> f64;
+}
+
+/// libm's inverse hyperbolic functions, as OpenVINO's reference calls them (`std::asinh` on
+/// float is `asinhf`). Rust's own `f32::asinh`/`acosh`/`atanh` use other formulas and differ by
+/// one or more ULPs on about half the inputs.
+macro_rules! libm_fns {
+    ($($name:ident: $f32:ident, $f64:ident;)*) => {
+        $(
+            pub mod $name {
+                pub fn f32(x: f32) -> f32 {
+                    // SAFETY: a pure C math function taking and returning a float.
+                    unsafe { super::$f32(x) }
+                }
+                pub fn f64(x: f64) -> f64 {
+                    // SAFETY: a pure C math function taking and returning a double.
+                    unsafe { super::$f64(x) }
+                }
+            }
+        )*
+    };
+}
+
+libm_fns! {
+    libm_asinh: asinhf, asinh;
+    libm_acosh: acoshf, acosh;
+    libm_atanh: atanhf, atanh;
 }
 
 pub fn erf_f32(x: f32) -> f32 {
