@@ -48,6 +48,7 @@ import openvino.opset1 as op1
 import openvino.opset3 as op3
 import openvino.opset4 as op4
 import openvino.opset5 as op5
+import openvino.opset6 as op6
 import openvino.opset7 as op7
 import openvino.opset8 as op8
 import openvino.opset12 as op12
@@ -763,6 +764,45 @@ for _op in UN_OPS:
             return [UN_OPS[opname](C(v, t))], v
         add("%s_%s" % (_op, _t), _f)
 
+# Trigonometric and hyperbolic ops: values inside and outside each domain (NaN expected there).
+TRIG_OPS = {"tan": o.tan, "asin": o.asin, "acos": o.acos, "atan": o.atan, "sinh": o.sinh,
+            "cosh": o.cosh, "asinh": o.asinh, "acosh": o.acosh, "atanh": o.atanh}
+_TRIG_VALS = [-100.0, -3.0, -1.5, -1.0, -0.999, -0.5, -1e-30, -0.0, 0.0, 1e-7, 0.3, 0.5, 0.9999, 1.0,
+              1.0001, 1.5, 2.0, 10.0, 88.0, 89.5, 1e5, NAN, INF, -INF]
+for _op in TRIG_OPS:
+    for _t in ["f32", "f16"]:
+        def _f(opname=_op, t=_t):
+            v = [x for x in _TRIG_VALS if t == "f32" or not (x == x and abs(x) != INF and abs(x) > 65000)]
+            return [TRIG_OPS[opname](C(v, t))], v
+        add("trig_%s_%s" % (_op, _t), _f)
+# Integer inputs: OpenVINO folds i32, i64, u32 and u64 (in double, libm, then x86-64's
+# double-to-integer conversion: truncation or std::round per op, NaN and overflow to the
+# minimum); i8, u8, i16 and u16 stay unfolded.
+INT_UN_OPS = dict(TRIG_OPS, sin=o.sin, cos=o.cos, tanh=o.tanh, exp=o.exp, log=o.log, sqrt=o.sqrt,
+                  erf=o.erf, sigmoid=o.sigmoid, abs=o.absolute, sign=o.sign, negative=o.negative,
+                  floor=o.floor, ceiling=o.ceiling)
+_INT_UN_VALS = {
+    "i32": [-100, -7, -2, -1, 0, 1, 2, 3, 5, 10, 11, 20, 21, 22, 40, 89, 100, 1000, I32_MIN, I32_MAX],
+    "i64": [-100, -7, -2, -1, 0, 1, 2, 3, 5, 10, 20, 40, 44, 45, 89, 100, 1000,
+            -2 ** 63, 2 ** 63 - 1, 2 ** 40 + 7],
+    "u32": [0, 1, 2, 3, 5, 10, 20, 22, 40, 44, 89, 1000, 2 ** 31, 2 ** 32 - 1, 4294967294, 4294967200],
+    "u64": [0, 1, 2, 3, 5, 10, 40, 45, 88, 89, 1000, 2 ** 63, 2 ** 64 - 1, 2 ** 64 - 44, 2 ** 64 - 45],
+}
+for _op in INT_UN_OPS:
+    for _t in ["i32", "i64", "u32", "u64"]:
+        _kind = "nofold" if _op == "negative" and _t[0] == "u" else "const"
+        def _f(opname=_op, t=_t):
+            v = _INT_UN_VALS[t]
+            return [INT_UN_OPS[opname](C(v, t))], v
+        add("int_unary_%s_%s" % (_op, _t), _f, kind=_kind)
+for _op in ["sin", "exp", "sqrt", "abs", "negative", "sigmoid", "atanh"]:
+    for _t in ["i8", "u8", "i16", "u16"]:
+        def _f(opname=_op, t=_t):
+            return [INT_UN_OPS[opname](C([0, 1, 2, 5, 100], t))]
+        add("int_unary_%s_%s_nofold" % (_op, _t), _f, kind="nofold")
+for _t in ["i8", "u8", "i16", "u16"]:
+    add("int_unary_floor_%s" % _t, lambda t=_t: [o.floor(C([0, 1, 2, 5, 100], t))])
+
 _IUN = [-7, -1, 0, 1, 5, 100, I32_MIN + 1, I32_MAX]
 for _op in ["abs", "negative", "sign", "relu", "clamp", "sqrt"]:
     def _f(opname=_op):
@@ -790,6 +830,7 @@ for _op in ["sum", "max", "prod", "mean"]:
 add("reduce_sum_f16", lambda: [o.reduce_sum(R([4, 64], "f16", 0, 100), C([1]), False)])
 add("reduce_mean_all_axes_empty", lambda: [o.reduce_mean(R([2, 3]), C([], "i64"), True)])
 add("reduce_logical_and", lambda: [o.reduce_logical_and(R([3, 4], "boolean"), C([1]), False)])
+add("reduce_logical_or", lambda: [o.reduce_logical_or(R([3, 4], "boolean"), C([0]), True)])
 
 for _ta in (False, True):
     for _tb in (False, True):
@@ -2088,6 +2129,37 @@ def check_model(name, xml, inputs, wd, env=None):
         bad.append("irc left %d compute layers, OV ConstantFolding %d (extra: %s)" % (n_irc, n_ov, " ".join(extra)))
     return bad
 
+
+# ---------------------------------------------------------------------------
+# GatherElements, GatherND, CumSum, Identity, Xor-1
+# ---------------------------------------------------------------------------
+for _ax in (0, 1, -1):
+    def _f(ax=_ax):
+        data = R([3, 4], "f32")
+        idx = R([2, 4] if ax == 0 else [3, 2], "i32", -3 if ax != 0 else -3, 2)
+        return [op6.gather_elements(data, idx, ax)]
+    add("gather_elements_axis%d" % _ax, _f)
+add("gather_elements_i64_idx_i8", lambda: [op6.gather_elements(R([2, 3, 2], "i8", -100, 100),
+                                                              R([2, 3, 1], "i64", -2, 1), 2)])
+for _bd in (0, 1):
+    def _f(bd=_bd):
+        if bd == 0:
+            return [o.gather_nd(R([3, 4, 2], "f32"), C([[0, 1], [2, -1], [-3, 3]], "i32"), 0)]
+        return [o.gather_nd(R([2, 3, 4], "f32"), C([[[1], [0]], [[2], [-1]]], "i64"), 1)]
+    add("gather_nd8_batch%d" % _bd, _f)
+add("gather_nd5_batch1", lambda: [op5.gather_nd(R([2, 3, 4], "i32"), C([[1, 0], [2, 3]], "i32"), 1)])
+add("gather_nd8_whole_slices_u8", lambda: [o.gather_nd(R([4, 3], "u8", 0, 255), C([[1], [3], [0]], "i64"), 0)])
+for _ex in (False, True):
+    for _rv in (False, True):
+        def _f(ex=_ex, rev=_rv):
+            return [o.cumsum(R([3, 5], "f32", -4, 4), C(1, "i64"), ex, rev)]
+        add("cumsum_f32_ex%d_rev%d" % (_ex, _rv), _f)
+add("cumsum_i32_axis0", lambda: [o.cumsum(R([4, 3], "i32", -50, 50), C(0, "i32"))])
+add("cumsum_f16_neg_axis", lambda: [o.cumsum(R([2, 40], "f16", 0, 100), C(-1, "i64"))])
+add("identity_f32", lambda: [o.identity(R([2, 3], "f32"))])
+add("xor1_boolean", lambda: [_NF("opset1").create(
+    "Xor", [R([2, 3], "boolean").output(0), R([2, 3], "boolean", seed=3).output(0)],
+    {"auto_broadcast": "numpy"})])
 
 # ---------------------------------------------------------------------------
 # Main
