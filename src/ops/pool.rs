@@ -88,17 +88,9 @@ fn adaptive_infer(cx: &Ctx) -> R<Vec<Fact>> {
 /// type's lowest value and index 0, and take an element only when it is strictly greater
 /// (NaN never wins, the first maximum wins ties, padding is skipped). Indices are flat in the
 /// whole input, then taken modulo the element count from `axis` on.
-fn maxpool_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
-    let x = cx.input(0)?.value.clone().ok_or("no value")?;
-    let ds = x.shape.clone();
-    let os = outs
-        .first()
-        .and_then(|o| o.shape.to_static())
-        .ok_or("output shape not static")?;
-    let n = ds.len() - 2;
-    let kernel = cx.attr_ints("kernel")?.ok_or("kernel")?;
-    let w = window(cx, n, true)?;
-    let pads: Vec<i64> = (0..n)
+/// The begin padding of each spatial axis, with auto_pad resolved against the output size.
+fn maxpool_pads(w: &super::conv::Window, kernel: &[i64], ds: &[u64], os: &[u64]) -> Vec<i64> {
+    (0..kernel.len())
         .map(|i| match w.auto_pad.as_str() {
             "valid" => 0,
             "same_upper" | "same_lower" => {
@@ -112,15 +104,13 @@ fn maxpool_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
             }
             _ => w.pads_begin[i],
         })
-        .collect();
-    // Values as f64 (exact for every float type folded) or i64.
-    let float = x.et.is_float();
-    let (fv, iv) = if float {
-        (x.to_f64s().ok_or("bad values")?, Vec::new())
-    } else {
-        (Vec::new(), x.to_i64s().ok_or("bad values")?)
-    };
-    let (flo, ilo): (f64, i64) = match x.et {
+        .collect()
+}
+
+/// The value a max starts from: the type's lowest finite value (floats in the f64 half, integers
+/// in the i64 half), as OpenVINO's reference initializes it.
+fn lowest(et: E) -> R<(f64, i64)> {
+    Ok(match et {
         E::F32 => (f32::MIN as f64, 0),
         E::F16 => (-65504.0, 0),
         E::Bf16 => (-3.3895313892515355e38, 0),
@@ -131,7 +121,43 @@ fn maxpool_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
         E::I32 => (0.0, i32::MIN as i64),
         E::I64 => (0.0, i64::MIN),
         et => return Err(format!("no MaxPool kernel for {et}").into()),
+    })
+}
+
+/// The pooled values as a tensor of the input's type.
+fn encode(et: E, os: &[u64], vf: &[f64], vi: &[i64]) -> R<Tensor> {
+    Ok(match et {
+        E::F32 => math::from_f32s(
+            os.to_vec(),
+            &vf.iter().map(|&v| v as f32).collect::<Vec<_>>(),
+        ),
+        E::F64 => math::from_f64s(os.to_vec(), vf),
+        E::F16 | E::Bf16 => {
+            super::convert::convert(&math::from_f64s(os.to_vec(), vf), et).ok_or("convert")?
+        }
+        et => Tensor::from_i64s(et, os.to_vec(), vi).ok_or("encode")?,
+    })
+}
+
+fn maxpool_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
+    let x = cx.input(0)?.value.clone().ok_or("no value")?;
+    let ds = x.shape.clone();
+    let os = outs
+        .first()
+        .and_then(|o| o.shape.to_static())
+        .ok_or("output shape not static")?;
+    let n = ds.len() - 2;
+    let kernel = cx.attr_ints("kernel")?.ok_or("kernel")?;
+    let w = window(cx, n, true)?;
+    let pads = maxpool_pads(&w, &kernel, &ds, &os);
+    // Values as f64 (exact for every float type folded) or i64.
+    let float = x.et.is_float();
+    let (fv, iv) = if float {
+        (x.to_f64s().ok_or("bad values")?, Vec::new())
+    } else {
+        (Vec::new(), x.to_i64s().ok_or("bad values")?)
     };
+    let (flo, ilo) = lowest(x.et)?;
     let sp_in: usize = ds[2..].iter().product::<u64>() as usize;
     let sp_out: usize = os[2..].iter().product::<u64>() as usize;
     let total = (ds[0] * ds[1]) as usize * sp_out;
@@ -185,18 +211,7 @@ fn maxpool_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
             idx.push((base + at) as i64);
         }
     }
-    let values = match x.et {
-        E::F32 => math::from_f32s(
-            os.clone(),
-            &vf.iter().map(|&v| v as f32).collect::<Vec<_>>(),
-        ),
-        E::F64 => math::from_f64s(os.clone(), &vf),
-        E::F16 | E::Bf16 => {
-            super::convert::convert(&math::from_f64s(os.clone(), &vf), x.et).ok_or("convert")?
-        }
-        et => Tensor::from_i64s(et, os.clone(), &vi).ok_or("encode")?,
-    };
-    let mut res = vec![Fact::with_value(values)];
+    let mut res = vec![Fact::with_value(encode(x.et, &os, &vf, &vi)?)];
     if let Some(io) = outs.get(1) {
         let ax = cx.attr_axis("axis", 0, ds.len())?;
         if ax != 0 {
