@@ -360,20 +360,7 @@ impl<'a> Infer<'a> {
         pending: &[(usize, &Layer)],
     ) -> Vec<Fact> {
         if l.is("Parameter") {
-            let et = l
-                .attr("element_type")
-                .and_then(ElementType::parse_attr)
-                .unwrap_or(ElementType::Dynamic);
-            let mut shape = l
-                .attr("shape")
-                .and_then(|s| PartialShape::parse(s).ok())
-                .unwrap_or_default();
-            if top {
-                if let Some(o) = self.override_for(l) {
-                    shape = o.clone();
-                }
-            }
-            return vec![Fact::new(et, shape)];
+            return vec![self.parameter(l, top)];
         }
         if l.is("Result") {
             return Vec::new();
@@ -393,7 +380,7 @@ impl<'a> Infer<'a> {
             f32_mode: false,
             attrs: &op.attrs,
         };
-        let mut outs = match (op.def.infer)(&cx) {
+        let outs = match (op.def.infer)(&cx) {
             Ok(o) => o,
             Err(e) => {
                 self.op_err(l, e, inputs);
@@ -422,8 +409,37 @@ impl<'a> Infer<'a> {
         {
             return self.behind_decompression(l, &op, inputs, pending, outs);
         }
-        // Values: exact when every input the kernel reads is known, else bounds for movement
-        // ops.
+        self.values(l, &op, &cx, outs)
+    }
+
+    /// A Parameter's fact: its `<data>`, or the `--input` override at the top level.
+    fn parameter(&self, l: &Layer, top: bool) -> Fact {
+        let et = l
+            .attr("element_type")
+            .and_then(ElementType::parse_attr)
+            .unwrap_or(ElementType::Dynamic);
+        let mut shape = l
+            .attr("shape")
+            .and_then(|s| PartialShape::parse(s).ok())
+            .unwrap_or_default();
+        if top {
+            if let Some(o) = self.override_for(l) {
+                shape = o.clone();
+            }
+        }
+        Fact::new(et, shape)
+    }
+
+    /// Values of a layer's outputs: exact when every input the kernel reads is known and the
+    /// result is small, else bounds for movement ops.
+    fn values(
+        &mut self,
+        l: &Layer,
+        op: &ops::Resolved,
+        cx: &Ctx,
+        mut outs: Vec<Fact>,
+    ) -> Vec<Fact> {
+        let inputs = cx.inputs;
         let needed = op.def.policy.value_inputs.min(inputs.len());
         let all_known = inputs[..needed]
             .iter()
@@ -443,7 +459,7 @@ impl<'a> Infer<'a> {
                     .iter()
                     .all(|f| count(&f.shape).is_some_and(|n| n <= self.value_limit)));
         if op.def.eval.is_some() && all_known && small {
-            if let Some(vals) = self.evaluate(l, &op, inputs, &outs) {
+            if let Some(vals) = self.evaluate(l, op, inputs, &outs) {
                 for (o, v) in outs.iter_mut().zip(vals) {
                     // String values move only when folding: OpenVINO's reader infers
                     // StringTensorUnpack's byte count only off a Constant producer, and a
@@ -461,7 +477,7 @@ impl<'a> Infer<'a> {
                 }
             }
         } else if let (BoundsRule::Movement(mask), Some(eval)) = (op.def.bounds, op.def.eval) {
-            if let Some(b) = movement_bounds(&cx, mask, op.def.infer, eval) {
+            if let Some(b) = movement_bounds(cx, mask, op.def.infer, eval) {
                 for (o, bo) in outs.iter_mut().zip(b) {
                     if let Some(bo) = bo {
                         o.bounds = Some(Arc::new(bo));
