@@ -21,7 +21,51 @@ pub(super) struct PriorBoxAttrs {
     pub(super) min_max_aspect_ratios_order: bool,
 }
 
-pub(super) fn prior_box_attrs(cx: &Ctx) -> R<PriorBoxAttrs> {
+impl Attrs for PriorBoxAttrs {
+    fn parse(cx: &Ctx) -> R<Self> {
+        prior_box_attrs(cx)
+    }
+}
+
+/// PriorBoxClustered's attributes.
+pub(super) struct ClusteredAttrs {
+    widths: Vec<f32>,
+    heights: Vec<f32>,
+    variance: Vec<f32>,
+    clip: bool,
+    step: f32,
+    offset: f32,
+    step_w: f32,
+    step_h: f32,
+}
+
+impl Attrs for ClusteredAttrs {
+    fn parse(cx: &Ctx) -> R<Self> {
+        let (widths, heights) = (cx.attr_f32s("width")?, cx.attr_f32s("height")?);
+        if widths.len() != heights.len() {
+            return Err(OpError::attr(
+                "height",
+                format!(
+                    "width has {} values and height {}; they must match",
+                    widths.len(),
+                    heights.len()
+                ),
+            ));
+        }
+        Ok(ClusteredAttrs {
+            widths,
+            heights,
+            variance: cx.attr_f32s("variance")?,
+            clip: cx.attr_bool("clip", true)?,
+            step: cx.attr_f32("step", 0.0)?,
+            offset: cx.attr_f32("offset", 0.5)?,
+            step_w: cx.attr_f32("step_w", 0.0)?,
+            step_h: cx.attr_f32("step_h", 0.0)?,
+        })
+    }
+}
+
+fn prior_box_attrs(cx: &Ctx) -> R<PriorBoxAttrs> {
     Ok(PriorBoxAttrs {
         min_size: cx.attr_f32s("min_size")?,
         max_size: cx.attr_f32s("max_size")?,
@@ -84,18 +128,9 @@ pub(super) fn prior_box_infer(cx: &Ctx) -> R<Vec<Fact>> {
         expect_rank(cx, i, 1, if i == 0 { "output size" } else { "image size" })?;
     }
     let priors = if cx.ty == "PriorBoxClustered" {
-        let (w, h) = (cx.attr_f32s("width")?, cx.attr_f32s("height")?);
-        if w.len() != h.len() {
-            return Err(format!(
-                "width has {} values and height {}; they must match",
-                w.len(),
-                h.len()
-            )
-            .into());
-        }
-        w.len() as i64
+        cx.attrs::<ClusteredAttrs>()?.widths.len() as i64
     } else {
-        number_of_priors(&prior_box_attrs(cx)?)
+        number_of_priors(cx.attrs::<PriorBoxAttrs>()?)
     };
     let second = match cx.shape_bounds(0) {
         Some(b) => {
@@ -370,7 +405,7 @@ fn prior_box_output(
 
 /// The PriorBox kernel, in f32 and in the order of OpenVINO's reference implementation.
 pub(super) fn prior_box_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
-    let a = prior_box_attrs(cx)?;
+    let a = cx.attrs::<PriorBoxAttrs>()?;
     let (h_, w_, ih, iw) = out_hw(cx)?;
     let os = outs[0].shape.to_static().ok_or("dynamic output")?;
     let num_priors = number_of_priors(&a);
@@ -414,13 +449,10 @@ pub(super) fn prior_box_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
 
 /// The PriorBoxClustered kernel, in f32 as OpenVINO's reference computes it.
 pub(super) fn prior_box_clustered_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
-    let (widths, heights) = (cx.attr_f32s("width")?, cx.attr_f32s("height")?);
-    let variance = prior_variance(&cx.attr_f32s("variance")?)?;
-    let clip = cx.attr_bool("clip", true)?;
-    let step = cx.attr_f32("step", 0.0)?;
-    let offset = cx.attr_f32("offset", 0.5)?;
-    let sw = cx.attr_f32("step_w", 0.0)?;
-    let sh_ = cx.attr_f32("step_h", 0.0)?;
+    let a = cx.attrs::<ClusteredAttrs>()?;
+    let (widths, heights) = (&a.widths, &a.heights);
+    let variance = prior_variance(&a.variance)?;
+    let (clip, step, offset, sw, sh_) = (a.clip, a.step, a.offset, a.step_w, a.step_h);
     let (lh, lw, ih, iw) = out_hw(cx)?;
     let os = outs[0].shape.to_static().ok_or("dynamic output")?;
     let n = widths.len();
