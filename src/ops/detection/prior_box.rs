@@ -408,7 +408,7 @@ pub(super) fn prior_box_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
     let a = cx.attrs::<PriorBoxAttrs>()?;
     let (h_, w_, ih, iw) = out_hw(cx)?;
     let os = outs[0].shape.to_static().ok_or("dynamic output")?;
-    let num_priors = number_of_priors(&a);
+    let num_priors = number_of_priors(a);
     let ars = distinct_ratios(&a);
     let variance = prior_variance(&a.variance)?;
     let (step, min_size) = scaled_step(&a, h_, ih);
