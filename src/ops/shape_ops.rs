@@ -879,7 +879,13 @@ pub(super) fn register(r: &mut Reg) {
             d.movement(mask)
         }
     };
-    r.add("ShapeOf", &all, OpDef::shape_only(shape_of_infer));
+    // The value comes from the input's static shape, never from its values (as OpenVINO's
+    // evaluate reads the input tensor's shape): the kernel is the shape rule.
+    r.add(
+        "ShapeOf",
+        &all,
+        OpDef::with_eval(shape_of_infer, |cx, _| shape_of_infer(cx)).value_inputs(0),
+    );
     r.add("Reshape", &all, def(reshape_infer, reshape_eval, 0b1));
     r.add("Squeeze", &all, def(squeeze_infer, squeeze_eval, 0b1));
     r.add("Unsqueeze", &all, def(unsqueeze_infer, unsqueeze_eval, 0b1));

@@ -409,11 +409,11 @@ pub(super) fn prior_box_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
     let (h_, w_, ih, iw) = out_hw(cx)?;
     let os = outs[0].shape.to_static().ok_or("dynamic output")?;
     let num_priors = number_of_priors(a);
-    let ars = distinct_ratios(&a);
+    let ars = distinct_ratios(a);
     let variance = prior_variance(&a.variance)?;
-    let (step, min_size) = scaled_step(&a, h_, ih);
+    let (step, min_size) = scaled_step(a, h_, ih);
     let p = Priors {
-        a: &a,
+        a,
         ars,
         min_size,
         iwi: 1.0f32 / iw as f32,
