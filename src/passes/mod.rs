@@ -3,3 +3,4 @@
 pub mod decompress;
 pub mod fold;
 pub mod infer;
+pub mod record;

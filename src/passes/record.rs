@@ -1,0 +1,98 @@
+//! Inferred facts meet the file: `apply` writes them into the ports (`infer-shapes -o`,
+//! `fold`), `drift` lists the ports whose recorded dims or precision disagree
+//! (`infer-shapes --check`).
+
+use super::infer::{Facts, InputOverride};
+use crate::ir::*;
+use crate::span::SourceMap;
+
+/// Write inferred facts into the ports of a graph (and its bodies).
+pub fn apply(g: &mut Graph, facts: &Facts, overrides: &[InputOverride], top: bool) {
+    let nodes: Vec<NodeId> = g.nodes().collect();
+    for &n in &nodes {
+        let prods = g.inputs_of(n);
+        let l = &mut g[n];
+        for (i, p) in prods.iter().enumerate() {
+            if let Some(f) = p.and_then(|(s, o)| facts.get(s, o)) {
+                let port = &mut l.inputs[i];
+                port.precision = Some(f.et);
+                port.shape = f.shape.clone();
+            }
+        }
+        for (o, port) in l.outputs.iter_mut().enumerate() {
+            if let Some(f) = facts.get(n, o) {
+                port.precision = Some(f.et);
+                port.shape = f.shape.clone();
+            }
+        }
+        if top && l.is("Parameter") {
+            if let Some(ov) = overrides
+                .iter()
+                .find(|o| l.name == o.name || l.outputs.iter().any(|q| q.names().contains(&o.name)))
+            {
+                l.set_data_attr("shape", ov.shape.to_string());
+            }
+        }
+        for (bi, b) in l.bodies.iter_mut().enumerate() {
+            if let Some(bf) = facts.bodies.get(&(n, bi)) {
+                apply(&mut b.graph, bf, &[], false);
+            }
+        }
+    }
+}
+
+/// One disagreement between recorded and inferred port data.
+#[derive(Debug, Clone)]
+pub struct Drift {
+    /// The layer's label (`Gather 'g1' (id 7, opset8)`).
+    pub layer: String,
+    /// Friendly name, id and type of the layer, for machine-readable reports.
+    pub name: String,
+    pub id: u64,
+    pub ty: String,
+    pub port: u32,
+    pub recorded: String,
+    pub inferred: String,
+    pub pos: Option<usize>,
+}
+
+/// How a port looks in the file: precision and `<dim>`s (non-static dims are `-1`).
+fn port_text(et: Option<ElementType>, s: &PartialShape) -> String {
+    let dims: Vec<String> = s
+        .dims()
+        .unwrap_or(&[])
+        .iter()
+        .map(|d| d.get().map_or("-1".to_string(), |v| v.to_string()))
+        .collect();
+    format!("{}[{}]", et.map_or("?", |e| e.name()), dims.join(","))
+}
+
+/// Compare recorded output ports with inferred facts (in the file's lossy form).
+pub fn drift(g: &Graph, facts: &Facts, map: Option<&SourceMap>, out: &mut Vec<Drift>) {
+    let Some(order) = g.ordered() else { return };
+    for n in order {
+        let l = &g[n];
+        for (o, port) in l.outputs.iter().enumerate() {
+            let Some(f) = facts.get(n, o) else { continue };
+            let rec = port_text(port.precision, &port.shape);
+            let inf = port_text(Some(f.et), &f.shape);
+            if rec != inf {
+                out.push(Drift {
+                    layer: l.label(),
+                    name: l.name.clone(),
+                    id: l.id,
+                    ty: l.ty.to_string(),
+                    port: port.id,
+                    recorded: rec,
+                    inferred: inf,
+                    pos: map.and_then(|m| m.port_pos(l, port.id)),
+                });
+            }
+        }
+        for (bi, b) in l.bodies.iter().enumerate() {
+            if let Some(bf) = facts.bodies.get(&(n, bi)) {
+                drift(&b.graph, bf, None, out);
+            }
+        }
+    }
+}
