@@ -379,8 +379,9 @@ fn proposal_infer(cx: &Ctx) -> R<Vec<Fact>> {
 
 // ------------------------------------------------------------------ ROI ops
 
-/// ROIAlign-3/9, ROIAlignRotated-15: [num_rois, C, pooled_h, pooled_w].
-fn roi_align_infer(cx: &Ctx) -> R<Vec<Fact>> {
+/// ROIAlign-3/9, ROIAlignRotated-15: [num_rois, C, pooled_h, pooled_w] (ROIAlign registers
+/// in `roi_align.rs`).
+pub(super) fn roi_align_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(3, 3)?;
     let rotated = cx.ty == "ROIAlignRotated";
     expect_float(cx, 0, "data")?;
@@ -740,7 +741,6 @@ pub(super) fn register(r: &mut Reg) {
     let d = OpDef::shape_only;
     r.add("DetectionOutput", &all, d(detection_output_infer));
     r.add("Proposal", &all, d(proposal_infer));
-    r.add("ROIAlign", &all, d(roi_align_infer));
     r.add("ROIAlignRotated", &all, d(roi_align_infer));
     r.add("ROIPooling", &all, d(roi_pooling_infer));
     r.add("PSROIPooling", &all, d(psroi_pooling_infer));

@@ -23,6 +23,7 @@ mod nms;
 mod pool;
 mod promote;
 mod reduce;
+mod roi_align;
 mod search;
 mod sequence;
 mod shape_ops;
@@ -422,6 +423,7 @@ fn registry() -> &'static Registry {
         slice_scatter::register(&mut r);
         promote::register(&mut r);
         detection::register(&mut r);
+        roi_align::register(&mut r);
         nms::register(&mut r);
         vision::register(&mut r);
         fake_convert::register(&mut r);
