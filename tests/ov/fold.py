@@ -2162,6 +2162,58 @@ add("xor1_boolean", lambda: [_NF("opset1").create(
     {"auto_broadcast": "numpy"})])
 
 # ---------------------------------------------------------------------------
+# ROIAlign-3 (folded for f32/f16/bf16 data); ROIAlign-9 and f64 data stay
+# ---------------------------------------------------------------------------
+_RA_ROIS = {
+    # inside, partly outside (each side), fully outside, tiny, large, inverted, fractional
+    "mixed": [[1, 1, 6, 5], [-3, -2, 4, 3], [7, 5, 14, 12], [20, 20, 30, 30], [-10, -10, -5, -4],
+              [2.3, 2.7, 2.31, 2.72], [0, 0, 9.7, 7.9], [5, 5, 3, 2], [0.25, 1.75, 8.6, 6.1]],
+    "edge": [[-1, -1, 0.5, 0.5], [8.5, 6.5, 11, 9], [0, 0, 10, 8], [9.99, 7.99, 10, 8]],
+}
+
+
+def _ra(dt="f32", rois="mixed", bt="i32", ph=2, pw=3, sr=0, scale=1.0, mode="avg", shape=(2, 3, 8, 10),
+        ver=3, aligned="asymmetric", seed=0):
+    rv = _RA_ROIS[rois]
+    bidx = [(i * 7 + 1) % shape[0] for i in range(len(rv))]
+    data = R(list(shape), dt, seed=seed)
+    r = C([[v / scale for v in roi] for roi in rv], dt)
+    if ver == 9:
+        return [op9.roi_align(data, r, C(bidx, bt), ph, pw, sr, scale, mode, aligned)]
+    return [op3.roi_align(data, r, C(bidx, bt), ph, pw, sr, scale, mode)]
+
+
+for _dt in ("f32", "f16", "bf16"):
+    for _mode in ("avg", "max"):
+        for _sr in (0, 1, 2, 3):
+            for _bt in ("i32", "i64"):
+                add("roi_align3_%s_%s_sr%d_%s" % (_dt, _mode, _sr, _bt),
+                    lambda dt=_dt, m=_mode, sr=_sr, bt=_bt: _ra(dt, bt=bt, sr=sr, mode=m))
+        for _sc in (0.5, 0.3125, 2.0, 4.0):
+            add("roi_align3_%s_%s_scale%g" % (_dt, _mode, _sc),
+                lambda dt=_dt, m=_mode, sc=_sc: _ra(dt, scale=sc, mode=m, ph=3, pw=2))
+        add("roi_align3_%s_%s_edge" % (_dt, _mode),
+            lambda dt=_dt, m=_mode: _ra(dt, rois="edge", mode=m, ph=4, pw=4, shape=(3, 2, 8, 10)))
+        add("roi_align3_%s_%s_1x1_pool" % (_dt, _mode),
+            lambda dt=_dt, m=_mode: _ra(dt, mode=m, ph=1, pw=1, sr=0, scale=0.7))
+        add("roi_align3_%s_%s_tiny_map" % (_dt, _mode),
+            lambda dt=_dt, m=_mode: _ra(dt, rois="edge", mode=m, ph=2, pw=2, shape=(1, 4, 1, 2), sr=2))
+        add("roi_align3_%s_%s_big_pool" % (_dt, _mode),
+            lambda dt=_dt, m=_mode: _ra(dt, mode=m, ph=7, pw=5, sr=0, scale=3.0, seed=5))
+add("roi_align3_f32_max_all_negative", lambda: [op3.roi_align(
+    R([1, 2, 5, 5], "f32", -9, -1), C([[0, 0, 4, 4], [1, 2, 3, 3]], "f32"), C([0, 0], "i32"), 2, 2, 2, 1.0,
+    "max")])
+add("roi_align3_f32_large_values", lambda: [op3.roi_align(
+    R([1, 2, 6, 6], "f32", -3e38, 3e38), C([[0.3, 0.6, 5.1, 4.9]], "f32"), C([0], "i64"), 3, 3, 2, 1.0,
+    "avg")])
+for _al in ("asymmetric", "half_pixel_for_nn", "half_pixel"):
+    add("roi_align9_%s_nofold" % _al, lambda al=_al: _ra(ver=9, aligned=al), kind="nofold")
+add("roi_align9_max_nofold", lambda: _ra(ver=9, mode="max", sr=2), kind="nofold")
+add("roi_align3_f64_nofold", lambda: _ra("f64"), kind="nofold")
+add("roi_align3_f64_max_nofold", lambda: _ra("f64", mode="max", bt="i64", sr=2), kind="nofold")
+
+
+# ---------------------------------------------------------------------------
 # Main
 # ---------------------------------------------------------------------------
 
