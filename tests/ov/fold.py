@@ -2206,6 +2206,12 @@ add("roi_align3_f32_max_all_negative", lambda: [op3.roi_align(
 add("roi_align3_f32_large_values", lambda: [op3.roi_align(
     R([1, 2, 6, 6], "f32", -3e38, 3e38), C([[0.3, 0.6, 5.1, 4.9]], "f32"), C([0], "i64"), 3, 3, 2, 1.0,
     "avg")])
+for _mode in ("avg", "max"):
+    # inf at (0, 0): samples outside the map read it with weight 0 (NaN), as the reference does
+    add("roi_align3_f32_%s_inf_nan_data" % _mode, lambda m=_mode: [op3.roi_align(
+        C([[[[np.inf, 1, 2, np.nan], [3, -np.inf, 4, 5], [6, 7, 8, 9]]]], "f32"),
+        C([[-5, -5, -3, -3], [1, 1, 3, 2], [2.5, 0, 3, 1], [0, 1.5, 2, 2]], "f32"), C([0, 0, 0, 0], "i32"),
+        2, 2, 2, 1.0, m)])
 for _al in ("asymmetric", "half_pixel_for_nn", "half_pixel"):
     add("roi_align9_%s_nofold" % _al, lambda al=_al: _ra(ver=9, aligned=al), kind="nofold")
 add("roi_align9_max_nofold", lambda: _ra(ver=9, mode="max", sr=2), kind="nofold")
