@@ -15,6 +15,7 @@ mod elementwise;
 mod embedding;
 mod fake_convert;
 mod generate;
+mod grid_sample;
 mod interpolate;
 mod linalg;
 pub mod math;
@@ -426,6 +427,7 @@ fn registry() -> &'static Registry {
         roi_align::register(&mut r);
         nms::register(&mut r);
         vision::register(&mut r);
+        grid_sample::register(&mut r);
         fake_convert::register(&mut r);
         r.0
     })

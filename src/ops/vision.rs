@@ -1,4 +1,4 @@
-//! Image and vision ops: SpaceToBatch/BatchToSpace (with kernels: OpenVINO folds them), GridSample,
+//! Image and vision ops: SpaceToBatch/BatchToSpace (with kernels: OpenVINO folds them),
 //! DeformableConvolution, BinaryConvolution, ExtractImagePatches, NV12/I420 colour conversion,
 //! Col2Im.
 
@@ -347,38 +347,7 @@ fn deformable_conv_infer(cx: &Ctx) -> R<Vec<Fact>> {
     )])
 }
 
-// ------------------------------------------------------------------ GridSample, patches, Col2Im
-
-/// GridSample-9: [N, C, grid H, grid W].
-fn grid_sample_infer(cx: &Ctx) -> R<Vec<Fact>> {
-    cx.expect_inputs(2, 2)?;
-    let (x, g) = (cx.input(0)?, cx.input(1)?);
-    for (f, what) in [(x, "data"), (g, "grid")] {
-        if let Some(r) = f.shape.rank() {
-            if r != 4 {
-                return Err(format!("{what} must be 4-D, is {}", sh(&f.shape)).into());
-            }
-        }
-    }
-    if g.shape.rank().is_some() && merge_dim(dim_at(g, 3), Dim::known(2)).is_none() {
-        return Err(format!("grid {} must end with 2", sh(&g.shape)).into());
-    }
-    let batch = merge_dim(dim_at(x, 0), dim_at(g, 0)).ok_or_else(|| {
-        format!(
-            "data {} and grid {} differ in batch",
-            sh(&x.shape),
-            sh(&g.shape)
-        )
-    })?;
-    Ok(vec![Fact::new(
-        x.et,
-        PartialShape::Ranked(
-            [batch, dim_at(x, 1), dim_at(g, 1), dim_at(g, 2)]
-                .into_iter()
-                .collect(),
-        ),
-    )])
-}
+// ------------------------------------------------------------------ patches, Col2Im
 
 /// ExtractImagePatches-3: [N, C × kh × kw, out_h, out_w].
 fn extract_patches_infer(cx: &Ctx) -> R<Vec<Fact>> {
@@ -621,7 +590,6 @@ pub(super) fn register(r: &mut Reg) {
     let d = OpDef::shape_only;
     r.add("DeformableConvolution", &all, d(deformable_conv_infer));
     r.add("BinaryConvolution", &all, d(deformable_conv_infer));
-    r.add("GridSample", &all, d(grid_sample_infer));
     r.add("ExtractImagePatches", &all, d(extract_patches_infer));
     r.add("Col2Im", &all, d(col2im_infer));
     for ty in ["NV12toRGB", "NV12toBGR", "I420toRGB", "I420toBGR"] {
