@@ -2161,6 +2161,72 @@ add("xor1_boolean", lambda: [_NF("opset1").create(
     "Xor", [R([2, 3], "boolean").output(0), R([2, 3], "boolean", seed=3).output(0)],
     {"auto_broadcast": "numpy"})])
 
+
+# ---------------------------------------------------------------------------
+# GridSample-9: OpenVINO folds f32 data with an f32 grid only, every mode x padding_mode x
+# align_corners; grids mix exact pixel centres, half-way points (nearest's ties), points just
+# and far outside [-1, 1], upsampling and downsampling sizes, batch and channels > 1
+# ---------------------------------------------------------------------------
+_GS_SPECIAL = [-1.0, -0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0, -1.25, 1.25, 1.5, -1.5, 2.0, -2.0,
+               -0.125, 0.375, 1.0 / 3, -1.0 / 3, 0.6, -0.6, 3.7, -3.7, 10.2, -10.2, 1e3, -1e3, 0.1, -0.9]
+
+
+def _gs_grid(shape, seed, lo=-1.3, hi=1.3, special=True):
+    rng = np.random.default_rng(seed)
+    g = rng.uniform(lo, hi, shape).astype(np.float32)
+    if special:
+        flat = g.reshape(-1, 2)
+        sp = np.array(_GS_SPECIAL, np.float32)
+        k = min(len(flat), len(sp))
+        flat[:k, 0] = sp[:k]
+        flat[:k, 1] = sp[rng.permutation(len(sp))[:k]]
+        if len(flat) >= 2 * k:
+            flat[k:2 * k, 1] = sp[:k]
+            flat[k:2 * k, 0] = sp[rng.permutation(len(sp))[:k]]
+    return g
+
+
+def _gs(data, grid, mode, pad, align):
+    return [op9.grid_sample(data, grid, {"mode": mode, "padding_mode": pad, "align_corners": align})]
+
+
+_GS_SHAPES = {
+    # name: (data shape, grid shape, grid range, specials)
+    "up": ([2, 3, 3, 4], [2, 6, 7, 2], (-1.3, 1.3), True),
+    "down": ([1, 2, 7, 9], [1, 3, 2, 2], (-1.0, 1.0), False),
+    "far": ([1, 1, 3, 5], [1, 5, 6, 2], (-12.0, 12.0), True),
+    "w5": ([2, 2, 4, 5], [2, 5, 8, 2], (-1.1, 1.1), True),
+    "h1": ([1, 2, 1, 4], [1, 4, 8, 2], (-3.0, 3.0), True),
+}
+for _m in ("bilinear", "nearest", "bicubic"):
+    for _p in ("zeros", "border", "reflection"):
+        for _a in (False, True):
+            for _si, (_sn, (_ds, _gsh, (_lo, _hi), _sp)) in enumerate(_GS_SHAPES.items()):
+                def _f(m=_m, p=_p, a=_a, ds=_ds, gsh=_gsh, lo=_lo, hi=_hi, sp=_sp, si=_si):
+                    return _gs(R(ds, "f32", seed=si), C(_gs_grid(gsh, 100 + si, lo, hi, sp), "f32"), m, p, a)
+                add("grid_sample_%s_%s_%s_%s" % (_m, _p, "align" if _a else "noalign", _sn), _f)
+# NaN, infinite and huge coordinates: OpenVINO turns them into LONG_MIN indices (not for
+# reflection with align_corners, where its reference then reads out of bounds).
+for _m in ("bilinear", "nearest", "bicubic"):
+    for _p, _a in (("zeros", False), ("border", True), ("reflection", False)):
+        def _f(m=_m, p=_p, a=_a):
+            g = np.array([[[[NAN, 0.0], [0.0, NAN], [INF, 0.5], [-INF, -0.5]],
+                           [[1e30, 0.0], [-1e30, 0.25], [3e9, -3e9], [0.5, 0.5]]]], np.float32)
+            return _gs(R([1, 2, 3, 4], "f32", seed=5), C(g, "f32"), m, p, a)
+        add("grid_sample_%s_%s_%s_nonfinite" % (_m, _p, "align" if _a else "noalign"), _f)
+# Special data values flow through the weights.
+add("grid_sample_bicubic_nan_inf_data", lambda: _gs(
+    C([[[[1.0, NAN, 3.0], [INF, -2.0, 0.0], [-0.0, 5.0, -INF]]]], "f32"),
+    C(_gs_grid([1, 3, 3, 2], 7), "f32"), "bicubic", "border", False))
+add("grid_sample_default_attrs", lambda: [op9.grid_sample(R([1, 2, 3, 4], "f32"),
+                                                          C(_gs_grid([1, 2, 5, 2], 8), "f32"), {})])
+add("grid_sample_f16_data_nofold", lambda: _gs(R([1, 2, 3, 4], "f16"), C(_gs_grid([1, 2, 3, 2], 9), "f32"),
+                                               "bilinear", "zeros", False), kind="nofold")
+add("grid_sample_f16_grid_nofold", lambda: _gs(R([1, 2, 3, 4], "f32"), C(_gs_grid([1, 2, 3, 2], 9), "f16"),
+                                               "bilinear", "zeros", False), kind="nofold")
+add("grid_sample_i32_data_nofold", lambda: _gs(R([1, 2, 3, 4], "i32"), C(_gs_grid([1, 2, 3, 2], 9), "f32"),
+                                               "nearest", "border", True), kind="nofold")
+
 # ---------------------------------------------------------------------------
 # ROIAlign-3 (folded for f32/f16/bf16 data); ROIAlign-9 and f64 data stay
 # ---------------------------------------------------------------------------
