@@ -215,7 +215,7 @@ fn grid_sample_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let out_shape = vec![n, c, ho, wo];
     let total = (n * c * ho * wo) as usize;
     if total > 0 && (h == 0 || w == 0) {
-        return Err("empty data with a non-empty output (OpenVINO divides by zero)".into());
+        return Err("empty data with a non-empty output (OpenVINO's reference reads out of bounds or divides by zero)".into());
     }
     let data = math::f32s(&x).ok_or("bad data")?;
     let grid = math::f32s(&g).ok_or("bad grid")?;
