@@ -265,6 +265,14 @@ def _():
     return model(op4.range(C(0), P([], "i64"), C(1), "i64"))
 
 
+# Range's inputs are scalars: OpenVINO rejects a rank-1 start/stop ("rank().compatible(0)"), so no "dyn" kind.
+@cases("range_kinds", [("v4_dynrank", (4, None)), ("v1_dynrank", (1, None))])
+def _range_kinds(ver, shape):
+    if ver == 4:
+        return model(op4.range(P(shape, "i64", "start"), C(10), C(2), "i32"))
+    return model(op1.range(C(0, "f32"), P(shape, "f32", "stop"), C(0.5, "f32")))
+
+
 # Slice-8
 @cases("slice8", [
     ("basic", ([10, 20, 30], [1, 2], [8, 18], [1, 3], [0, 1], "i64")),
@@ -281,6 +289,7 @@ def _():
     ("interval", ([(2, 10), 20], [1], [5], [1], [0], "i64")),
     ("interval_neg", ([(2, 10), (1, 30)], [-2, 0], [I64_MIN, 8], [-1, 3], [0, 1], "i64")),
     ("interval_big_start", ([(4, 20), 5], [5], [I64_MAX], [2], [0], "i64")),
+    ("dynrank", (None, [1, 2], [5, 10], [1, 2], [0, 2], "i64")), ("dynrank_no_axes", (None, [1], [5], [1], None, "i64")),
 ])
 def _slice8(shape, start, stop, step, axes, it):
     args = [P(shape), C(start, it), C(stop, it), C(step, it)]
@@ -308,6 +317,9 @@ def _():
     ("short", ([10, 20, 30], [2], [7], [2], [0], [0], [], [], [])),
     ("dyn", ([-1, 20, (3, 9)], [1, 2, 1], [5, 10, 3], [1, 2, 1], [0, 0, 0], [0, 0, 0], [], [], [])),
     ("dyn_shrink", ([-1, 20], [0, 0], [1, 0], [1, 1], [0, 1], [0, 1], [], [1, 0], [])),
+    ("dynrank", (None, [1, 2], [5, 10], [1, 2], [0, 0], [0, 0], [], [], [])),
+    ("shrink_new_dynrank", (None, [0, 0, 1], [1, 0, 3], [1, 1, 1], [0, 0, 0], [0, 0, 0], [0, 1, 0], [1, 0, 0], [])),
+    ("ellipsis_dynrank", (None, [0, 1], [0, 3], [1, 1], [0, 0], [0, 0], [], [], [1, 0])),
 ])
 def _ss(shape, b, e, s, bm, em, nm, sm, elm):
     return model(op1.strided_slice(P(shape), C(b), C(e), C(s), bm, em, nm, sm, elm))
@@ -327,6 +339,8 @@ def _ss(shape, b, e, s, bm, em, nm, sm, elm):
     ("v8_dyn", (8, [-1, (2, 9), 7], [(1, 4)], "i64", 1, 0)),
     ("v8_dyn_batch", (8, [-1, 6, 7], [(2, 5), 3], "i64", 1, 1)),
     ("v8_dynrank_idx", (8, [5, 6], None, "i64", 0, 0)),
+    ("v8_dynrank", (8, None, [2, 3], "i64", 1, 0)), ("v1_dynrank", (1, None, [4], "i32", 0, 0)),
+    ("v8_dynrank_batch", (8, None, [3, 4], "i64", 1, 1)),
 ])
 def _gather(ver, dshape, ishape, it, axis, bd):
     d, i = P(dshape, "f32", "data"), P(ishape, it, "idx")
@@ -350,6 +364,18 @@ def _convert(t):
 @cases("convert_like", [(t, (t,)) for t in ["f16", "i32", "boolean", "u8"]])
 def _convert_like(t):
     return model(o.convert_like(P([3, -1], "f32", "a"), P([1], t, "b")))
+
+
+# Convert / ConvertLike over every kind of data shape (the cases above vary the type)
+@cases("convert_kinds", [("static", ([2, 3],)), ("dyn", ([-1, 3],)), ("interval", ([(2, 6), 3],)), ("dynrank", (None,))])
+def _convert_kinds(x):
+    return model(o.convert(P(x, "f32"), "i32"))
+
+
+@cases("convert_like_kinds", [("static", ([2, 3], [1])), ("dyn", ([-1, 3], [5])), ("interval", ([(2, 6), 3], [1])),
+                              ("dynrank", (None, [1])), ("like_dynrank", ([2, 3], None))])
+def _convert_like_kinds(x, like):
+    return model(o.convert_like(P(x, "f32", "a"), P(like, "f16", "b")))
 
 
 # ShapeOf -> Gather -> Concat -> Reshape
@@ -438,6 +464,7 @@ def _():
     ("interval", ([(2, 6), 3, 4], [-1, 12], False)), ("interval_sz", ([(2, 6), 3, 4], [0, -1], True)),
     ("scalar", ([1, 1], [], False)), ("dyn_full", ([-1, -1], [-1], False)),
     ("interval_both", ([(2, 6), (3, 4)], [-1], False)),
+    ("dynrank", (None, [2, -1], False)), ("sz_dynrank", (None, [0, 4], True)), ("flat_dynrank", (None, [-1], False)),
 ])
 def _reshape(shape, tgt, sz):
     return model(o.reshape(P(shape), C(tgt), sz))
@@ -446,12 +473,15 @@ def _reshape(shape, tgt, sz):
 @cases("squeeze", [
     ("axes", ([1, 3, 1, 4], [0, -2])), ("all", ([1, 3, 1, 4], None)), ("dyn", ([1, -1, (1, 1), 4], [0])),
     ("dyn_noaxes", ([1, -1, 4], None)),
+    ("axes_interval", ([1, (2, 5), 1], [0, 2])), ("noaxes_interval", ([1, (2, 5), 1], None)),
+    ("axes_dynrank", (None, [0])), ("noaxes_dynrank", (None, None)),
 ])
 def _squeeze(shape, axes):
     return model(op1.squeeze(P(shape), C(axes)) if axes is not None else o.squeeze(P(shape)))
 
 
-@cases("unsqueeze", [("one", ([3, 4], [0])), ("neg_multi", ([3, -1], [-1, 0])), ("interval", ([(2, 5)], [1, 0]))])
+@cases("unsqueeze", [("one", ([3, 4], [0])), ("neg_multi", ([3, -1], [-1, 0])), ("interval", ([(2, 5)], [1, 0])),
+                         ("dynrank", (None, [0])), ("multi_dynrank", (None, [-1, 0]))])
 def _unsqueeze(shape, axes):
     return model(o.unsqueeze(P(shape), C(axes)))
 
@@ -460,6 +490,7 @@ def _unsqueeze(shape, axes):
     ("static", ([[2, 3], [4, 3]], 0)), ("neg_axis", ([[2, 3], [2, 5], [2, 1]], -1)),
     ("dyn", ([[-1, 3], [4, -1]], 0)), ("interval", ([[(1, 4), 3], [(2, 6), (1, 3)]], 0)),
     ("interval_other_axis", ([[2, (2, 8)], [-1, (4, 16)]], 1)),
+    ("dynrank", ([None, [2, 3]], 0)), ("dynrank_neg_axis", ([[2, 3], None, [2, (1, 4)]], -1)), ("all_dynrank", ([None, None], 1)),
 ])
 def _concat(shapes, axis):
     return model(o.concat([P(s, "f32", "p%d" % i) for i, s in enumerate(shapes)], axis))
@@ -471,6 +502,8 @@ def _concat(shapes, axis):
     ("bidir_small_tgt", ([2, 3, 4], [4], "BIDIRECTIONAL", None)), ("explicit", ([3], [2, 3, 4], "EXPLICIT", [1])),
     ("explicit2", ([3, 4], [2, 3, 5, 4], "EXPLICIT", [1, 3])), ("numpy_dyn", ([-1, 1], [2, 3, 4], "NUMPY", None)),
     ("bidir_dyn", ([(1, 5), 1], [1, 6], "BIDIRECTIONAL", None)),
+    ("numpy_dynrank", (None, [2, 3, 4], "NUMPY", None)), ("bidir_dynrank", (None, [2, 1, 4], "BIDIRECTIONAL", None)),
+    ("explicit_dynrank", (None, [2, 3, 4], "EXPLICIT", [1])),
 ])
 def _broadcast(shape, tgt, mode, axes):
     return model(op3.broadcast(P(shape), C(tgt), C(axes) if axes else None, mode))
@@ -488,19 +521,23 @@ def _tile(shape, rep):
     return model(o.tile(P(shape), C(rep)))
 
 
-@cases("transpose", [("static", ([2, 3, 4], [2, 0, 1])), ("dyn", ([-1, (2, 5), 4], [1, 2, 0])), ("empty_order", ([2, 3, 4], []))])
+@cases("transpose", [("static", ([2, 3, 4], [2, 0, 1])), ("dyn", ([-1, (2, 5), 4], [1, 2, 0])), ("empty_order", ([2, 3, 4], [])),
+                     ("all_dyn", ([-1, 3, -1], [2, 0, 1])),
+                     ("empty_dynrank", (None, []))])
 def _transpose(shape, order):
     return model(o.transpose(P(shape), C(order)))
 
 
 @cases("split", [("static", ([6, 4], 0, 3)), ("neg_axis", ([6, 4], -1, 2)), ("dyn", ([-1, 8], 1, 4)),
-                 ("interval", ([(4, 8), 8], 0, 2))])
+                 ("interval", ([(4, 8), 8], 0, 2)), ("dynrank", (None, 0, 2)), ("neg_dynrank", (None, -1, 3))])
 def _split(shape, axis, n):
     return model(o.split(P(shape), C(axis), n))
 
 
 @cases("variadic_split", [("static", ([10, 4], 0, [2, 3, 5])), ("minus1", ([10, 4], 0, [2, -1, 3])),
-                          ("dyn", ([-1, 4], 0, [2, -1])), ("neg_axis", ([3, 9], -1, [1, 8]))])
+                          ("dyn", ([-1, 4], 0, [2, -1])), ("neg_axis", ([3, 9], -1, [1, 8])),
+                          ("interval", ([(4, 12), 4], 0, [2, -1])), ("interval_static", ([(4, 12), 4], 1, [1, 3])),
+                          ("dynrank", (None, 1, [1, -1])), ("static_lens_dynrank", (None, 0, [2, 3]))])
 def _vsplit(shape, axis, lens):
     return model(o.variadic_split(P(shape), C(axis), C(lens)))
 
@@ -539,6 +576,7 @@ def _eltwise(fn, a, b, bc):
     ("interval_same", ([-1, 3, (1, 64), (10, 20)], [8, 3, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "same_upper")),
     ("conv1d", ([1, 4, 17], [2, 4, 5], [3], [2], [1], [1], "explicit")),
     ("conv3d", ([1, 2, 8, 9, 10], [4, 2, 3, 3, 3], [1, 2, 3], [1, 1, 1], [0, 0, 0], [1, 1, 1], "explicit")),
+    ("spatial_dyn", ([-1, 3, -1, 32], [8, 3, 3, 3], [2, 2], [1, 1], [1, 1], [1, 1], "explicit")),
 ])
 def _conv(x, w, s, pb, pe, d, ap):
     return model(o.convolution(P(x), C(np.zeros(w), "f32"), s, pb, pe, d, ap))
@@ -548,6 +586,7 @@ def _conv(x, w, s, pb, pe, d, ap):
     ("basic", ([1, 8, 16, 16], [4, 2, 2, 3, 3], [1, 1], [1, 1], [1, 1], [1, 1], "explicit")),
     ("dw_stride", ([1, 6, (8, 32), -1], [6, 1, 1, 3, 3], [2, 2], [1, 1], [1, 1], [1, 1], "explicit")),
     ("same", ([2, 4, 9, 9], [2, 3, 2, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "same_lower")),
+    ("spatial_dyn", ([-1, 8, -1, 16], [4, 2, 2, 3, 3], [2, 1], [1, 0], [1, 0], [1, 2], "explicit")),
 ])
 def _gconv(x, w, s, pb, pe, d, ap):
     return model(o.group_convolution(P(x), C(np.zeros(w), "f32"), s, pb, pe, d, ap))
@@ -559,6 +598,7 @@ def _gconv(x, w, s, pb, pe, d, ap):
     ("dilate_pad", ([1, 3, 20, 21], [1, 2], [2, 2], [1, 0], [1, 1], [3, 3], "floor", "explicit", "i64", 0)),
     ("same_upper", ([1, 3, 15, 16], [2, 2], [1, 1], [0, 0], [0, 0], [3, 3], "floor", "same_upper", "i64", 0)),
     ("dyn", ([-1, 3, (16, 64), -1], [2, 2], [1, 1], [1, 1], [1, 1], [3, 3], "floor", "explicit", "i64", 0)),
+    ("spatial_dyn", ([-1, 3, -1, 32], [2, 2], [1, 1], [0, 0], [0, 0], [2, 2], "ceil", "explicit", "i32", 0)),
 ])
 def _maxpool(x, s, d, pb, pe, k, rt, ap, it, axis):
     return model(op8.max_pool(P(x), s, d, pb, pe, k, rt, ap, it, axis))
@@ -569,6 +609,7 @@ def _maxpool(x, s, d, pb, pe, k, rt, ap, it, axis):
     ("ceil_pad", ([1, 3, 31, 30], [2, 3], [1, 1], [1, 0], [3, 3], False, "ceil", "explicit")),
     ("same_lower", ([1, 3, 15, 16], [2, 2], [0, 0], [0, 0], [3, 3], True, "floor", "same_lower")),
     ("valid_dyn", ([-1, 3, (7, 70), 16], [2, 2], [0, 0], [0, 0], [3, 3], True, "floor", "valid")),
+    ("spatial_dyn", ([-1, 3, -1, 16], [2, 2], [1, 1], [1, 1], [3, 3], False, "ceil", "explicit")),
 ])
 def _avgpool(x, s, pb, pe, k, ex, rt, ap):
     return model(op1.avg_pool(P(x), s, pb, pe, k, ex, rt, ap))
@@ -580,7 +621,8 @@ def _maxpool14(x, s, d, pb, pe, k, rt):
     return model(op14.max_pool(P(x), s, d, pb, pe, k, rt, "explicit", "i32", 0))
 
 
-@cases("avgpool14", [("ceil_torch", ([1, 3, 31, 31], [2, 2], [1, 1], [1, 1], [3, 3], False, "ceil_torch"))])
+@cases("avgpool14", [("ceil_torch", ([1, 3, 31, 31], [2, 2], [1, 1], [1, 1], [3, 3], False, "ceil_torch")),
+                     ("ceil_torch_dyn", ([-1, 3, -1, 31], [2, 2], [1, 1], [1, 1], [3, 3], False, "ceil_torch"))])
 def _avgpool14(x, s, pb, pe, k, ex, rt):
     return model(op14.avg_pool(P(x), s, pb, pe, k, ex, rt, "explicit"))
 
@@ -591,6 +633,9 @@ def _avgpool14(x, s, pb, pe, k, ex, rt):
     ("1d_a", ([3], [2, 3, 4], False, False)), ("1d_b", ([5, 2, 3], [3], False, False)),
     ("1d_both", ([3], [3], False, False)), ("batch_bc", ([2, 1, 4, 3], [5, 3, 6], False, False)),
     ("dyn", ([-1, (1, 8), 3], [(2, 4), 3, -1], False, False)), ("1d_tb", ([3], [3], True, True)),
+    ("batch_dyn", ([-1, 2, 3], [3, -1], False, False)), ("ta_dyn", ([-1, -1], [4, 5], True, False)),
+    ("a_dynrank", (None, [3, 4], False, False)), ("b_dynrank", ([2, 3], None, False, True)),
+    ("both_dynrank", (None, None, False, False)), ("1d_dynrank", (None, [3], False, False)),
 ])
 def _matmul(a, b, ta, tb):
     return model(o.matmul(P(a, "f32", "a"), P(b, "f32", "b"), ta, tb))
@@ -602,6 +647,9 @@ def _matmul(a, b, ta, tb):
     ("scales_noaxes", ([1, 3, 10, 20], [1.0, 1.0, 2.5, 0.5], "scales", None, "cubic")),
     ("sizes_dyn", ([-1, 3, -1, (10, 20)], [30], "sizes", [3], "bilinear_pillow")),
     ("scales_interval", ([1, 3, (4, 8), 5], [2.0], "scales", [2], "nearest")),
+    ("scales_dyn", ([-1, 3, -1, 20], [1.5, 0.5], "scales", [2, 3], "linear")),
+    ("sizes_dynrank", (None, [15, 7], "sizes", [2, 3], "nearest")),
+    ("scales_dynrank", (None, [2.0], "scales", [1], "nearest")),
 ])
 def _interp(x, v, mode_calc, axes, mode):
     sv = C(v, "f32" if mode_calc == "scales" else "i64")
@@ -613,6 +661,8 @@ def _interp(x, v, mode_calc, axes, mode):
     ("scales_noaxes", ([1, 3, 10, 20], [1, 3, 5, 5], [1.0, 1.0, 2.5, 0.5], "scales", None, "cubic", None, None)),
     ("scales_dyn", ([-1, 3, -1, (10, 20)], [30], [1.5], "scales", [3], "nearest", None, None)),
     ("sizes_dyn", ([-1, 3, -1, (10, 20)], [30], [1.5], "sizes", [3], "linear", [0, 0, 0, 2], None)),
+    ("scales_spatial_dyn", ([1, 3, -1, -1], [30, 5], [2.0, 0.5], "scales", [2, 3], "nearest", None, None)),
+    ("sizes_dynrank", (None, [30], [1.5], "sizes", [3], "linear", None, None)),
 ])
 def _interp4(x, sizes, scales, mode_calc, axes, mode, pb, pe):
     # opset10.interpolate builds Interpolate-4 (op10 is imported with the Unique cases below)
@@ -623,6 +673,8 @@ def _interp4(x, sizes, scales, mode_calc, axes, mode, pb, pe):
 @cases("pad12", [
     ("pos", ([2, 3], [1, 2], [0, 3], "constant")), ("neg", ([5, 6], [-1, 2], [-2, -3], "constant")),
     ("reflect", ([4, 5], [2, 1], [1, 3], "reflect")), ("dyn", ([-1, (2, 5)], [1, -1], [2, 1], "edge")),
+    ("const_dyn", ([-1, 3], [1, 2], [0, 3], "constant")), ("dynrank", (None, [1, 2], [0, 3], "constant")),
+    ("neg_dynrank", (None, [1, -1, 0], [2, 0, -3], "symmetric")),
 ])
 def _pad(x, pb, pe, mode):
     return model(op12.pad(P(x), C(pb), C(pe), mode))
@@ -632,19 +684,34 @@ def _pad(x, pb, pe, mode):
     ("mean_keep", ("reduce_mean", [2, 3, 4], [1], True)), ("mean_nokeep", ("reduce_mean", [2, 3, 4], [0, -1], False)),
     ("sum_keep", ("reduce_sum", [2, -1, 4], [1, 2], True)), ("sum_scalar_axis", ("reduce_sum", [2, 3], 1, False)),
     ("sum_all", ("reduce_sum", [(2, 5), 3], [0, 1], False)), ("max_keep", ("reduce_max", [2, 3, 4], [-2], True)),
+    ("sum_dynrank", ("reduce_sum", None, [1], False)), ("sum_keep_dynrank", ("reduce_sum", None, [0, 1], True)),
+    ("mean_dyn", ("reduce_mean", [-1, 3, -1], [1], False)), ("mean_interval", ("reduce_mean", [(2, 5), (1, 9), 4], [-1], True)),
+    ("mean_dynrank", ("reduce_mean", None, [-1], False)),
+    ("max_dyn", ("reduce_max", [-1, -1, 4], [0], False)), ("max_interval", ("reduce_max", [(2, 5), 3, (4, 8)], [1], False)),
+    ("max_dynrank", ("reduce_max", None, [1], True)),
+    ("prod_static", ("reduce_prod", [2, 3, 4], [1], False)), ("prod_dyn", ("reduce_prod", [-1, 3, -1], [0, 2], True)),
+    ("prod_interval", ("reduce_prod", [(1, 6), (2, 3)], [0], False)), ("prod_dynrank", ("reduce_prod", None, [0], False)),
 ])
 def _reduce(fn, x, axes, keep):
     return model(getattr(o, fn)(P(x), C(axes), keep))
 
 
-@cases("softmax8", [("neg", ([2, 3, 4], -1)), ("dyn", ([-1, (2, 4)], 0))])
+@cases("softmax8", [("neg", ([2, 3, 4], -1)), ("dyn", ([-1, (2, 4)], 0)), ("all_dyn", ([-1, 3, -1], 1)),
+                    ("dynrank", (None, -1))])
 def _softmax(x, axis):
     return model(op8.softmax(P(x), axis))
+
+
+@cases("softmax1", [("static", ([2, 3, 4], 2)), ("dyn", ([-1, 3, -1], 1)), ("interval", ([(2, 6), 3], 0)),
+                    ("dynrank", (None, 1))])
+def _softmax1(x, axis):
+    return model(op1.softmax(P(x), axis))
 
 
 @cases("topk11", [
     ("static", ([5, 10], 3, 1, "i32")), ("neg_axis", ([5, 10], 4, -2, "i64")),
     ("dyn", ([-1, (2, 20)], 7, 1, "i32")), ("k_gt_dim", ([5, (2, 6)], 8, 1, "i64")),
+    ("axis_dyn", ([5, -1], 3, 1, "i32")), ("other_dyn", ([-1, 10], 3, 1, "i64")), ("dynrank", (None, 3, 1, "i64")),
 ])
 def _topk(x, k, axis, it):
     return model(op11.topk(P(x), C(k), axis, "max", "value", it))
@@ -655,17 +722,21 @@ def _():
     return model(op11.topk(P([5, 10]), P([], "i64", "k"), 1, "min", "index", "i32"))
 
 
-@cases("nonzero", [("i64", ([3, 4], "i64")), ("i32_dyn", ([-1, 4, 2], "i32")), ("scalar", ([], "i64"))])
+@cases("nonzero", [("i64", ([3, 4], "i64")), ("i32_dyn", ([-1, 4, 2], "i32")), ("scalar", ([], "i64")),
+                     ("interval", ([(2, 5), 4], "i64")), ("dynrank", (None, "i32"))])
 def _nonzero(x, t):
     return model(op3.non_zero(P(x), t))
 
 
-@cases("onehot", [("last", ([3, 4], 5, -1)), ("first", ([3], 6, 0)), ("mid_i32", ([2, -1], 4, 1))])
+@cases("onehot", [("last", ([3, 4], 5, -1)), ("first", ([3], 6, 0)), ("mid_i32", ([2, -1], 4, 1)),
+                    ("interval", ([(2, 5), 3], 4, 1)), ("dynrank", (None, 4, 0)), ("last_dynrank", (None, 3, -1))])
 def _onehot(x, depth, axis):
     return model(o.one_hot(P(x, "i32"), C(depth), C(1.0, "f32"), C(0.0, "f32"), axis))
 
 
-@cases("select", [("numpy", ([2, 1], [1, 3], [2, 3])), ("dyn", ([-1], [(1, 4), 1], [5])), ("none", ([2, 3], [2, 3], [2, 3]))])
+@cases("select", [("numpy", ([2, 1], [1, 3], [2, 3])), ("dyn", ([-1], [(1, 4), 1], [5])), ("none", ([2, 3], [2, 3], [2, 3])),
+                    ("cond_dynrank", (None, [2, 3], [2, 3])), ("then_dynrank", ([2, 1], None, [2, 3])),
+                    ("interval", ([(1, 4), 3], [(2, 6), 1], [3])), ("all_dyn", ([-1, 1], [1, -1], [-1, 3]))])
 def _select(c, t, e):
     bc = "NONE" if c == t == e else "NUMPY"
     return model(o.select(P(c, "boolean", "c"), P(t, "f32", "t"), P(e, "f32", "e"), bc))
@@ -674,12 +745,15 @@ def _select(c, t, e):
 @cases("gathernd8", [
     ("basic", ([5, 6, 7], [2, 2], 0)), ("full", ([5, 6, 7], [4, 3], 0)), ("batch1", ([3, 5, 6], [3, 2, 1], 1)),
     ("batch2", ([2, 3, 5, 6], [2, 3, 4, 2], 2)), ("dyn", ([-1, 5, 6], [-1, 2, 1], 1)),
+    ("interval", ([(2, 6), 5, 6], [(1, 4), 2], 0)), ("batch_interval", ([(2, 6), (3, 7), 6], [3, 4, 1], 1)),
+    ("dynrank", (None, [3, 2], 0)), ("batch_dynrank", (None, [3, 4, 1], 1)),
 ])
 def _gathernd(d, i, bd):
     return model(op8.gather_nd(P(d, "f32", "d"), P(i, "i32", "i"), bd))
 
 
-@cases("gather_elements", [("axis0", ([3, 4], [5, 4], 0)), ("neg_axis", ([3, 4], [3, 2], -1)), ("dyn", ([-1, 4], [3, -1], 1))])
+@cases("gather_elements", [("axis0", ([3, 4], [5, 4], 0)), ("neg_axis", ([3, 4], [3, 2], -1)), ("dyn", ([-1, 4], [3, -1], 1)),
+                           ("interval", ([(2, 6), 4], [3, (1, 5)], 1)), ("dynrank", (None, [3, 4], 0))])
 def _gel(d, i, axis):
     return model(op6.gather_elements(P(d, "f32", "d"), P(i, "i64", "i"), axis))
 
@@ -689,35 +763,45 @@ def _gel(d, i, axis):
     ("transpose", (["ij->ji"], [[2, 3]])), ("trace_red", (["ii->i"], [[4, 4]])),
     ("ellipsis", (["...ij,...jk->...ik"], [[7, 2, 3], [1, 3, 4]])), ("outer", (["i,j->ij"], [[3], [5]])),
     ("sum", (["abc->b"], [[2, 3, 4]])), ("dyn", (["ij,jk->ik"], [[-1, 3], [3, (2, 5)]])),
+    ("interval", (["bij,bjk->bik"], [[(1, 4), 2, 3], [5, 3, (2, 7)]])),
+    ("ellipsis_dynrank", (["...ij,...jk->...ik"], [None, [1, 3, 4]])),
 ])
 def _einsum(eq, shapes):
     return model(op7.einsum([P(s, "f32", "p%d" % k) for k, s in enumerate(shapes)], eq[0]))
 
 
 @cases("depth_to_space", [("blocks_first", ([1, 8, 3, 4], "blocks_first", 2)), ("dyn", ([-1, 18, (2, 5), 4], "depth_first", 3)),
-                          ("5d", ([1, 16, 2, 3, 4], "blocks_first", 2))])
+                          ("5d", ([1, 16, 2, 3, 4], "blocks_first", 2)),
+                          ("all_dyn", ([-1, -1, 3, -1], "blocks_first", 2)), ("dynrank", (None, "depth_first", 2))])
 def _d2s(x, mode, bs):
     return model(o.depth_to_space(P(x), mode, bs))
 
 
-@cases("space_to_depth", [("basic", ([1, 2, 6, 4], "blocks_first", 2)), ("dyn", ([2, -1, (3, 9), 6], "depth_first", 3))])
+@cases("space_to_depth", [("basic", ([1, 2, 6, 4], "blocks_first", 2)), ("dyn", ([2, -1, (3, 9), 6], "depth_first", 3)),
+                          ("all_dyn", ([-1, 2, -1, 6], "blocks_first", 2)), ("dynrank", (None, "depth_first", 2))])
 def _s2d(x, mode, bs):
     return model(o.space_to_depth(P(x), mode, bs))
 
 
-@cases("shuffle_channels", [("basic", ([1, 6, 4, 4], 1, 3)), ("neg_axis", ([2, 3, 8], -1, 4))])
+@cases("shuffle_channels", [("basic", ([1, 6, 4, 4], 1, 3)), ("neg_axis", ([2, 3, 8], -1, 4)),
+                            ("dyn", ([-1, 6, -1], 1, 3)), ("interval", ([(1, 4), (2, 12), 5], 1, 2)),
+                            ("dynrank", (None, 1, 3))])
 def _shuf(x, axis, g):
     return model(o.shuffle_channels(P(x), axis, g))
 
 
 @cases("lstm_seq5", [("fwd", ([2, 7, 5], 1, "forward", 4)), ("bidir", ([2, 7, 5], 2, "bidirectional", 3)),
-                     ("dyn", ([-1, -1, 5], 1, "reverse", 4))])
+                     ("dyn", ([-1, -1, 5], 1, "reverse", 4)),
+                     ("interval", ([(1, 4), (2, 9), 5], 2, "bidirectional", 3)),
+                     ("dynrank", (None, 1, "forward", 4))])
 def _lstm(x, nd, direction, hs):
+    # dynamic rank X: batch comes from H/C/L ([2, ...]), input size from W (5)
+    b, isz = (2, 5) if x is None else (x[0], x[2])
     X = P(x, "f32", "X")
-    H = P([x[0], nd, hs], "f32", "H")
-    Cc = P([x[0], nd, hs], "f32", "Cc")
-    L = P([x[0]], "i32", "L")
-    W = C(np.zeros([nd, 4 * hs, x[2]]), "f32")
+    H = P([b, nd, hs], "f32", "H")
+    Cc = P([b, nd, hs], "f32", "Cc")
+    L = P([b], "i32", "L")
+    W = C(np.zeros([nd, 4 * hs, isz]), "f32")
     R = C(np.zeros([nd, 4 * hs, hs]), "f32")
     B = C(np.zeros([nd, 4 * hs]), "f32")
     return model(op5.lstm_sequence(X, H, Cc, L, W, R, B, hs, direction))
@@ -728,6 +812,9 @@ def _lstm(x, nd, direction, hs):
     ("mask_causal", ([1, 2, 5, 8], [1, 2, 5, 8], [1, 2, 5, 8], [5, 5], True)),
     ("dyn", ([-1, 4, -1, 16], [-1, 4, -1, 16], [-1, 4, -1, (8, 64)], [1, 1, -1, -1], False)),
     ("bc", ([1, 4, 8, 16], [3, 1, 10, 16], [1, 1, 10, 7], None, False)),
+    ("q_dynrank", (None, [2, 4, 10, 16], [2, 4, 10, 32], None, False)),
+    ("interval", ([(1, 4), 4, (2, 9), 16], [-1, 4, (5, 12), 16], [1, 4, -1, (8, 32)], [(1, 9), 1], False)),
+    ("mask_dynrank", ([2, 4, 8, 16], [2, 4, 10, 16], [2, 4, 10, 32], None, True)),
 ])
 def _sdpa(q, k, v, m, causal):
     args = [P(q, "f32", "q"), P(k, "f32", "k"), P(v, "f32", "v")]
@@ -741,6 +828,26 @@ def _():
     return model(op3.scatter_update(P([5, -1], "f32", "d"), P([2], "i64", "i"), P([2, 3], "f32", "u"), C(0)))
 
 
+# Scatter* outputs take the data's shape (refined by nothing else): every kind of data shape
+_SCATTER_KINDS = [("static", [5, 4]), ("dyn", [-1, 4]), ("interval", [(2, 6), (3, 5)]), ("dynrank", None)]
+
+
+@cases("scatter_update3_kinds", [(k, (d,)) for k, d in _SCATTER_KINDS])
+def _scatter_upd_kinds(d):
+    return model(op3.scatter_update(P(d, "f32", "d"), P([2], "i64", "i"), P([2, 4], "f32", "u"), C(0)))
+
+
+@cases("scatter_nd_update_kinds", [(k, (d,)) for k, d in _SCATTER_KINDS])
+def _scatter_nd_kinds(d):
+    return model(op4.scatter_nd_update(P(d, "f32", "d"), P([3, 1], "i32", "i"), P([3, 4], "f32", "u")))
+
+
+@cases("scatter_elements_update12_kinds", [(k, (d,)) for k, d in _SCATTER_KINDS])
+def _scatter_el_kinds(d):
+    return model(op12.scatter_elements_update(P(d, "f32", "d"), P([2, 3], "i64", "i"), P([2, 3], "f32", "u"),
+                                              C(1), "max"))
+
+
 @case("scatter_nd_update")
 def _():
     return model(op4.scatter_nd_update(P([(2, 6), 4], "f32", "d"), P([3, 1], "i32", "i"), P([3, 4], "f32", "u")))
@@ -752,12 +859,14 @@ def _():
                                               P([2, 3], "f16", "u"), C(-1), "sum"))
 
 
-@cases("cumsum", [("basic", ([3, 4], 1)), ("dyn", ([-1, (2, 5)], -1))])
+@cases("cumsum", [("basic", ([3, 4], 1)), ("dyn", ([-1, (2, 5)], -1)), ("all_dyn", ([-1, 4, -1], 0)),
+                    ("dynrank", (None, 1))])
 def _cumsum(x, axis):
     return model(o.cumsum(P(x), C(axis), False, True))
 
 
-@cases("roll", [("basic", ([3, 4], [1, -2], [0, 1])), ("dyn", ([-1, (2, 5), 3], [7], [-1]))])
+@cases("roll", [("basic", ([3, 4], [1, -2], [0, 1])), ("dyn", ([-1, (2, 5), 3], [7], [-1])),
+                  ("all_dyn", ([-1, 4, -1], [1], [0])), ("dynrank", (None, [1, 2], [0, -1]))])
 def _roll(x, shift, axes):
     return model(o.roll(P(x), C(shift), C(axes)))
 
@@ -792,6 +901,7 @@ _UNARY = [
     ("round_away", lambda x: o.round(x, "half_away_from_zero"), "f16"),
     ("selu", lambda x: o.selu(x, C([1.67], "f32"), C([1.05], "f32")), "f32"),
     ("swish", lambda x: o.swish(x), "f32"), ("swish_beta", lambda x: o.swish(x, C(0.75, "f32")), "f32"),
+    ("tanh", o.tanh, "f32"), ("tanh_f16", o.tanh, "f16"),
 ]
 _UNARY_SHAPES = [("static", [2, 3, 4]), ("dyn", [-1, 3]), ("interval", [(2, 10), 4]), ("dynrank", None), ("scalar", [])]
 
@@ -811,6 +921,10 @@ _BINARY = [
     ("bitwise_or_u8", o.bitwise_or, "u8"), ("bitwise_xor_i64", o.bitwise_xor, "i64"),
     ("bitwise_left_shift_i32", o.bitwise_left_shift, "i32"),
     ("bitwise_right_shift_u8", o.bitwise_right_shift, "u8"),
+    ("subtract", o.subtract, "f32"), ("divide", o.divide, "f32"), ("divide_i32", o.divide, "i32"),
+    ("power", o.power, "f32"), ("maximum", o.maximum, "f32"), ("equal", o.equal, "f32"),
+    ("greater", o.greater, "f32"), ("less", o.less, "i64"), ("logical_and", o.logical_and, "boolean"),
+    ("multiply", o.multiply, "f32"),
 ]
 _BINARY_SHAPES = [
     ("static", ([2, 1, 4], [3, 1], "NUMPY")), ("dyn", ([-1, 3], [4, 1, -1], "NUMPY")),
@@ -853,6 +967,7 @@ def _fq(x, il, ih, ol, oh, bc):
     ("refine_interval", ([(1, 8), 3, -1], [(2, 4), 1, 5], None, "f16", "f8e5m2")),
     ("scale_dynrank", ([2, 3], None, None, "f32", "f8e4m3")),
     ("shift_dyn", ([2, 3, 4], [3, 1], [-1, -1], "bf16", "f8e5m2")),
+    ("all_dyn", ([-1, 3, -1], [1, 3, 1], [1, 3, 1], "f32", "f8e4m3")),
 ])
 def _fconv(x, sc, sh, t, dt):
     return model(op13.fake_convert(P(x, t, "x"), P(sc, t, "sc"), None if sh is None else P(sh, t, "sh"), dt))
@@ -875,13 +990,15 @@ def _bn0(x, c):
                                           P(c, "f32", "m"), P(c, "f32", "v"), 1e-5))
 
 
-@cases("grn", [("static", ([1, 3, 4, 4],)), ("2d", ([2, 5],)), ("dyn", ([-1, (2, 10), -1],))])
+@cases("grn", [("static", ([1, 3, 4, 4],)), ("2d", ([2, 5],)), ("dyn", ([-1, (2, 10), -1],)),
+               ("all_dyn", ([-1, 3, -1, 4],)), ("dynrank", (None,))])
 def _grn(x):
     return model(o.grn(P(x), 1e-6))
 
 
 @cases("lrn", [("static", ([1, 3, 8, 8], [1])), ("spatial", ([1, 3, 8, 8], [2, 3])),
-               ("dyn", ([-1, -1, (4, 16), 8], [1])), ("dynrank", (None, [1]))])
+               ("dyn", ([-1, -1, (4, 16), 8], [1])), ("dynrank", (None, [1])),
+               ("all_dyn", ([-1, 3, -1, 8], [2, 3]))])
 def _lrn(x, axes):
     return model(o.lrn(P(x), C(axes), 1e-4, 0.75, 1.0, 5))
 
@@ -889,24 +1006,27 @@ def _lrn(x, axes):
 @cases("mvn6", [("static", ([1, 3, 4, 4], [2, 3], True, "inside_sqrt")),
                 ("neg_axes", ([2, 3, 5], [-1], False, "outside_sqrt")),
                 ("dyn", ([-1, 3, (2, 10), -1], [1, 2, 3], True, "inside_sqrt")),
-                ("dynrank", (None, [1], True, "inside_sqrt"))])
+                ("dynrank", (None, [1], True, "inside_sqrt")),
+                ("all_dyn", ([-1, 3, -1, 4], [2, 3], False, "outside_sqrt"))])
 def _mvn6(x, axes, nv, em):
     return model(op6.mvn(P(x), C(axes), nv, 1e-9, em))
 
 
-@cases("mvn0", [("static", ([1, 3, 4, 4], True)), ("dyn", ([-1, 3, (2, 10)], False))])
+@cases("mvn0", [("static", ([1, 3, 4, 4], True)), ("dyn", ([-1, 3, (2, 10)], False)),
+               ("all_dyn", ([-1, 3, -1], True))])
 def _mvn0(x, ac):
     return model(op2.mvn(P(x), ac, True, 1e-9))
 
 
 @cases("normalize_l2", [("static", ([2, 3, 4], [1], "add")), ("multi", ([2, 3, 4, 5], [2, 3], "max")),
-                        ("dyn", ([-1, (2, 10), 4], [-1], "add")), ("empty_axes", ([2, 3], [], "add"))])
+                        ("dyn", ([-1, (2, 10), 4], [-1], "add")), ("empty_axes", ([2, 3], [], "add")),
+                        ("all_dyn", ([-1, 3, -1], [1], "max")), ("dynrank", (None, [1], "add"))])
 def _nl2(x, axes, em):
     return model(o.normalize_l2(P(x), C(axes), 1e-10, em))
 
 
 @cases("log_softmax", [("last", ([2, 3, 4], -1, "f32")), ("first", ([5, 6], 0, "f32")), ("dyn", ([-1, (2, 5)], 1, "f32")),
-                       ("f16", ([3, -1, 4], 1, "f16"))])
+                       ("f16", ([3, -1, 4], 1, "f16")), ("dynrank", (None, 1, "f32"))])
 def _logsm(x, axis, t):
     return model(o.log_softmax(P(x, t), axis))
 
@@ -923,6 +1043,12 @@ def _logsm(x, axis, t):
     ("min_interval", ("reduce_min", "f32", [(2, 5), (3, 9)], [0], True)),
     ("min_dynrank_keep", ("reduce_min", "f32", None, [0], True)),
     ("l1_empty_axes", ("reduce_l1", "f32", [2, 3], [], False)),
+    ("l1_interval", ("reduce_l1", "f32", [(2, 5), 3, (1, 7)], [1], False)), ("l1_dynrank", ("reduce_l1", "f32", None, [0], True)),
+    ("l2_dyn", ("reduce_l2", "f32", [-1, 3, -1], [1], False)), ("l2_dynrank", ("reduce_l2", "f32", None, [1, 2], False)),
+    ("land_dyn", ("reduce_logical_and", "boolean", [-1, 3, -1], [0], False)),
+    ("land_dynrank", ("reduce_logical_and", "boolean", None, [1], True)),
+    ("lor_dyn", ("reduce_logical_or", "boolean", [-1, -1, 4], [1, 2], True)),
+    ("lor_dynrank", ("reduce_logical_or", "boolean", None, [0], False)),
 ])
 def _reduce2(fn, t, x, axes, keep):
     return model(getattr(o, fn)(P(x, t), C(axes), keep))
@@ -930,7 +1056,8 @@ def _reduce2(fn, t, x, axes, keep):
 
 # Data movement
 @cases("reverse1", [("index", ([2, 3, 4], [0, 2], "index")), ("mask", ([2, 3, 4], [True, False, True], "mask")),
-                    ("dyn", ([-1, (2, 5)], [1], "index")), ("dynrank", (None, [0], "index"))])
+                    ("dyn", ([-1, (2, 5)], [1], "index")), ("dynrank", (None, [0], "index")),
+                    ("all_dyn", ([-1, 3, -1], [0, 2], "index"))])
 def _reverse(x, axes, mode):
     return model(_nf1("Reverse", P(x), C(axes, "boolean" if mode == "mask" else "i64"), mode=mode))
 
@@ -945,7 +1072,8 @@ def _revseq(x, sl, ba, sa):
 # Adaptive pools
 @cases("adaptive_avg_pool", [("2d", ([1, 3, 32, 32], [7, 7])), ("1d", ([2, 3, 10], [5])),
                              ("3d", ([1, 2, 8, 9, 10], [2, 3, 4])), ("dyn", ([-1, -1, (2, 10), -1], [3, 3])),
-                             ("interval", ([(1, 4), 3, (5, 9), 6], [2, 2]))])
+                             ("interval", ([(1, 4), 3, (5, 9), 6], [2, 2])),
+                             ("batch_dyn", ([-1, 3, 32, -1], [2, 2])), ("dynrank", (None, [3, 3]))])
 def _aap(x, out):
     return model(o.adaptive_avg_pool(P(x), C(out)))
 
@@ -1011,26 +1139,33 @@ def _gconv_bprop(x, w, s, pb, pe, d, ap, op, osh):
 
 # Recurrent cells. x: [batch, input_size]; h: [batch, hidden] (may differ from x's batch in dynamism)
 @cases("rnn_cell", [("static", ([3, 5], [3, 4], 4)), ("dyn", ([-1, 5], [-1, 4], 4)),
-                    ("merge_batch", ([-1, 5], [(2, 6), 4], 4)), ("interval", ([(1, 8), -1], [3, -1], 2))])
+                    ("merge_batch", ([-1, 5], [(2, 6), 4], 4)), ("interval", ([(1, 8), -1], [3, -1], 2)),
+                    ("dynrank", (None, [3, 4], 4)), ("both_dynrank", (None, None, 3))])
 def _rnn_cell(x, h, hs):
-    W = C(np.zeros([hs, 5 if x[1] == -1 else x[1]]), "f32")
+    W = C(np.zeros([hs, 5 if x is None or x[1] == -1 else x[1]]), "f32")
     return model(o.rnn_cell(P(x, "f32", "X"), P(h, "f32", "H"), W, C(np.zeros([hs, hs]), "f32"),
                             C(np.zeros([hs]), "f32"), hs, ["tanh"], [], []))
 
 
 @cases("gru_cell", [("static", ([3, 5], [3, 4], 4, False)), ("lbr", ([3, 5], [3, 4], 4, True)),
-                    ("dyn", ([-1, 5], [-1, 4], 4, False)), ("merge_batch", ([-1, 5], [(2, 6), 3], 3, True))])
+                    ("dyn", ([-1, 5], [-1, 4], 4, False)), ("merge_batch", ([-1, 5], [(2, 6), 3], 3, True)),
+                    ("dynrank", (None, [3, 4], 4, False)), ("both_dynrank", (None, None, 3, True)),
+                    ("interval", ([(1, 6), 5], [(3, 9), 4], 4, False))])
 def _gru_cell(x, h, hs, lbr):
-    return model(o.gru_cell(P(x, "f32", "X"), P(h, "f32", "H"), C(np.zeros([3 * hs, x[1]]), "f32"),
+    isz = 5 if x is None else x[1]  # dynamic-rank X: the input size comes from W
+    return model(o.gru_cell(P(x, "f32", "X"), P(h, "f32", "H"), C(np.zeros([3 * hs, isz]), "f32"),
                             C(np.zeros([3 * hs, hs]), "f32"), C(np.zeros([(4 if lbr else 3) * hs]), "f32"), hs,
                             linear_before_reset=lbr))
 
 
 @cases("lstm_cell4", [("static", ([3, 5], [3, 4], [3, 4], 4)), ("dyn", ([-1, 5], [-1, 4], [-1, 4], 4)),
-                      ("merge_batch", ([-1, 5], [-1, 4], [(2, 6), 4], 4)), ("f16", ([2, 6], [2, 3], [2, 3], 3))])
+                      ("merge_batch", ([-1, 5], [-1, 4], [(2, 6), 4], 4)), ("f16", ([2, 6], [2, 3], [2, 3], 3)),
+                      ("dynrank", (None, [3, 4], [3, 4], 4)), ("all_dynrank", (None, None, None, 4)),
+                      ("interval", ([(1, 6), 5], [(3, 9), 4], [-1, 4], 4))])
 def _lstm_cell(x, h, c, hs):
     t = "f16" if hs == 3 else "f32"
-    return model(o.lstm_cell(P(x, t, "X"), P(h, t, "H"), P(c, t, "Cc"), C(np.zeros([4 * hs, x[1]]), t),
+    isz = 5 if x is None else x[1]  # dynamic-rank X: the input size comes from W
+    return model(o.lstm_cell(P(x, t, "X"), P(h, t, "H"), P(c, t, "Cc"), C(np.zeros([4 * hs, isz]), t),
                              C(np.zeros([4 * hs, hs]), t), C(np.zeros([4 * hs]), t), hs))
 
 
@@ -1045,7 +1180,7 @@ def _seq_inputs(x, nd, hs, gates, bgates, batch_h=None):
     X = P(x, "f32", "X")
     H = P([b, nd, hs], "f32", "H")
     L = P([b], "i32", "L")
-    W = C(np.zeros([nd, gates * hs, x[2]]), "f32")
+    W = C(np.zeros([nd, gates * hs, 5 if x is None else x[2]]), "f32")  # dynamic-rank X: input size 5
     R = C(np.zeros([nd, gates * hs, hs]), "f32")
     B = C(np.zeros([nd, bgates * hs]), "f32")
     return X, H, L, W, R, B
@@ -1053,7 +1188,8 @@ def _seq_inputs(x, nd, hs, gates, bgates, batch_h=None):
 
 @cases("rnn_seq5", [("fwd", ([2, 7, 5], 1, "forward", 4, None)), ("bidir", ([2, 7, 5], 2, "bidirectional", 3, None)),
                     ("reverse", ([3, 2, 5], 1, "reverse", 2, None)), ("dyn", ([-1, -1, 5], 1, "forward", 4, None)),
-                    ("merge_batch", ([-1, (2, 9), 5], 2, "bidirectional", 4, 3))])
+                    ("merge_batch", ([-1, (2, 9), 5], 2, "bidirectional", 4, 3)),
+                    ("dynrank", (None, 1, "forward", 4, 3))])
 def _rnn_seq(x, nd, direction, hs, bh):
     return model(o.rnn_sequence(*_seq_inputs(x, nd, hs, 1, 1, bh), hs, direction))
 
@@ -1063,7 +1199,8 @@ def _rnn_seq(x, nd, direction, hs, bh):
                     ("bidir_lbr", ([2, 7, 5], 2, "bidirectional", 3, True, None)),
                     ("reverse", ([3, 2, 5], 1, "reverse", 2, True, None)),
                     ("dyn", ([-1, -1, 5], 1, "forward", 4, False, None)),
-                    ("merge_batch", ([-1, (2, 9), 5], 2, "bidirectional", 4, False, 3))])
+                    ("merge_batch", ([-1, (2, 9), 5], 2, "bidirectional", 4, False, 3)),
+                    ("dynrank", (None, 2, "bidirectional", 3, True, 2))])
 def _gru_seq(x, nd, direction, hs, lbr, bh):
     return model(o.gru_sequence(*_seq_inputs(x, nd, hs, 3, 4 if lbr else 3, bh), hs, direction,
                                 linear_before_reset=lbr))
@@ -1460,7 +1597,7 @@ def _gtree(s, p, m, t):
 # ---------------------------------------------------------------------------
 @cases("bucketize3", [("static", ([2, 3], [5], "i64", True)), ("i32", ([4], [-1], "i32", False)),
                       ("dyn", ([-1, (2, 7)], [5], "i64", True)), ("dynrank", (None, [3], "i32", True)),
-                      ("scalar", ([], [3], "i64", False))])
+                      ("scalar", ([], [3], "i64", False)), ("all_dyn", ([-1, 3], [-1], "i32", False))])
 def _bucketize(x, b, t, right):
     return model(op3.bucketize(P(x, "f32", "x"), P(b, "f32", "b"), t, right))
 
@@ -1508,11 +1645,13 @@ def _segmax(x, ids, num):
 @cases("sparse_fill16", [("const", ([3], [4, 5], [[0, 1], [0, 3], [2, 2]])), ("const_full", ([2], [2, 5], [[0, 1], [1, 3]])),
                          ("dense_const_idx_param", ([3], [4, 5], "p")), ("dense_param", ([3], "p", "p")),
                          ("dyn", ([-1], "p", "p")), ("dynrank", (None, [4, 5], "p")),
-                         ("dense_shapeof", ([3], "shapeof", "p"))])
+                         ("dense_shapeof", ([3], "shapeof", "p")),
+                         ("interval", ([(2, 5)], [4, 5], "p")), ("interval_dense_param", ([(2, 5)], "p", "p"))])
 def _sfer(v, ds, idx):
-    nv = v[0] if v and v[0] > 0 else 3
+    known = bool(v) and not isinstance(v[0], tuple) and v[0] > 0
+    nv = v[0] if known else 3
     dsn = C(ds) if isinstance(ds, list) else (P([2], "i64", "ds") if ds == "p" else op3.shape_of(P([6, 4], "f32", "dsrc")))
-    idn = C(idx) if isinstance(idx, list) else P([nv if v and v[0] > 0 else -1, 2], "i64", "idx")
+    idn = C(idx) if isinstance(idx, list) else P([nv if known else -1, 2], "i64", "idx")
     return model(o.sparse_fill_empty_rows(P(v, "f32", "v"), dsn, idn, C(0.0, "f32")))
 
 
@@ -1532,7 +1671,8 @@ def _ebos(t, i, off, dflt, w):
 
 
 @cases("emb_offsets15", [("sum", ([10, 4], [6], [3], "sum", True)), ("mean", ([10, 4], [6], [3], "mean", False)),
-                         ("dyn", ([-1, (1, 5)], [-1], [-1], "sum", False)), ("dynrank", (None, [6], [(1, 4)], "mean", False))])
+                         ("dyn", ([-1, (1, 5)], [-1], [-1], "sum", False)), ("dynrank", (None, [6], [(1, 4)], "mean", False)),
+                         ("all_dyn", ([-1, -1], [6], [-1], "sum", True))])
 def _ebo15(t, i, off, red, w):
     args = [P(t, "f32", "t"), P(i, "i32", "i"), P(off, "i32", "o"), C(0, "i32")]
     if w:
@@ -1551,7 +1691,8 @@ def _ebps(t, i, w):
 
 
 @cases("emb_packed15", [("sum", ([10, 4], [3, 2], "sum", True)), ("mean", ([10, 4], [3, 2], "mean", False)),
-                        ("dyn", ([-1, -1], [-1, 2], "mean", False)), ("dynrank", (None, [(1, 5), 2], "sum", False))])
+                        ("dyn", ([-1, -1], [-1, 2], "mean", False)), ("dynrank", (None, [(1, 5), 2], "sum", False)),
+                        ("interval", ([(5, 9), (2, 4)], [(1, 3), 2], "sum", True))])
 def _ebp15(t, i, red, w):
     args = [P(t, "f32", "t"), P(i, "i32", "i")]
     if w:
@@ -1581,6 +1722,8 @@ def _int_in(v, name, t="i64"):
         return op8.gather(op3.shape_of(P(v[1], "f32", name + "_src"), t), C(0), C(0))
     if v == "p":
         return P([], t, name)
+    if v == "pdynrank":
+        return P(None, t, name)
     return C(v, t)
 
 
@@ -1588,7 +1731,8 @@ def _int_in(v, name, t="i64"):
                 ("batch", (3, 3, -1, [2, 4], "f16")), ("batch_param", (3, 3, 0, "p", "f32")),
                 ("batch_param_dyn", (3, 3, 0, "pdyn", "f32")), ("rows_param", ("p", 4, 0, None, "i64")),
                 ("rows_shapeof", (("s", [(2, 9)]), ("s", [-1]), 0, None, "f32")),
-                ("batch_shapeof", (2, 2, 0, "shapeof", "u8"))])
+                ("batch_shapeof", (2, 2, 0, "shapeof", "u8")), ("batch_dynrank", (3, 3, 0, "pdynrank", "f32")),
+                ("rows_dynrank", ("pdynrank", 4, 0, None, "i32"))])
 def _eye(r, c, k, b, t):
     args = [_int_in(r, "r"), _int_in(c, "c"), _int_in(k, "k"), t]
     if b is not None:
@@ -1596,6 +1740,8 @@ def _eye(r, c, k, b, t):
             args.append(P([2], "i64", "b"))
         elif b == "pdyn":
             args.append(P([-1], "i64", "b"))
+        elif b == "pdynrank":
+            args.append(P(None, "i64", "b"))
         elif b == "shapeof":
             args.append(op3.shape_of(P([(1, 3), 4], "f32", "bsrc")))
         else:
@@ -1604,10 +1750,12 @@ def _eye(r, c, k, b, t):
 
 
 @cases("random_uniform8", [("const", ([2, 3], "f32")), ("i32", ([4], "i32")), ("param", ("p", "f32")),
-                           ("param_dyn", ("pdyn", "f32")), ("shapeof", ("shapeof", "f16"))])
+                           ("param_dyn", ("pdyn", "f32")), ("shapeof", ("shapeof", "f16")),
+                           ("param_dynrank", ("pdynrank", "f32"))])
 def _ru(shape, t):
     sn = C(shape) if isinstance(shape, list) else (P([3], "i64", "s") if shape == "p" else P([-1], "i64", "s")
-                                                    if shape == "pdyn" else op3.shape_of(P([(1, 4), -1, 5], "f32", "src")))
+                                                    if shape == "pdyn" else P(None, "i64", "s") if shape == "pdynrank"
+                                                    else op3.shape_of(P([(1, 4), -1, 5], "f32", "src")))
     lo, hi = (C(0.0, t), C(1.0, t)) if t != "i32" else (C(0, "i32"), C(10, "i32"))
     if t == "f16":
         lo, hi = o.constant(np.float16(0)), o.constant(np.float16(1))
@@ -1670,6 +1818,7 @@ def _():
     ("pt_scalar_u8_i16", ("u8", "i16", [], [3], False, True, "f32")), ("pt_scalar_i64_i8_unsafe", ("i64", "i8", [], [3], True, True, "f32")),
     ("pt_scalar_unsafe", ("i64", "u8", [2], [], True, True, "f32")), ("pt_dyn_not_scalar", ("i64", "i8", [-1], [3], False, True, "f32")),
     ("dyn_type", ("dynamic", "f32", [2], [2], False, False, "f32")),
+    ("interval", ("i8", "f32", [(2, 5), 3], [1, (1, 4)], False, False, "f32")),
 ])
 def _cpt(t0, t1, s0, s1, unsafe, pt, u64t):
     return model(op14.convert_promote_types(P(s0, getattr(ov.Type, t0), "a"), P(s1, getattr(ov.Type, t1), "b"),
