@@ -99,6 +99,12 @@ pub(super) fn window_dim(d: Dim, k: u64, w: &Window, i: usize, ceil: bool, torch
 fn conv_like(cx: &Ctx, group: bool, backprop: bool) -> R<Vec<Fact>> {
     let (x, f) = (cx.input(0)?, cx.input(1)?);
     let et = merge_et(x.et, f.et)?;
+    if let (None, Some(fd)) = (x.shape.dims(), f.shape.dims()) {
+        return Ok(vec![Fact::new(
+            et,
+            conv_dynamic_rank_data(cx, fd, group, backprop)?,
+        )]);
+    }
     let (Some(xd), Some(fd)) = (x.shape.dims(), f.shape.dims()) else {
         return Ok(vec![Fact::new(
             et,
@@ -202,6 +208,35 @@ fn conv_like(cx: &Ctx, group: bool, backprop: bool) -> R<Vec<Fact>> {
         }
     }
     Ok(vec![Fact::new(et, PartialShape::Ranked(out))])
+}
+
+/// Data of dynamic rank: the filter still gives the rank and the output channels, and a
+/// backprop's `output_shape` input the spatial dims (as OpenVINO infers them).
+fn conv_dynamic_rank_data(cx: &Ctx, fd: &[Dim], group: bool, backprop: bool) -> R<PartialShape> {
+    let k_off = if group { 3 } else { 2 };
+    if fd.len() < k_off + 1 {
+        return Err(format!("filter {} has too low a rank", sh(&cx.input(1)?.shape)).into());
+    }
+    let n = fd.len() - k_off;
+    let ch = match (group, backprop) {
+        (false, false) => fd[0],
+        (true, false) => checked_dim_mul(fd[0], fd[1])?,
+        (false, true) => fd[1],
+        (true, true) => checked_dim_mul(fd[0], fd[2])?,
+    };
+    let given = if backprop && cx.inputs.len() == 3 {
+        cx.ints(2)
+    } else {
+        None
+    };
+    let mut out: Dims = [Dim::any(), ch].into_iter().collect();
+    for i in 0..n {
+        out.push(match &given {
+            Some(g) => Dim::known(*g.get(i).ok_or("output_shape is too short")? as u64),
+            None => Dim::any(),
+        });
+    }
+    Ok(PartialShape::Ranked(out))
 }
 
 fn conv_infer(cx: &Ctx) -> R<Vec<Fact>> {

@@ -94,9 +94,12 @@ fn cell_infer(cx: &Ctx) -> R<Vec<Fact>> {
 fn sdpa_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(3, 6)?;
     let (q, v) = (cx.input(0)?, cx.input(2)?);
-    let (Some(qd), Some(vd)) = (q.shape.dims(), v.shape.dims()) else {
+    let Some(qd) = q.shape.dims() else {
         return Ok(vec![Fact::new(q.et, PartialShape::Dynamic)]);
     };
+    // A value of dynamic rank leaves only the last output dim unknown.
+    let any = [Dim::any()];
+    let vd = v.shape.dims().unwrap_or(&any);
     if qd.len() < 2 || vd.is_empty() {
         return Err("query and value must have rank >= 2".into());
     }
@@ -220,7 +223,34 @@ fn gather_elements_infer(cx: &Ctx) -> R<Vec<Fact>> {
             .into());
         }
     }
-    Ok(vec![Fact::new(data.et, idx.shape.clone())])
+    // The output takes the indices' shape, its non-axis dims merged with the data's; with
+    // indices of dynamic rank, the data's shape with the axis dim dynamic (OpenVINO's rule).
+    let out = match (data.shape.dims(), idx.shape.dims()) {
+        (Some(d), None) => {
+            let ax = cx.attr_axis("axis", 0, d.len())?;
+            let mut o: Dims = d.iter().copied().collect();
+            o[ax] = Dim::any();
+            PartialShape::Ranked(o)
+        }
+        (Some(d), Some(i)) => {
+            let ax = cx.attr_axis("axis", 0, d.len())?;
+            let mut o: Dims = i.iter().copied().collect();
+            for (k, od) in o.iter_mut().enumerate() {
+                if k != ax {
+                    *od = merge_dim(*od, d[k]).ok_or_else(|| {
+                        format!(
+                            "dim {k} of data {} and indices {} differ",
+                            sh(&data.shape),
+                            sh(&idx.shape)
+                        )
+                    })?;
+                }
+            }
+            PartialShape::Ranked(o)
+        }
+        _ => idx.shape.clone(),
+    };
+    Ok(vec![Fact::new(data.et, out)])
 }
 
 fn einsum_infer(cx: &Ctx) -> R<Vec<Fact>> {
@@ -243,10 +273,17 @@ fn einsum_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let mut ell: Option<PartialShape> = None;
     for (t, f) in terms.iter().zip(cx.inputs) {
         et = merge_et(et, f.et)?;
-        let Some(d) = f.shape.dims() else {
-            return Ok(vec![Fact::new(et, PartialShape::Dynamic)]);
-        };
         let has_ell = t.contains("...");
+        // An input of dynamic rank whose term has no ellipsis has one dim per label.
+        let any: Vec<Dim>;
+        let d: &[Dim] = match f.shape.dims() {
+            Some(d) => d,
+            None if !has_ell => {
+                any = vec![Dim::any(); t.chars().count()];
+                &any
+            }
+            None => return Ok(vec![Fact::new(et, PartialShape::Dynamic)]),
+        };
         let letters: Vec<char> = t.replace("...", "").chars().collect();
         let n_ell = d
             .len()

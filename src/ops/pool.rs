@@ -9,7 +9,14 @@ fn pool_shape(cx: &Ctx) -> R<(crate::ir::ElementType, PartialShape)> {
     cx.expect_inputs(1, 1)?;
     let x = cx.input(0)?;
     let Some(d) = x.shape.dims() else {
-        return Ok((x.et, PartialShape::Dynamic));
+        // The kernel's length gives the spatial rank.
+        let s = match cx.attr_ints("kernel")? {
+            Some(k) if !k.is_empty() => {
+                PartialShape::Ranked((0..k.len() + 2).map(|_| Dim::any()).collect())
+            }
+            _ => PartialShape::Dynamic,
+        };
+        return Ok((x.et, s));
     };
     if d.len() < 3 {
         return Err(format!("data {} must have rank >= 3", sh(&x.shape)).into());
@@ -60,18 +67,17 @@ fn avgpool_infer(cx: &Ctx) -> R<Vec<Fact>> {
 fn adaptive_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(2, 2)?;
     let x = cx.input(0)?;
-    let Some(d) = x.shape.dims() else {
-        return Ok(vec![
-            Fact::new(x.et, PartialShape::Dynamic);
-            cx.layer.outputs.len().max(1)
-        ]);
+    let s = match x.shape.dims() {
+        None => PartialShape::Dynamic,
+        Some(d) => {
+            let mut out: Dims = d[..2.min(d.len())].iter().copied().collect();
+            match cx.ints(1) {
+                Some(sz) => out.extend(sz.iter().map(|&v| Dim::known(v.max(0) as u64))),
+                None => out.extend((2..d.len()).map(|_| Dim::any())),
+            }
+            PartialShape::Ranked(out)
+        }
     };
-    let mut out: Dims = d[..2.min(d.len())].iter().copied().collect();
-    match cx.ints(1) {
-        Some(sz) => out.extend(sz.iter().map(|&v| Dim::known(v.max(0) as u64))),
-        None => out.extend((2..d.len()).map(|_| Dim::any())),
-    }
-    let s = PartialShape::Ranked(out);
     let mut v = vec![Fact::new(x.et, s.clone())];
     if cx.layer.outputs.len() == 2 {
         let it = cx

@@ -523,7 +523,8 @@ def _tile(shape, rep):
 
 @cases("transpose", [("static", ([2, 3, 4], [2, 0, 1])), ("dyn", ([-1, (2, 5), 4], [1, 2, 0])), ("empty_order", ([2, 3, 4], [])),
                      ("all_dyn", ([-1, 3, -1], [2, 0, 1])),
-                     ("empty_dynrank", (None, []))])
+                     ("empty_dynrank", (None, [])), ("dynrank", (None, [1, 0, 2])), ("dynrank_2", (None, [1, 0])),
+                     ("dynrank_1", (None, [0]))])
 def _transpose(shape, order):
     return model(o.transpose(P(shape), C(order)))
 
@@ -577,6 +578,8 @@ def _eltwise(fn, a, b, bc):
     ("conv1d", ([1, 4, 17], [2, 4, 5], [3], [2], [1], [1], "explicit")),
     ("conv3d", ([1, 2, 8, 9, 10], [4, 2, 3, 3, 3], [1, 2, 3], [1, 1, 1], [0, 0, 0], [1, 1, 1], "explicit")),
     ("spatial_dyn", ([-1, 3, -1, 32], [8, 3, 3, 3], [2, 2], [1, 1], [1, 1], [1, 1], "explicit")),
+    ("dynrank", (None, [8, 3, 3, 3], [2, 2], [1, 1], [1, 1], [1, 1], "explicit")),
+    ("same_dynrank", (None, [8, 3, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "same_upper")),
 ])
 def _conv(x, w, s, pb, pe, d, ap):
     return model(o.convolution(P(x), C(np.zeros(w), "f32"), s, pb, pe, d, ap))
@@ -587,6 +590,7 @@ def _conv(x, w, s, pb, pe, d, ap):
     ("dw_stride", ([1, 6, (8, 32), -1], [6, 1, 1, 3, 3], [2, 2], [1, 1], [1, 1], [1, 1], "explicit")),
     ("same", ([2, 4, 9, 9], [2, 3, 2, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "same_lower")),
     ("spatial_dyn", ([-1, 8, -1, 16], [4, 2, 2, 3, 3], [2, 1], [1, 0], [1, 0], [1, 2], "explicit")),
+    ("dynrank", (None, [4, 2, 2, 3, 3], [1, 1], [1, 1], [1, 1], [1, 1], "explicit")),
 ])
 def _gconv(x, w, s, pb, pe, d, ap):
     return model(o.group_convolution(P(x), C(np.zeros(w), "f32"), s, pb, pe, d, ap))
@@ -599,6 +603,7 @@ def _gconv(x, w, s, pb, pe, d, ap):
     ("same_upper", ([1, 3, 15, 16], [2, 2], [1, 1], [0, 0], [0, 0], [3, 3], "floor", "same_upper", "i64", 0)),
     ("dyn", ([-1, 3, (16, 64), -1], [2, 2], [1, 1], [1, 1], [1, 1], [3, 3], "floor", "explicit", "i64", 0)),
     ("spatial_dyn", ([-1, 3, -1, 32], [2, 2], [1, 1], [0, 0], [0, 0], [2, 2], "ceil", "explicit", "i32", 0)),
+    ("dynrank", (None, [2, 2], [1, 1], [1, 1], [1, 1], [3, 3], "floor", "explicit", "i64", 0)),
 ])
 def _maxpool(x, s, d, pb, pe, k, rt, ap, it, axis):
     return model(op8.max_pool(P(x), s, d, pb, pe, k, rt, ap, it, axis))
@@ -610,19 +615,24 @@ def _maxpool(x, s, d, pb, pe, k, rt, ap, it, axis):
     ("same_lower", ([1, 3, 15, 16], [2, 2], [0, 0], [0, 0], [3, 3], True, "floor", "same_lower")),
     ("valid_dyn", ([-1, 3, (7, 70), 16], [2, 2], [0, 0], [0, 0], [3, 3], True, "floor", "valid")),
     ("spatial_dyn", ([-1, 3, -1, 16], [2, 2], [1, 1], [1, 1], [3, 3], False, "ceil", "explicit")),
+    ("dynrank", (None, [2, 2], [1, 1], [1, 1], [3, 3], True, "floor", "explicit")),
 ])
 def _avgpool(x, s, pb, pe, k, ex, rt, ap):
     return model(op1.avg_pool(P(x), s, pb, pe, k, ex, rt, ap))
 
 
 @cases("maxpool14", [("ceil_torch", ([1, 3, 31, 31], [2, 2], [1, 1], [1, 1], [1, 1], [3, 3], "ceil_torch")),
-                     ("ceil_torch_dyn", ([1, 3, (10, 40), 31], [3, 3], [1, 1], [1, 1], [1, 1], [2, 2], "ceil_torch"))])
+                     ("ceil_torch_dyn", ([1, 3, (10, 40), 31], [3, 3], [1, 1], [1, 1], [1, 1], [2, 2], "ceil_torch")),
+    ("dynrank", (None, [3, 3], [1, 1], [1, 1], [1, 1], [2, 2], "ceil_torch")),
+])
 def _maxpool14(x, s, d, pb, pe, k, rt):
     return model(op14.max_pool(P(x), s, d, pb, pe, k, rt, "explicit", "i32", 0))
 
 
 @cases("avgpool14", [("ceil_torch", ([1, 3, 31, 31], [2, 2], [1, 1], [1, 1], [3, 3], False, "ceil_torch")),
-                     ("ceil_torch_dyn", ([-1, 3, -1, 31], [2, 2], [1, 1], [1, 1], [3, 3], False, "ceil_torch"))])
+                     ("ceil_torch_dyn", ([-1, 3, -1, 31], [2, 2], [1, 1], [1, 1], [3, 3], False, "ceil_torch")),
+    ("dynrank", (None, [2, 2], [1, 1], [1, 1], [3, 3], False, "ceil_torch")),
+])
 def _avgpool14(x, s, pb, pe, k, ex, rt):
     return model(op14.avg_pool(P(x), s, pb, pe, k, ex, rt, "explicit"))
 
@@ -753,7 +763,11 @@ def _gathernd(d, i, bd):
 
 
 @cases("gather_elements", [("axis0", ([3, 4], [5, 4], 0)), ("neg_axis", ([3, 4], [3, 2], -1)), ("dyn", ([-1, 4], [3, -1], 1)),
-                           ("interval", ([(2, 6), 4], [3, (1, 5)], 1)), ("dynrank", (None, [3, 4], 0))])
+                           ("interval", ([(2, 6), 4], [3, (1, 5)], 1)), ("dynrank", (None, [3, 4], 0)),
+    ("idx_dynrank", ([(2, 6), 4], None, 0)),
+    ("idx_dynrank_ax1", ([3, 4], None, 1)),
+    ("dyn_merge", ([3, -1], [-1, 4], 1)),
+])
 def _gel(d, i, axis):
     return model(op6.gather_elements(P(d, "f32", "d"), P(i, "i64", "i"), axis))
 
@@ -765,6 +779,10 @@ def _gel(d, i, axis):
     ("sum", (["abc->b"], [[2, 3, 4]])), ("dyn", (["ij,jk->ik"], [[-1, 3], [3, (2, 5)]])),
     ("interval", (["bij,bjk->bik"], [[(1, 4), 2, 3], [5, 3, (2, 7)]])),
     ("ellipsis_dynrank", (["...ij,...jk->...ik"], [None, [1, 3, 4]])),
+    ("dynrank", (["ij,jk->ik"], [None, [3, 4]])),
+    ("dynrank_t", (["ij->ji"], [None])),
+    ("dynrank_b", (["ij,jk->ik"], [[2, 3], None])),
+    ("dynrank_batch", (["bij,bjk->bik"], [None, [5, 3, 4]])),
 ])
 def _einsum(eq, shapes):
     return model(op7.einsum([P(s, "f32", "p%d" % k) for k, s in enumerate(shapes)], eq[0]))
@@ -815,6 +833,7 @@ def _lstm(x, nd, direction, hs):
     ("q_dynrank", (None, [2, 4, 10, 16], [2, 4, 10, 32], None, False)),
     ("interval", ([(1, 4), 4, (2, 9), 16], [-1, 4, (5, 12), 16], [1, 4, -1, (8, 32)], [(1, 9), 1], False)),
     ("mask_dynrank", ([2, 4, 8, 16], [2, 4, 10, 16], [2, 4, 10, 32], None, True)),
+    ("v_dynrank", ([2, 4, 8, 16], [2, 4, 10, 16], None, None, False)),
 ])
 def _sdpa(q, k, v, m, causal):
     args = [P(q, "f32", "q"), P(k, "f32", "k"), P(v, "f32", "v")]
@@ -1086,7 +1105,9 @@ def _():
 @cases("adaptive_max_pool", [("2d_i64", ([1, 3, 32, 32], [7, 7], "i64")), ("1d_i32", ([2, 3, 10], [5], "i32")),
                              ("3d", ([1, 2, 8, 9, 10], [2, 3, 4], "i64")),
                              ("dyn", ([-1, -1, (2, 10), -1], [3, 3], "i32")),
-                             ("interval", ([(1, 4), 3, (5, 9), 6], [2, 2], "i64"))])
+                             ("interval", ([(1, 4), 3, (5, 9), 6], [2, 2], "i64")),
+    ("dynrank", (None, [3, 3], "i32")),
+])
 def _amp(x, out, it):
     return model(o.adaptive_max_pool(P(x), C(out, "i32"), it))
 
@@ -1114,6 +1135,8 @@ def _():
     ("out_shape_same_upper", ([1, 4, 8, 7], [4, 2, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "same_upper", [0, 0], [16, 14])),
     ("out_shape_dyn", ([-1, 4, -1, (2, 9)], [4, 2, 3, 3], [2, 2], [1, 1], [1, 1], [1, 1], "explicit", [0, 0], [20, 10])),
     ("out_shape_param", ([1, 4, 8, 7], [4, 2, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "explicit", [0, 0], "param")),
+    ("dynrank", (None, [4, 2, 3, 3], [2, 2], [1, 1], [1, 1], [1, 1], "explicit", [1, 1], None)),
+    ("out_shape_dynrank", (None, [4, 2, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "explicit", [0, 0], [16, 15])),
 ])
 def _conv_bprop(x, w, s, pb, pe, d, ap, op, osh):
     out_shape = None if osh is None else (P([len(s)], "i64", "os") if osh == "param" else C(osh))
@@ -1130,6 +1153,8 @@ def _conv_bprop(x, w, s, pb, pe, d, ap, op, osh):
     ("out_shape", ([1, 8, 5, 5], [2, 4, 3, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "explicit", [0, 0], [11, 10])),
     ("out_shape_same", ([1, 8, 5, 5], [2, 4, 3, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "same_lower", [0, 0], [10, 10])),
     ("out_shape_param", ([1, 8, 5, 5], [2, 4, 3, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "explicit", [0, 0], "param")),
+    ("dynrank", (None, [3, 2, 2, 3, 3], [2, 2], [1, 1], [1, 1], [1, 1], "explicit", [0, 0], None)),
+    ("out_shape_dynrank", (None, [2, 4, 3, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "explicit", [0, 0], [11, 10])),
 ])
 def _gconv_bprop(x, w, s, pb, pe, d, ap, op, osh):
     out_shape = None if osh is None else (P([len(s)], "i64", "os") if osh == "param" else C(osh))

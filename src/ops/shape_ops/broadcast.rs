@@ -172,7 +172,15 @@ pub(super) fn transpose_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_int(1, "order")?;
     let x = cx.input(0)?;
     let Some(d) = x.shape.dims() else {
-        return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
+        // The order's length gives the rank (an empty order reverses whatever rank).
+        let n = cx.input(1)?.shape.dims().and_then(|o| o.first()?.get());
+        return Ok(vec![Fact::new(
+            x.et,
+            match n {
+                Some(n) if n > 0 => PartialShape::Ranked((0..n).map(|_| Dim::any()).collect()),
+                _ => PartialShape::Dynamic,
+            },
+        )]);
     };
     let Some(order) = cx.ints(1) else {
         return Ok(vec![Fact::new(
