@@ -148,8 +148,11 @@ fn fold_graph(
         }
     }
     report_too_big(g, facts, &order, &folded, opts, report);
+    // New layers get fresh ids (ids stay unique, as the verifier checks); they sort where
+    // their producer stood through its source position.
+    let mut next_id = g.layers().map(|l| l.id).max().map_or(0, |m| m + 1);
     for c in new_consts {
-        materialize(g, c);
+        materialize(g, c, &mut next_id);
     }
 }
 
@@ -325,7 +328,7 @@ fn report_too_big(
 
 /// Put a planned constant in the graph: a Const (followed by a decompression Convert when the
 /// value is compressed) where the folded output stood, wired to the unfolded consumers.
-fn materialize(g: &mut Graph, c: NewConst) {
+fn materialize(g: &mut Graph, c: NewConst, next_id: &mut u64) {
     let mut layer = Layer::new("Const", "opset1", &c.name);
     let t = &c.value;
     let shape = t
@@ -345,7 +348,8 @@ fn materialize(g: &mut Graph, c: NewConst) {
     let shape = PartialShape::from_static(&t.shape);
     let mut port = Port::new(0, t.et, shape.clone());
     // The new Const (and its Convert) sorts where its producer stood.
-    layer.id = g[c.producer].id;
+    layer.id = *next_id;
+    *next_id += 1;
     layer.origin = g[c.producer].origin;
     layer.konst = Some(ConstData::Owned(t.data.clone()));
     let k = if let Some(wide) = c.widen_to {
@@ -353,7 +357,7 @@ fn materialize(g: &mut Graph, c: NewConst) {
         // tensor names and the rt_info, as the folded layer's output it stands for.
         layer.name = format!("{}/compressed", c.name);
         layer.outputs.push(port);
-        let (id, origin) = (layer.id, layer.origin);
+        let origin = layer.origin;
         let k0 = g.add_layer(layer);
         let mut cv = Layer::new("Convert", "opset1", &c.name);
         cv.data = Some(Attrs::from_pairs([("destination_type", wide.name())]));
@@ -362,7 +366,8 @@ fn materialize(g: &mut Graph, c: NewConst) {
         let mut out = Port::new(1, wide, shape);
         out.set_names(c.names);
         cv.outputs.push(out);
-        cv.id = id;
+        cv.id = *next_id;
+        *next_id += 1;
         cv.origin = origin;
         let k1 = g.add_layer(cv);
         g.connect(k0, 0, k1, 0);
