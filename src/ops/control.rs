@@ -10,7 +10,8 @@
 //!   is constant and the body's execution condition is constantly true.
 //! - Both: a body Parameter fed back by a back edge takes the merged shape of its initial value
 //!   and the body's result (equal dims stay, others become `?`), and the body is inferred again.
-//! - If: a constant condition picks a branch; otherwise each output merges both branches.
+//! - If: a constant condition picks a branch; otherwise each output merges both branches as
+//!   OpenVINO does (differing static dims give an interval, non-static dims `?`).
 //!
 //! Outputs the port maps do not describe keep their declared ports.
 
@@ -290,7 +291,7 @@ fn if_outputs(
                     } else {
                         ElementType::Dynamic
                     },
-                    merge_loose(&t.shape, &e.shape),
+                    merge_branches(&t.shape, &e.shape),
                 )),
                 _ => None,
             }
@@ -300,13 +301,31 @@ fn if_outputs(
 }
 
 /// Two shapes a value may take: equal dims stay, differing dims become `?`, differing ranks
-/// give a dynamic rank (OpenVINO's If/Loop shape resolution).
+/// give a dynamic rank (a back edge of Loop/TensorIterator; If merges with `merge_branches`).
 pub fn merge_loose(a: &PartialShape, b: &PartialShape) -> PartialShape {
     match (a.dims(), b.dims()) {
         (Some(x), Some(y)) if x.len() == y.len() => PartialShape::Ranked(
             x.iter()
                 .zip(y)
                 .map(|(p, q)| if p == q { *p } else { Dim::any() })
+                .collect(),
+        ),
+        _ => PartialShape::Dynamic,
+    }
+}
+
+/// If's merge of the two branch shapes (OpenVINO's `resolve_shape`): differing or dynamic
+/// ranks give a dynamic rank; a dim that is not static in either branch becomes `?` (even
+/// equal intervals); equal static dims stay; differing static dims give `[min..max]`.
+fn merge_branches(a: &PartialShape, b: &PartialShape) -> PartialShape {
+    match (a.dims(), b.dims()) {
+        (Some(x), Some(y)) if x.len() == y.len() => PartialShape::Ranked(
+            x.iter()
+                .zip(y)
+                .map(|(p, q)| match (p.get(), q.get()) {
+                    (Some(u), Some(v)) => Dim::interval(u.min(v), Some(u.max(v))),
+                    _ => Dim::any(),
+                })
                 .collect(),
         ),
         _ => PartialShape::Dynamic,
