@@ -237,6 +237,141 @@ def _(c, t, e):
     return model(*_if(c, t, e))
 
 
+# Subgraph ops with interval dims and dynamic-rank data. Port dims are lossy (-1 for any non-static
+# dim), so a Slice(stop=_CUT) on the interval axis shows whether the lower bound survived: a
+# [2..8] dim sliced to 2 is a static 2, a fully dynamic one an interval [0..2] (-1).
+_CUT = 2
+
+
+def _cut(out, axis=0, stop=_CUT):
+    return op8.slice(out, C([0]), C([stop]), C([1]), C([axis]))
+
+
+def _body_param(shape, t=np.float32, name=None):
+    ps = ov.PartialShape.dynamic() if shape is None else ov.PartialShape([dim(d) for d in shape])
+    return o.parameter(ps, t, name)
+
+
+def _loop_ext(trip, shape, concat=True):
+    """Loop whose data is elementwise-updated through a back edge (x + iter each iteration)."""
+    x = P(shape, "f32", "x")
+    bx = _body_param(shape, name="bx")
+    it = o.parameter([], np.int64, "iter")
+    rnx = o.result(o.add(bx, o.convert(it, "f32")))
+    rc = o.result(o.constant(np.bool_(True)))
+    body = ov.Model([rc, rnx], [it, bx], "body")
+    trip_in = C(trip) if trip is not None else P([], "i64", "trip")
+    loop = ov.op.loop(trip_in, C(True, "boolean"))
+    loop.set_function(body)
+    loop.set_special_body_ports([0, 0])
+    loop.set_merged_input(bx, x.output(0), rnx.output(0))
+    outs = [loop.get_iter_value(rnx.output(0), -1)]
+    if concat:
+        outs.append(loop.get_concatenated_slices(rnx.output(0), 0, 1, 1, -1, 0))
+    return outs
+
+
+@cases("loop_ext", [
+    # (1) interval dim in the data, constant trip count
+    ("interval_const_trip", (4, [(2, 8), 3])),
+    ("interval_inner_const_trip", (3, [2, (3, 6)])),
+    # (3) dynamic trip count, per-iteration (concatenated) output, interval input dims
+    ("interval_param_trip", (None, [(2, 8), (1, 4)])),
+    # (2) dynamic-rank data: a back edge keeps the rank unknown
+    ("dynrank_const_trip", (3, None, False)),
+    ("dynrank_param_trip", (None, None, False)),
+    ("dynrank_concat", (3, None)),
+])
+def _loop_ext_case(trip, shape, concat=True):
+    outs = _loop_ext(trip, shape, concat)
+    if shape is not None:
+        outs += [_cut(outs[0]).output(0)]
+    return model(*outs)
+
+
+def _ti_ext(x_shape, axis, body_x, h_shape):
+    """TensorIterator over axis `axis` of X; h accumulates tanh(x_t + h)."""
+    X = P(x_shape, "f32", "X")
+    xi = _body_param(body_x, name="x_t")
+    h = _body_param(h_shape, name="h")
+    hn = o.result(o.tanh(o.add(xi, h)))
+    body = ov.Model([hn], [xi, h], "ti_body")
+    ti = ov.op.tensor_iterator()
+    ti.set_body(body)
+    ti.set_sliced_input(xi, X.output(0), 0, 1, 1, -1, axis)
+    ti.set_merged_input(h, C(np.zeros([1, 1, 3], np.float32), "f32").output(0), hn.output(0))
+    return [ti.get_iter_value(hn.output(0), -1), ti.get_concatenated_slices(hn.output(0), 0, 1, 1, -1, axis)]
+
+
+@cases("ti_ext", [
+    # (1) interval sequence length on the sliced axis: the concatenation is `?` (no interval)
+    ("interval_seq_axis1", ([1, (2, 8), 3], 1, [1, 1, 3], [1, 1, 3])),
+    ("interval_seq_axis0", ([(2, 8), 1, 3], 0, [1, 1, 3], [1, 1, 3])),
+    ("dyn_seq_axis1", ([1, -1, 3], 1, [1, 1, 3], [1, 1, 3])),
+    # interval on a non-sliced axis: x_t + h broadcasts it, then the back edge meets h's [1,1,3]
+    ("interval_batch", ([(2, 4), 5, 3], 1, [(2, 4), 1, 3], [1, 1, 3])),
+    # (2) OpenVINO accepts a dynamic-rank X (the sliced axis cannot be resolved): all outputs dynamic rank
+    ("dynrank", (None, 1, [1, 1, 3], [1, 1, 3])),
+    ("dynrank_body_dynrank", (None, 1, None, [1, 1, 3])),
+])
+def _ti_ext_case(x_shape, axis, body_x, h_shape):
+    outs = _ti_ext(x_shape, axis, body_x, h_shape)
+    return model(*outs, _cut(outs[0], 0), _cut(outs[1], axis))
+
+
+def _if_ext(cond, shape, then_fn, else_fn):
+    c = C(cond, "boolean") if cond is not None else P([], "boolean", "cond")
+    x = P(shape, "f32", "x")
+    tx = _body_param(shape, name="tx")
+    ex = _body_param(shape, name="ex")
+    tr = o.result(then_fn(tx))
+    er = o.result(else_fn(ex))
+    node = ov.op.if_op(c.output(0))
+    node.set_then_body(ov.Model([tr], [tx], "then"))
+    node.set_else_body(ov.Model([er], [ex], "else"))
+    node.set_input(x.output(0), tx, ex)
+    return node.set_output(tr, er)
+
+
+_IF_BODIES = {
+    "pass": lambda v: v,
+    "relu": lambda v: o.relu(v),
+    "neg": lambda v: o.negative(v),
+    "add1": lambda v: o.add(v, o.constant(np.float32(1))),
+    # static shapes that differ between the branches: [3, 2] vs [5, 2]
+    "r32": lambda v: o.reshape(o.relu(op8.slice(o.reshape(v, C([-1]), False), C([0]), C([6]), C([1]), C([0]))),
+                               C([3, 2]), False),
+    "r52": lambda v: o.reshape(op8.slice(o.reshape(v, C([-1]), False), C([0]), C([10]), C([1]), C([0])),
+                               C([5, 2]), False),
+    "r6": lambda v: o.reshape(op8.slice(o.reshape(v, C([-1]), False), C([0]), C([6]), C([1]), C([0])),
+                              C([6]), False),
+}
+
+
+@cases("if_ext", [
+    # (1) interval data, non-constant and constant condition
+    ("interval_pass_relu", (None, [(2, 8), 3], "pass", "relu")),
+    ("interval_same", (None, [(2, 8), 3], "neg", "add1")),
+    ("interval_const_true", (True, [(2, 8), 3], "relu", "pass")),
+    ("interval_const_false", (False, [(2, 8), 3], "relu", "pass")),
+    # (2) dynamic-rank data through pass-through / elementwise branches
+    ("dynrank_pass_relu", (None, None, "pass", "relu")),
+    ("dynrank_neg_add", (None, None, "neg", "add1")),
+    ("dynrank_const_true", (True, None, "pass", "add1")),
+    # (3) non-constant condition, branches of different static shapes: OpenVINO merges
+    # 3 vs 5 into the interval [3..5]; Slice(stop=3) shows it (a static 3)
+    ("differ_static", (None, [4, 4], "r32", "r52")),
+    ("differ_static_interval", (None, [(4, 8), 4], "r32", "r52")),
+    ("differ_static_rank", (None, [4, 4], "r32", "r6")),
+])
+def _if_ext_case(cond, shape, t, e):
+    out = _if_ext(cond, shape, _IF_BODIES[t], _IF_BODIES[e])
+    outs = [out]
+    if out.get_partial_shape().rank.is_static:
+        outs.append(_cut(out, 0, 3 if t in ("r32", "r52") else _CUT).output(0))
+    return model(*outs)
+
+
 # Range
 
 @cases("range4", [
