@@ -487,9 +487,22 @@ fn unary_infer(cx: &Ctx) -> R<Vec<Fact>> {
     Ok(vec![Fact::new(et, shape)])
 }
 
+/// Convert's attribute: the destination element type.
+struct ConvertAttrs {
+    destination: E,
+}
+
+impl Attrs for ConvertAttrs {
+    fn parse(cx: &Ctx) -> R<Self> {
+        Ok(ConvertAttrs {
+            destination: cx.attr_et("destination_type")?,
+        })
+    }
+}
+
 fn convert_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(1, 1)?;
-    let et = cx.attr_et("destination_type")?;
+    let et = cx.attrs::<ConvertAttrs>()?.destination;
     let x = cx.input(0)?;
     let mut f = Fact::new(et, x.shape.clone());
     if et.is_integral() {
@@ -510,7 +523,7 @@ fn convert_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let et = if cx.ty == "ConvertLike" {
         cx.input(1)?.et
     } else {
-        cx.attr_et("destination_type")?
+        cx.attrs::<ConvertAttrs>()?.destination
     };
     let v = cx.input(0)?.value.as_ref().ok_or("no value")?;
     let t = convert::convert(v, et)
