@@ -10,31 +10,6 @@ use prior_box::*;
 
 use super::util::{dim_at, ranked as dims};
 
-/// Input `i` must have rank `r` (when its rank is known).
-fn expect_rank(cx: &Ctx, i: usize, r: usize, what: &str) -> R<()> {
-    let f = cx.input(i)?;
-    match f.shape.rank() {
-        Some(n) if n != r => {
-            Err(format!("{what} (input {i}) must have rank {r}, is {}", sh(&f.shape)).into())
-        }
-        _ => Ok(()),
-    }
-}
-
-/// Input `i` must have a floating-point element type.
-fn expect_float(cx: &Ctx, i: usize, what: &str) -> R<()> {
-    let f = cx.input(i)?;
-    if f.et.is_float() || f.et == E::Dynamic {
-        Ok(())
-    } else {
-        Err(format!(
-            "{what} (input {i}) must have a floating-point element type, has {}",
-            f.et
-        )
-        .into())
-    }
-}
-
 /// Merge dim `a` of input `i` with dim `b` of input `j` (they must agree).
 fn merge_in(cx: &Ctx, i: usize, a: usize, j: usize, b: usize, what: &str) -> R<Dim> {
     let (x, y) = (dim_at(cx.input(i)?, a), dim_at(cx.input(j)?, b));

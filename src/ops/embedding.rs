@@ -1,7 +1,7 @@
 //! Embedding bags: EmbeddingBagOffsetsSum-3, EmbeddingBagOffsets-15, EmbeddingBagPackedSum-3,
 //! EmbeddingBagPacked-15, EmbeddingSegmentsSum-3. Shape rules only (OpenVINO does not fold them).
 
-use super::signal::{bound_dim, expect_rank};
+use super::signal::bound_dim;
 use super::*;
 use crate::ir::{Dim, Dims, PartialShape};
 

@@ -1,7 +1,7 @@
 //! Generators: Eye-9 (shape rule and kernel), RandomUniform-8 and Multinomial-13 (shape rules;
 //! random, so never folded).
 
-use super::signal::{bound_dim, expect_float, expect_scalar_or_1};
+use super::signal::bound_dim;
 use super::*;
 use crate::ir::{tensor::Tensor, Dim, Dims, ElementType as E, PartialShape};
 

@@ -1,6 +1,5 @@
 //! Inverse-14 and GroupNormalization-12: shape rules (OpenVINO does not fold them).
 
-use super::signal::{expect_float, expect_rank};
 use super::*;
 use crate::ir::{Dim, PartialShape};
 

@@ -541,7 +541,7 @@ fn flat(coord: &[u64], shape: &[u64]) -> usize {
 /// inside a block flattened row-major, and C' the smaller channel count: blocks_first puts the
 /// block index outermost in the channel (b * C' + c), depth_first innermost (c * bs^k + b).
 fn depth_space_eval(cx: &Ctx, outs: &[Fact], to_space: bool) -> R<Vec<Fact>> {
-    let x = val(cx, 0)?;
+    let x = cx.value(0)?;
     let out = static_out(outs, 0)?;
     let a = cx.attrs::<DepthSpaceAttrs>()?;
     let (bs, blocks_first) = (a.block_size, a.blocks_first);
@@ -596,7 +596,7 @@ fn s2d_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
 
 /// ShuffleChannels: the axis seen as [group, C/group], transposed to [C/group, group].
 fn shuffle_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
-    let x = val(cx, 0)?;
+    let x = cx.value(0)?;
     let out = static_out(outs, 0)?;
     let a = cx.attrs::<ShuffleAttrs>()?;
     let ax = norm_axis(a.axis, out.len()).at_attr("axis")?;
@@ -613,16 +613,9 @@ fn shuffle_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
     )?)])
 }
 
-fn val(cx: &Ctx, i: usize) -> R<Arc<Tensor>> {
-    cx.input(i)?
-        .value
-        .clone()
-        .ok_or_else(|| "value unknown".into())
-}
-
 /// Select: `cond ? then : else` with numpy broadcasting of all three.
 fn select_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
-    let (c, t, e) = (val(cx, 0)?, val(cx, 1)?, val(cx, 2)?);
+    let (c, t, e) = (cx.value(0)?, cx.value(1)?, cx.value(2)?);
     let (shape, maps) =
         math::bcast_index_maps(&[&c.shape, &t.shape, &e.shape]).ok_or("cannot broadcast")?;
     let es = t.et.byte_size().ok_or("sub-byte")?;
@@ -636,7 +629,7 @@ fn select_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
 
 /// Pad-1/12: constant, edge, reflect, symmetric; negative pads (v12) crop.
 fn pad_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
-    let x = val(cx, 0)?;
+    let x = cx.value(0)?;
     let (pb, pe) = (cx.ints(1).ok_or("pads")?, cx.ints(2).ok_or("pads")?);
     let mode = cx
         .attr("pad_mode")
@@ -644,7 +637,7 @@ fn pad_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         .to_ascii_lowercase();
     let es = x.et.byte_size().ok_or("sub-byte")?;
     let fill = if cx.inputs.len() == 4 && mode == "constant" {
-        math::elem(&*val(cx, 3)?, 0).ok_or("pad_value")?.to_vec()
+        math::elem(&*cx.value(3)?, 0).ok_or("pad_value")?.to_vec()
     } else {
         vec![0u8; es]
     };
@@ -707,12 +700,12 @@ fn pad_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
 /// OneHot: off everywhere, on where index == k (negative or out-of-range indices stay off;
 /// OneHot-16 with negative_indices_mode="normalize" wraps negatives).
 fn onehot_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
-    let idx = val(cx, 0)?.to_i64s().ok_or("indices")?;
+    let idx = cx.value(0)?.to_i64s().ok_or("indices")?;
     let depth = *cx.ints(1).ok_or("depth")?.first().ok_or("depth")?;
-    let (on, off) = (val(cx, 2)?, val(cx, 3)?);
+    let (on, off) = (cx.value(2)?, cx.value(3)?);
     let out = onehot_infer(cx)?;
     let os = out[0].shape.to_static().ok_or("dynamic")?;
-    let ishape = val(cx, 0)?.shape.clone();
+    let ishape = cx.value(0)?.shape.clone();
     let ax = cx.attr_axis("axis", -1, ishape.len() + 1)?;
     let inner: usize = ishape[ax..].iter().product::<u64>() as usize;
     let normalize = cx
@@ -742,7 +735,7 @@ fn onehot_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
 
 /// NonZero: [rank, count] coordinates of non-zero elements in row-major order.
 fn nonzero_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
-    let x = val(cx, 0)?;
+    let x = cx.value(0)?;
     let et = nonzero_infer(cx)?[0].et;
     let n = x.len();
     let nz: Vec<usize> = (0..n)
@@ -783,7 +776,7 @@ fn plain_reduction(cx: &Ctx) -> R<()> {
 /// slice of data is overwritten by the matching slice of updates, in order.
 fn scatter_nd_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     plain_reduction(cx)?;
-    let (d, it, u) = (val(cx, 0)?, val(cx, 1)?, val(cx, 2)?);
+    let (d, it, u) = (cx.value(0)?, cx.value(1)?, cx.value(2)?);
     let es = d.et.byte_size().ok_or("sub-byte")?;
     let idx = it.to_i64s().ok_or("indices")?;
     let k = *it.shape.last().ok_or("indices rank 0")? as usize;
@@ -821,7 +814,7 @@ fn scatter_nd_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
 /// ScatterElementsUpdate: out = data; out[index with indices[i] at `axis`] = updates[i].
 fn scatter_elements_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     plain_reduction(cx)?;
-    let (d, it, u) = (val(cx, 0)?, val(cx, 1)?, val(cx, 2)?);
+    let (d, it, u) = (cx.value(0)?, cx.value(1)?, cx.value(2)?);
     let es = d.et.byte_size().ok_or("sub-byte")?;
     let idx = it.to_i64s().ok_or("indices")?;
     let r = d.shape.len();
@@ -851,7 +844,7 @@ fn scatter_elements_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
 
 /// ScatterUpdate-3: out = data; out[..., indices[i], ...] = updates[..., i, ...] along axis.
 fn scatter_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
-    let (d, idx_t, u) = (val(cx, 0)?, val(cx, 1)?, val(cx, 2)?);
+    let (d, idx_t, u) = (cx.value(0)?, cx.value(1)?, cx.value(2)?);
     let idx = idx_t.to_i64s().ok_or("indices")?;
     let ax = norm_axis(
         *cx.ints(3).ok_or("axis")?.first().ok_or("axis")?,
@@ -884,7 +877,7 @@ fn scatter_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
 
 /// GatherND-5/8 (OpenVINO has no kernel; these values follow the spec).
 fn gather_nd_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
-    let (d, it) = (val(cx, 0)?, val(cx, 1)?);
+    let (d, it) = (cx.value(0)?, cx.value(1)?);
     let idx = it.to_i64s().ok_or("indices")?;
     let b = cx.attr_i64("batch_dims", 0)?.max(0) as usize;
     let os = gather_nd_infer(cx)?[0].shape.to_static().ok_or("dynamic")?;
@@ -922,7 +915,7 @@ fn gather_nd_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
 
 /// GatherElements-6 (OpenVINO has no kernel; values follow the spec).
 fn gather_elements_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
-    let (d, it) = (val(cx, 0)?, val(cx, 1)?);
+    let (d, it) = (cx.value(0)?, cx.value(1)?);
     let idx = it.to_i64s().ok_or("indices")?;
     let r = d.shape.len();
     let ax = cx.attr_axis("axis", 0, r)?;

@@ -19,19 +19,6 @@ fn mul_max(d: Dim, m: Option<u64>) -> Dim {
     dim_mul(d, m.map_or(Dim::any(), Dim::known))
 }
 
-fn expect_float(cx: &Ctx, i: usize, what: &str) -> R<()> {
-    let f = cx.input(i)?;
-    if f.et.is_float() || f.et == E::Dynamic {
-        Ok(())
-    } else {
-        Err(format!(
-            "{what} (input {i}) must have a floating-point element type, has {}",
-            f.et
-        )
-        .into())
-    }
-}
-
 fn output_type(cx: &Ctx) -> R<E> {
     let et = match cx.attr("output_type") {
         Some(_) => cx.attr_et("output_type")?,

@@ -6,7 +6,7 @@
 use super::detection::roi_align_infer as shared_infer;
 use super::math::{f32s, from_f32s};
 use super::*;
-use crate::ir::{tensor::Tensor, ElementType as E};
+use crate::ir::ElementType as E;
 
 /// ROIAlign's attributes. Enum values are matched case-insensitively, as OpenVINO's
 /// `EnumNames::as_enum` does; unknown values are errors at the attribute.
@@ -170,12 +170,7 @@ fn roi_samples(
 /// ROIAlign-3's kernel (f32 here; f16/bf16 arrive in f32 and are rounded by the caller).
 fn roi_align_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
     let a = cx.attrs::<RoiAlignAttrs>()?;
-    let val = |i: usize| -> R<Arc<Tensor>> {
-        cx.input(i)?
-            .value
-            .clone()
-            .ok_or_else(|| "value unknown".into())
-    };
+    let val = |i: usize| cx.value(i);
     let (xt, rt) = (val(0)?, val(1)?);
     let (Some(x), Some(rois)) = (f32s(&xt), f32s(&rt)) else {
         return Err(format!("no kernel for {} data", xt.et).into());

@@ -1,7 +1,7 @@
 //! Searching and segmenting: Bucketize-3 and SearchSorted-15 (shape rules and kernels),
 //! Unique-10, SegmentMax-16, SparseFillEmptyRows-16 (shape rules: data-dependent output sizes).
 
-use super::signal::{bound_dim, expect_rank};
+use super::signal::bound_dim;
 use super::*;
 use crate::ir::{tensor::Scalar, tensor::Tensor, Dim, Dims, ElementType as E, PartialShape};
 use std::cmp::Ordering;
@@ -69,17 +69,10 @@ fn scalars(t: &Tensor) -> R<Vec<Scalar>> {
         .collect()
 }
 
-fn val(cx: &Ctx, i: usize) -> R<Arc<Tensor>> {
-    cx.input(i)?
-        .value
-        .clone()
-        .ok_or_else(|| "value unknown".into())
-}
-
 /// Bucketize: the bucket index of every element (with_right_bound: `lower_bound`, else
 /// `upper_bound`, as OpenVINO's reference).
 fn bucketize_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
-    let (x, b) = (val(cx, 0)?, val(cx, 1)?);
+    let (x, b) = (cx.value(0)?, cx.value(1)?);
     let right = cx.attrs::<BoundAttrs>()?.right;
     let buckets = scalars(&b)?;
     let idx: Vec<i64> = scalars(&x)?
@@ -150,7 +143,7 @@ fn search_sorted_infer(cx: &Ctx) -> R<Vec<Fact>> {
 /// SearchSorted: per row of the sorted sequence, `lower_bound` (right_mode: `upper_bound`) of
 /// every value in the matching row of values.
 fn search_sorted_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
-    let (s, v) = (val(cx, 0)?, val(cx, 1)?);
+    let (s, v) = (cx.value(0)?, cx.value(1)?);
     let right = cx.attrs::<BoundAttrs>()?.right;
     let seq = scalars(&s)?;
     let vals = scalars(&v)?;

@@ -1,7 +1,6 @@
 //! Sequence decoding: CTCGreedyDecoder-0, CTCGreedyDecoderSeqLen-6, CTCLoss-4 (shape rules:
 //! OpenVINO does not fold them) and GatherTree-1 (shape rule and kernel).
 
-use super::signal::{expect_float, expect_rank, expect_scalar_or_1};
 use super::*;
 use crate::ir::{tensor::Tensor, Dim, ElementType as E, PartialShape};
 
@@ -123,12 +122,7 @@ fn as_index(v: crate::ir::tensor::Scalar) -> u64 {
 /// GatherTree: for each batch and beam, walk the parent pointers back from the last valid
 /// step, then fill everything after the first end token (and past max_seq_len) with it.
 fn gather_tree_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
-    let val = |i: usize| {
-        cx.input(i)?
-            .value
-            .clone()
-            .ok_or_else(|| OpError::from("value unknown"))
-    };
+    let val = |i: usize| cx.value(i);
     let (s, p, m, e) = (val(0)?, val(1)?, val(2)?, val(3)?);
     if s.shape != p.shape || s.shape.len() != 3 {
         return Err("step_ids and parent_idx must have one 3D shape".into());

@@ -86,13 +86,6 @@ fn left_pad(shape: &[u64], rank: usize) -> Vec<u64> {
     v
 }
 
-fn value(cx: &Ctx, i: usize) -> R<Arc<Tensor>> {
-    cx.input(i)?
-        .value
-        .clone()
-        .ok_or_else(|| "value unknown".into())
-}
-
 // ---------------------------------------------------------------- ShapeOf
 
 fn shape_of_infer(cx: &Ctx) -> R<Vec<Fact>> {
@@ -310,7 +303,7 @@ fn reshape_infer(cx: &Ctx) -> R<Vec<Fact>> {
 
 /// Value rule shared by ops that only change the shape (Reshape, Squeeze, Unsqueeze).
 fn same_data_eval(cx: &Ctx, f: fn(&Ctx) -> R<Vec<Fact>>) -> R<Vec<Fact>> {
-    let v = value(cx, 0)?;
+    let v = cx.value(0)?;
     let out = f(cx)?;
     let dims = out[0].shape.to_static().ok_or("output not static")?;
     Ok(vec![Fact::with_value(Tensor {
@@ -469,7 +462,7 @@ fn concat_infer(cx: &Ctx) -> R<Vec<Fact>> {
 
 fn concat_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let vals: Vec<Arc<Tensor>> = (0..cx.inputs.len())
-        .map(|i| value(cx, i))
+        .map(|i| cx.value(i))
         .collect::<R<_>>()?;
     // Packed types concatenate as one code per element, then pack again.
     let packed = vals[0].et;
@@ -585,8 +578,8 @@ fn gather_infer(cx: &Ctx) -> R<Vec<Fact>> {
 
 fn gather_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let (axis, bd) = gather_params(cx)?;
-    let data = value(cx, 0)?;
-    let idx_t = value(cx, 1)?;
+    let data = cx.value(0)?;
+    let idx_t = cx.value(1)?;
     let idx = idx_t.to_i64s().ok_or("indices")?;
     let ds = &data.shape;
     let is = &idx_t.shape;
@@ -722,7 +715,7 @@ fn vsplit_infer(cx: &Ctx) -> R<Vec<Fact>> {
 }
 
 fn split_eval_common(cx: &Ctx, outs: Vec<Fact>) -> R<Vec<Fact>> {
-    let v = value(cx, 0)?;
+    let v = cx.value(0)?;
     let ax = norm_axis(cx.ints(1).ok_or("axis")?[0], v.shape.len())?;
     let mut start = 0u64;
     let mut res = Vec::new();
@@ -828,7 +821,7 @@ fn range_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     }
     if et.is_float() {
         let n = out[0].shape.to_static().ok_or("dynamic")?[0] as usize;
-        let g = |i: usize| value(cx, i).ok().and_then(|v| v.get(0)).map(|s| s.as_f64());
+        let g = |i: usize| cx.value(i).ok().and_then(|v| v.get(0)).map(|s| s.as_f64());
         let (s, st) = (g(0).ok_or("start")?, g(2).ok_or("step")?);
         // out[i] = start + T(i) * step, in the output type.
         let t = match et {
@@ -858,7 +851,7 @@ fn range_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     if n as usize > MAX_VALUE_ELEMS {
         return Err("too large".into());
     }
-    let g = |i: usize| value(cx, i).ok().and_then(|v| v.get(0));
+    let g = |i: usize| cx.value(i).ok().and_then(|v| v.get(0));
     let (s, st) = (g(0).ok_or("start")?, g(2).ok_or("step")?);
     let (s, st) = (s.as_f64().trunc() as i64, st.as_f64().trunc() as i64);
     let v: Vec<i64> = (0..n as i64)

@@ -2,7 +2,7 @@
 //! OpenVINO 2026.4's ConstantFolding folds none of them (measured), so neither does irc.
 
 use super::*;
-use crate::ir::{Dim, Dims, ElementType as E, PartialShape};
+use crate::ir::{Dim, Dims, PartialShape};
 
 // ------------------------------------------------------------ interval arithmetic (OpenVINO's)
 
@@ -39,47 +39,6 @@ pub(super) fn dim_floor_div(d: Dim, k: u64) -> Dim {
 pub(super) fn bound_dim(b: &Bounds, i: usize) -> Option<Dim> {
     let (lo, hi) = (*b.lo.get(i)?, *b.hi.get(i)?);
     Some(dim_from_bounds(lo, hi))
-}
-
-/// Input `i` must have a floating-point element type.
-pub(super) fn expect_float(cx: &Ctx, i: usize, what: &str) -> R<()> {
-    let f = cx.input(i)?;
-    if f.et.is_float() || f.et == E::Dynamic {
-        Ok(())
-    } else {
-        Err(format!(
-            "{what} (input {i}) must have a floating-point element type, has {}",
-            f.et
-        )
-        .into())
-    }
-}
-
-/// Input `i` must have rank `r` (or a dynamic rank).
-pub(super) fn expect_rank(cx: &Ctx, i: usize, r: usize, what: &str) -> R<()> {
-    let f = cx.input(i)?;
-    match f.shape.rank() {
-        Some(n) if n != r => {
-            Err(format!("{what} (input {i}) must have rank {r}, is {}", sh(&f.shape)).into())
-        }
-        _ => Ok(()),
-    }
-}
-
-/// Input `i` must be a scalar or a one-element 1D tensor.
-pub(super) fn expect_scalar_or_1(cx: &Ctx, i: usize, what: &str) -> R<()> {
-    let f = cx.input(i)?;
-    if let Some(d) = f.shape.dims() {
-        let ok = d.is_empty() || (d.len() == 1 && merge_dim(d[0], Dim::known(1)).is_some());
-        if !ok {
-            return Err(format!(
-                "{what} (input {i}) must be a scalar or a 1D tensor of one element, is {}",
-                sh(&f.shape)
-            )
-            .into());
-        }
-    }
-    Ok(())
 }
 
 // ------------------------------------------------------------------------------ DFT family

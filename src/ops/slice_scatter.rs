@@ -83,12 +83,7 @@ fn slice_scatter_infer(cx: &Ctx) -> R<Vec<Fact>> {
 
 /// Copy data, then write updates (row-major) to the sliced positions.
 fn slice_scatter_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
-    let val = |i: usize| {
-        cx.input(i)?
-            .value
-            .clone()
-            .ok_or_else(|| OpError::from("value unknown"))
-    };
+    let val = |i: usize| cx.value(i);
     let (x, u) = (val(0)?, val(1)?);
     let s = spec(cx, Some(x.shape.len()))?.ok_or("params")?;
     let es = x.et.byte_size().ok_or("sub-byte")?;

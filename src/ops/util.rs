@@ -137,6 +137,14 @@ impl Ctx<'_> {
         norm_axis(self.attr_i64(k, default)?, rank).map_err(|e| OpError::attr(k, e.msg))
     }
 
+    /// The value of input `i`, which a kernel needs known.
+    pub fn value(&self, i: usize) -> R<std::sync::Arc<crate::ir::tensor::Tensor>> {
+        self.input(i)?
+            .value
+            .clone()
+            .ok_or_else(|| "value unknown".into())
+    }
+
     /// Exact integer values of input `i`, if known.
     pub fn ints(&self, i: usize) -> Option<Vec<i64>> {
         self.inputs.get(i)?.ints()
@@ -367,4 +375,45 @@ impl Ctx<'_> {
             }
         }
     }
+}
+
+/// Input `i` must have a floating-point element type.
+pub fn expect_float(cx: &Ctx, i: usize, what: &str) -> R<()> {
+    let f = cx.input(i)?;
+    if f.et.is_float() || f.et == ElementType::Dynamic {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} (input {i}) must have a floating-point element type, has {}",
+            f.et
+        )
+        .into())
+    }
+}
+
+/// Input `i` must have rank `r` (or a dynamic rank).
+pub fn expect_rank(cx: &Ctx, i: usize, r: usize, what: &str) -> R<()> {
+    let f = cx.input(i)?;
+    match f.shape.rank() {
+        Some(n) if n != r => {
+            Err(format!("{what} (input {i}) must have rank {r}, is {}", sh(&f.shape)).into())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Input `i` must be a scalar or a one-element 1D tensor.
+pub fn expect_scalar_or_1(cx: &Ctx, i: usize, what: &str) -> R<()> {
+    let f = cx.input(i)?;
+    if let Some(d) = f.shape.dims() {
+        let ok = d.is_empty() || (d.len() == 1 && merge_dim(d[0], Dim::known(1)).is_some());
+        if !ok {
+            return Err(format!(
+                "{what} (input {i}) must be a scalar or a 1D tensor of one element, is {}",
+                sh(&f.shape)
+            )
+            .into());
+        }
+    }
+    Ok(())
 }

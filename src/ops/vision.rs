@@ -4,14 +4,7 @@
 
 use super::shape_ops::{index_map, remap};
 use super::*;
-use crate::ir::{tensor::Tensor, Dim, Dims, ElementType as E, PartialShape};
-
-fn val(cx: &Ctx, i: usize) -> R<Arc<Tensor>> {
-    cx.input(i)?
-        .value
-        .clone()
-        .ok_or_else(|| "value unknown".into())
-}
+use crate::ir::{Dim, Dims, ElementType as E, PartialShape};
 
 use super::util::dim_at;
 
@@ -200,7 +193,7 @@ fn block_values(cx: &Ctx) -> R<(Vec<i64>, Vec<i64>, Vec<i64>)> {
 }
 
 fn space_to_batch_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
-    let x = val(cx, 0)?;
+    let x = cx.value(0)?;
     let r = x.shape.len();
     if !(3..=5).contains(&r) {
         return Err("OpenVINO folds SpaceToBatch of rank 3 to 5 only".into());
@@ -238,7 +231,7 @@ fn space_to_batch_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
 }
 
 fn batch_to_space_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
-    let x = val(cx, 0)?;
+    let x = cx.value(0)?;
     let r = x.shape.len();
     let (b, cb, _) = block_values(cx)?;
     if r < 2 || r > b.len() {

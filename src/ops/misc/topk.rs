@@ -282,7 +282,7 @@ pub(super) fn topk_row<T: PartialOrd + Copy>(
 
 /// TopK-1/3/11: the values are moved from the input by the chosen indices.
 pub(super) fn topk_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
-    let x = val(cx, 0)?;
+    let x = cx.value(0)?;
     let out = static_out(outs, 0)?;
     let r = x.shape.len();
     let a = cx.attrs::<TopKAttrs>()?;

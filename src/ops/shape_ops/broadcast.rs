@@ -74,7 +74,7 @@ pub(super) fn broadcast_infer(cx: &Ctx) -> R<Vec<Fact>> {
 
 /// Broadcast/Tile values: index map from output coordinates to input coordinates.
 pub(super) fn bcast_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
-    let v = value(cx, 0)?;
+    let v = cx.value(0)?;
     let out = broadcast_infer(cx)?;
     let os = out[0].shape.to_static().ok_or("dynamic")?;
     let mode = cx.attr("mode").unwrap_or("numpy").to_ascii_lowercase();
@@ -151,7 +151,7 @@ pub(super) fn tile_infer(cx: &Ctx) -> R<Vec<Fact>> {
 }
 
 pub(super) fn tile_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
-    let v = value(cx, 0)?;
+    let v = cx.value(0)?;
     let os = tile_infer(cx)?[0].shape.to_static().ok_or("dynamic")?;
     let r = os.len();
     let ins = left_pad(&v.shape, r);
@@ -219,7 +219,7 @@ pub(super) fn transpose_infer(cx: &Ctx) -> R<Vec<Fact>> {
 }
 
 pub(super) fn transpose_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
-    let v = value(cx, 0)?;
+    let v = cx.value(0)?;
     let r = v.shape.len();
     let order = cx.ints(1).ok_or("order")?;
     let order: Vec<usize> = if order.is_empty() {

@@ -190,7 +190,7 @@ pub(in crate::ops) fn picks_for(d: i64, start: i64, stop: i64, step: i64) -> Vec
 }
 
 pub(super) fn slice_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
-    let v = value(cx, 0)?;
+    let v = cx.value(0)?;
     let spec = slice_spec(cx, v.shape.len())?.ok_or("params")?;
     let mut picks: Vec<Vec<u64>> = v.shape.iter().map(|&d| (0..d).collect()).collect();
     for k in 0..spec.axes.len() {
@@ -382,7 +382,7 @@ pub(super) fn ss_infer(cx: &Ctx) -> R<Vec<Fact>> {
 }
 
 pub(super) fn ss_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
-    let v = value(cx, 0)?;
+    let v = cx.value(0)?;
     let (b, e, s) = ss_inputs(cx)?.ok_or("params")?;
     let plan = ss_plan(cx, v.shape.len(), &b, &e, &s)?;
     let mut picks: Vec<Vec<u64>> = v.shape.iter().map(|&d| (0..d).collect()).collect();
