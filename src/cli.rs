@@ -21,10 +21,30 @@ enum Format {
     Json,
 }
 
-/// Write to stdout; a closed stdout (`| head`) ends output quietly, never with a panic.
+/// Set when stdout could not be written (other than a closed pipe): the run then exits 1.
+static STDOUT_FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Write to stdout; a closed stdout (`| head`) ends output quietly, never with a panic. Any
+/// other failure (a full disk, `/dev/full`) is said on stderr and makes the run exit 1.
 fn out(s: &str) {
     let mut o = std::io::stdout().lock();
-    let _ = o.write_all(s.as_bytes()).and_then(|_| o.flush());
+    match o.write_all(s.as_bytes()).and_then(|_| o.flush()) {
+        Err(e)
+            if e.kind() != std::io::ErrorKind::BrokenPipe
+                && !STDOUT_FAILED.swap(true, std::sync::atomic::Ordering::Relaxed) =>
+        {
+            errln(&format!("error: cannot write to standard output: {e}"));
+        }
+        _ => {}
+    }
+}
+
+/// `--format json` among the raw arguments (for errors found before they are parsed).
+fn json_requested() -> bool {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    args.windows(2)
+        .any(|w| w[0] == "--format" && w[1] == "json")
+        || args.iter().any(|a| a == "--format=json")
 }
 
 /// Write to stderr (with the progress bar, if any, out of the way); errors are ignored.
@@ -149,8 +169,24 @@ impl Cmd {
 
 /// Run the CLI; returns the process exit code.
 pub fn main() -> i32 {
+    crate::files::install_handlers();
+    let code = run_main();
+    if STDOUT_FAILED.load(std::sync::atomic::Ordering::Relaxed) {
+        return 1;
+    }
+    code
+}
+
+fn run_main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
+        Err(e) if e.use_stderr() && json_requested() => {
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("usage error");
+            let msg = first.strip_prefix("error: ").unwrap_or(first);
+            out(&to_json(&report::ErrorReport::usage(msg)));
+            return 2;
+        }
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print(); // a closed pipe is ignored
@@ -209,10 +245,27 @@ impl From<Error> for Fail {
 }
 
 fn parse_inputs(specs: &[String]) -> Result<Vec<InputOverride>, Fail> {
-    specs
+    let all: Vec<InputOverride> = specs
         .iter()
         .map(|s| infer::parse_input_spec(s).map_err(Fail::Usage))
-        .collect()
+        .collect::<Result<_, _>>()?;
+    for (i, o) in all.iter().enumerate() {
+        if let Some(first) = all[..i].iter().position(|p| p.name == o.name) {
+            return Err(Fail::Usage(format!(
+                "--input {} and --input {} both set the input '{}': give each input once",
+                specs[first], specs[i], o.name
+            )));
+        }
+    }
+    Ok(all)
+}
+
+/// The output files of a writing command, checked before any work (see
+/// [`crate::files::check_output`]).
+fn output_paths(out: &std::path::Path, input: &std::path::Path) -> Result<(), Fail> {
+    crate::files::check_output(out, input)
+        .map(|_| ())
+        .map_err(Fail::Usage)
 }
 
 fn run(cli: Cli) -> Result<i32, Fail> {
@@ -264,6 +317,7 @@ fn cmd_normalize(
     format: Format,
     quiet: bool,
 ) -> Result<i32, Fail> {
+    output_paths(&output, &input)?;
     let _bar = Progress::start("normalize", 2, quiet);
     let parsed = read(&input)?;
     let bin = xml::write_files(&parsed.model, &output)?;
@@ -294,6 +348,7 @@ fn cmd_fold(
     quiet: bool,
 ) -> Result<i32, Fail> {
     let overrides = parse_inputs(&inputs)?;
+    output_paths(&output, &input)?;
     let bar = Progress::start("fold", 3, quiet);
     // Weights >= 4 MiB: start copying them to the output now, beside the work on the graph.
     let copy = xml::write::BinCopy::start(
@@ -361,6 +416,9 @@ fn cmd_infer_shapes(
 ) -> Result<i32, Fail> {
     let json = format == Format::Json;
     let overrides = parse_inputs(&inputs)?;
+    if let Some(o) = &output {
+        output_paths(o, &input)?;
+    }
     let steps = if check {
         2
     } else {
@@ -481,6 +539,7 @@ fn read(input: &std::path::Path) -> Result<std::mem::ManuallyDrop<xml::Parsed>, 
     crate::trace("start");
     let r = xml::read_file(input).map(std::mem::ManuallyDrop::new);
     crate::trace("read");
+    crate::files::stall("read");
     r
 }
 

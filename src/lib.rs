@@ -16,6 +16,7 @@
 pub mod diff;
 pub mod dump;
 pub mod error;
+pub mod files;
 pub mod ir;
 pub mod opset;
 pub mod progress;

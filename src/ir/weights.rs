@@ -10,6 +10,8 @@ pub struct Weights {
     file: Option<File>,
     /// Bytes read through the mapping so far (see [`Weights::note_read`]).
     read: std::sync::atomic::AtomicU64,
+    /// Names the file if it shrinks while mapped (SIGBUS), see [`crate::files::guard_map`].
+    _guard: Option<crate::files::MapGuard>,
 }
 
 impl std::fmt::Debug for Weights {
@@ -19,9 +21,10 @@ impl std::fmt::Debug for Weights {
 }
 
 impl Weights {
-    /// Map a `.bin` file read-only. An empty file maps to an empty buffer.
+    /// Map a `.bin` file read-only. An empty file maps to an empty buffer; anything but a
+    /// regular file (a FIFO, a device, a directory) is an error, at once.
     pub fn open(path: &Path) -> std::io::Result<Self> {
-        let file = File::open(path)?;
+        let file = crate::files::open_regular(path)?;
         let len = file.metadata()?.len();
         if len == 0 {
             return Ok(Weights {
@@ -29,16 +32,19 @@ impl Weights {
                 owned: Vec::new(),
                 file: None,
                 read: Default::default(),
+                _guard: None,
             });
         }
         // SAFETY: the file is opened read-only; irc never writes to its input .bin (outputs go to
         // a temporary file that is renamed over the target, which leaves this mapping intact).
         let map = unsafe { memmap2::Mmap::map(&file)? };
+        let guard = crate::files::guard_map(&map, path);
         Ok(Weights {
             map: Some(map),
             owned: Vec::new(),
             file: Some(file),
             read: Default::default(),
+            _guard: Some(guard),
         })
     }
 
@@ -48,6 +54,7 @@ impl Weights {
             owned: bytes,
             file: None,
             read: Default::default(),
+            _guard: None,
         }
     }
 

@@ -3,11 +3,12 @@
 //! `ConstantWriter` does. Same input → byte-identical output.
 
 use crate::error::Error;
+use crate::files::TempOut;
 use crate::ir::*;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Buffers already written under one (hash, length) key: (offset, bytes).
 type Written<'a> = Vec<(u64, &'a [u8])>;
@@ -669,16 +670,6 @@ fn esc_text(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// Temporary path beside `target` (same directory, so rename is atomic).
-fn temp_path(target: &Path) -> PathBuf {
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
-    let dir = target.parent().unwrap_or(Path::new("."));
-    dir.join(format!(".{name}.irc-tmp-{}", std::process::id()))
-}
-
 /// `irc fold`: input .bin files at least this big are copied whole to the output's temporary
 /// .bin while irc reads, infers and folds (one kernel copy, like `cp`); smaller ones are written
 /// compactly, equal constants once. `irc infer-shapes -o` changes no constant and always
@@ -697,7 +688,8 @@ const BIN_COPY_STEP: u64 = 64 << 20;
 /// [`write_files_with`] builds on it (constants are referenced at their input offsets, new
 /// ones appended) or, when too much of the input became unused, drops it.
 pub struct BinCopy {
-    tmp: PathBuf,
+    /// The output's .bin being written (taken when the pair is put in place).
+    tmp: Option<TempOut>,
     len: u64,
     cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
     handle: Option<std::thread::JoinHandle<io::Result<()>>>,
@@ -712,14 +704,14 @@ impl BinCopy {
             .ok()
             .and_then(|v| v.parse().ok())
             .unwrap_or(min);
-        let mut src = std::fs::File::open(bin).ok()?;
+        let mut src = crate::files::open_regular(bin).ok()?;
         let len = src.metadata().ok()?.len();
         if len == 0 || len < min {
             return None;
         }
 
-        let tmp = temp_path(&out_xml.with_extension("bin"));
-        let mut dst = std::fs::File::create(&tmp).ok()?;
+        let tmp = TempOut::create(&crate::files::bin_of_output(out_xml)?).ok()?;
+        let mut dst = tmp.file().try_clone().ok()?;
         let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let stop = cancel.clone();
         let handle = std::thread::spawn(move || -> io::Result<()> {
@@ -744,7 +736,7 @@ impl BinCopy {
             Ok(())
         });
         Some(BinCopy {
-            tmp,
+            tmp: Some(tmp),
             len,
             cancel,
             handle: Some(handle),
@@ -766,7 +758,6 @@ impl Drop for BinCopy {
         self.cancel
             .store(true, std::sync::atomic::Ordering::Relaxed);
         let _ = self.join();
-        let _ = std::fs::remove_file(&self.tmp);
     }
 }
 
@@ -796,30 +787,31 @@ fn merged_len(mut ranges: Vec<(u64, u64)>) -> u64 {
     total
 }
 
-/// The XML to the temporary file `tmp` (for `out`), constants into `sink`.
+/// The XML to a temporary file for `out`, constants into `sink`.
 fn write_xml_file<'a, W: Write>(
     model: &'a Model,
-    tmp: &Path,
     out: &Path,
     sink: &mut BinSink<'a, W>,
-) -> Result<(), String> {
-    let xf =
-        std::fs::File::create(tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
-    let mut xw = io::BufWriter::with_capacity(1 << 20, xf);
+) -> Result<TempOut, String> {
+    let tmp = TempOut::create(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let mut xw = io::BufWriter::with_capacity(1 << 20, tmp.file());
     write_stream(model, &mut xw, sink)?;
     xw.flush()
-        .map_err(|e| format!("writing {}: {e}", out.display()))
+        .map_err(|e| format!("writing {}: {e}", out.display()))?;
+    drop(xw);
+    Ok(tmp)
 }
 
-/// Rename the finished temporary files over the targets, the .bin first.
-fn move_into_place(tmp_bin: &Path, bin: &Path, tmp_xml: &Path, xml: &Path) -> Result<(), String> {
-    std::fs::rename(tmp_bin, bin).map_err(|e| format!("cannot move the .bin into place: {e}"))?;
-    std::fs::rename(tmp_xml, xml).map_err(|e| format!("cannot move the .xml into place: {e}"))
+/// Both files are complete: make them durable-in-order and put them in place, the .bin first.
+fn finish_pair(bin: TempOut, xml: TempOut) -> Result<(), String> {
+    crate::files::stall("xml-written");
+    crate::files::commit_pair(bin, xml)
 }
 
-/// Write `out.xml` and `out.bin` atomically: both go to temporary files in the target directory
-/// and are renamed into place only when both are complete. On error nothing is left behind.
-/// Returns the number of bytes in the written .bin.
+/// Write `out.xml` and `out.bin` atomically: both are written to unnamed (or fresh hidden)
+/// files in the target directory and put in place only when both are complete, the `.bin`
+/// first (see [`crate::files`]). On error or a signal nothing is left behind. `out_xml` must
+/// end in `.xml`. Returns the number of bytes in the written .bin.
 pub fn write_files(model: &Model, out_xml: &Path) -> Result<u64, Error> {
     write_files_with(model, out_xml, None)
 }
@@ -831,64 +823,62 @@ pub fn write_files_with(
     copy: Option<BinCopy>,
 ) -> Result<u64, Error> {
     let label = out_xml.display().to_string();
-    let out_bin = out_xml.with_extension("bin");
-    let tmp_xml = temp_path(out_xml);
-    let tmp_bin = temp_path(&out_bin);
-    let result = (|| -> Result<u64, String> {
-        // The copy must be of the .bin the model was read with (same length).
-        let copy = copy.filter(|c| model.weights.as_ref().map(|w| w.len() as u64) == Some(c.len));
-        if let Some(mut copy) = copy {
-            let mut ranges = Vec::new();
-            live_bin_bytes(&model.graph, &mut ranges);
-            if merged_len(ranges) as f64 >= BIN_COPY_LIVE * copy.len as f64 {
-                // Keep the copy: constants stay where they are, new ones are appended.
-                let mut sink =
-                    BinSink::after_prefix(Vec::new(), copy.len).reading(model.weights.as_deref());
-                write_xml_file(model, &tmp_xml, out_xml, &mut sink)?;
-                let bin_len = sink.len();
-                let tail = sink
-                    .finish()
-                    .map_err(|e| format!("writing {}: {e}", out_bin.display()))?;
-                // The XML was written while the copy may still have been running.
-                copy.join()?;
-                let mut bf = std::fs::OpenOptions::new()
-                    .append(true)
-                    .open(&copy.tmp)
-                    .map_err(|e| format!("cannot open {}: {e}", copy.tmp.display()))?;
-                bf.write_all(&tail)
-                    .map_err(|e| format!("writing {}: {e}", out_bin.display()))?;
-                drop(bf);
-                move_into_place(&copy.tmp, &out_bin, &tmp_xml, out_xml)?;
-                return Ok(bin_len);
-            }
-            // Too much of the input is unused now: write compactly (the copy is stopped and
-            // removed when `copy` is dropped here).
-        }
+    let Some(out_bin) = crate::files::bin_of_output(out_xml) else {
+        return Err(Error::io(
+            label,
+            "an output must be named NAME.xml (its weights go to NAME.bin)".to_string(),
+        ));
+    };
+    write_pair(model, out_xml, &out_bin, copy).map_err(|msg| Error::io(label, msg))
+}
 
-        let f = std::fs::File::create(&tmp_bin)
-            .map_err(|e| format!("cannot create {}: {e}", tmp_bin.display()))?;
-        let mut sink = BinSink::new(io::BufWriter::with_capacity(1 << 20, f))
-            .reading(model.weights.as_deref());
-        if let Some(input) = model.weights.as_ref().and_then(|w| w.file()) {
-            sink = sink.with_range_copy(input, copy_range_to_file);
+fn write_pair(
+    model: &Model,
+    out_xml: &Path,
+    out_bin: &Path,
+    copy: Option<BinCopy>,
+) -> Result<u64, String> {
+    let werr = |e: io::Error| format!("writing {}: {e}", out_bin.display());
+    // The copy must be of the .bin the model was read with (same length).
+    let copy = copy.filter(|c| model.weights.as_ref().map(|w| w.len() as u64) == Some(c.len));
+    if let Some(mut copy) = copy {
+        let mut ranges = Vec::new();
+        live_bin_bytes(&model.graph, &mut ranges);
+        if merged_len(ranges) as f64 >= BIN_COPY_LIVE * copy.len as f64 {
+            // Keep the copy: constants stay where they are, new ones are appended.
+            let mut sink =
+                BinSink::after_prefix(Vec::new(), copy.len).reading(model.weights.as_deref());
+            let xml = write_xml_file(model, out_xml, &mut sink)?;
+            let bin_len = sink.len();
+            let tail = sink.finish().map_err(werr)?;
+            // The XML was written while the copy may still have been running; the copy
+            // thread wrote through a clone of the descriptor, so this one is at the end.
+            copy.join()?;
+            let bin = copy.tmp.take().ok_or("copying the weights: no output")?;
+            bin.file().write_all(&tail).map_err(werr)?;
+            crate::files::stall("bin-written");
+            finish_pair(bin, xml)?;
+            return Ok(bin_len);
         }
-        write_xml_file(model, &tmp_xml, out_xml, &mut sink)?;
-        let bin_len = sink.len();
-        let mut bw = sink
-            .finish()
-            .map_err(|e| format!("writing {}: {e}", out_bin.display()))?;
-        bw.flush()
-            .map_err(|e| format!("writing {}: {e}", out_bin.display()))?;
-        drop(bw);
-        move_into_place(&tmp_bin, &out_bin, &tmp_xml, out_xml)?;
-        Ok(bin_len)
-    })();
-    match result {
-        Ok(n) => Ok(n),
-        Err(msg) => {
-            let _ = std::fs::remove_file(&tmp_bin);
-            let _ = std::fs::remove_file(&tmp_xml);
-            Err(Error::io(label, msg))
-        }
+        // Too much of the input is unused now: write compactly (the copy is stopped and
+        // removed when `copy` is dropped here).
     }
+
+    let bin = TempOut::create(out_bin).map_err(werr)?;
+    let mut sink = BinSink::new(io::BufWriter::with_capacity(
+        1 << 20,
+        bin.file().try_clone().map_err(werr)?,
+    ))
+    .reading(model.weights.as_deref());
+    if let Some(input) = model.weights.as_ref().and_then(|w| w.file()) {
+        sink = sink.with_range_copy(input, copy_range_to_file);
+    }
+    let xml = write_xml_file(model, out_xml, &mut sink)?;
+    let bin_len = sink.len();
+    let mut bw = sink.finish().map_err(werr)?;
+    bw.flush().map_err(werr)?;
+    drop(bw);
+    crate::files::stall("bin-written");
+    finish_pair(bin, xml)?;
+    Ok(bin_len)
 }

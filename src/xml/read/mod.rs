@@ -73,7 +73,10 @@ pub fn read_file(xml_path: &Path) -> Result<Parsed, Error> {
         // temporary file and renamed).
         unsafe { memmap2::Mmap::map(&file) }
             .ok()
-            .map(|map| MappedSource { map })
+            .map(|map| MappedSource {
+                _guard: crate::files::guard_map(&map, xml_path),
+                map,
+            })
     } else {
         None
     };
@@ -85,6 +88,7 @@ pub fn read_file(xml_path: &Path) -> Result<Parsed, Error> {
             Diag::new(Kind::Xml, "the file is not valid UTF-8").at(pos),
         )
     };
+    crate::files::stall("start");
     let owned;
     let text: &str = match &mapped {
         Some(m) => {

@@ -8,6 +8,8 @@ use super::*;
 /// but do not count in the process's memory while the model is built.
 pub(crate) struct MappedSource {
     pub(super) map: memmap2::Mmap,
+    /// Names the file if it shrinks while mapped (SIGBUS).
+    pub(super) _guard: crate::files::MapGuard,
 }
 impl MappedSource {
     /// Drop the pages wholly inside `[from, to)` from this process's resident set.
