@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 #[derive(Debug, Clone)]
 pub struct FoldOptions {
-    /// A fold may grow the weights by at most this many bytes (per folded output).
+    /// Folding may grow the weights by at most this many bytes, in total.
     pub max_fold_bytes: u64,
 }
 
@@ -36,6 +36,9 @@ pub struct FoldReport {
     pub skipped: Vec<(String, String)>,
     pub removed_dead: usize,
     pub deduplicated: usize,
+    /// Bytes the new constants add beyond the constants they replace (at most
+    /// `--max-fold-bytes`).
+    pub grown: u64,
     /// Op types without a shape rule whose declared ports were kept (see `Infer::trusted`).
     pub trusted: std::collections::BTreeMap<String, usize>,
 }
@@ -54,6 +57,7 @@ pub fn fold(
     let facts = {
         let mut inf = Infer::new(model, map, overrides);
         inf.fold_mode = true;
+        inf.fold_budget = Some(opts.max_fold_bytes);
         inf.value_limit =
             (opts.max_fold_bytes.max(1 << 20) as usize).min(crate::ops::MAX_EVAL_ELEMS);
         let f = inf.run();
@@ -61,11 +65,7 @@ pub fn fold(
             return Err(inf.diags);
         }
         report.trusted = std::mem::take(&mut inf.trusted);
-        for (layer, why) in std::mem::take(&mut inf.declined) {
-            report
-                .skipped
-                .push((layer, format!("the kernel declined: {why}")));
-        }
+        report.skipped.append(&mut inf.declined);
         f
     };
     crate::trace("fold: infer");
@@ -142,8 +142,26 @@ fn fold_graph(
     let Some(order) = g.ordered() else { return };
     let folded = foldable(g, facts, &order);
     let new_consts = plan_consts(g, facts, &order, &folded, opts, report);
+    // A folded layer that an unfolded one still reads (its constant was refused) stays.
+    let replaced: std::collections::HashSet<(NodeId, u32)> = new_consts
+        .iter()
+        .map(|c| (c.producer, g[c.producer].outputs[c.output].id))
+        .collect();
+    let mut kept = NodeSet::new(g);
+    for &n in order.iter().rev() {
+        let read = |lk: Link| {
+            if folded.contains(&lk.to) {
+                kept.contains(&lk.to)
+            } else {
+                !replaced.contains(&(n, lk.edge.from_port))
+            }
+        };
+        if folded.contains(&n) && g.links_from(n).any(read) {
+            kept.insert(n);
+        }
+    }
     for n in &order {
-        if folded.contains(n) {
+        if folded.contains(n) && !kept.contains(n) {
             report.folded.push(g[*n].label());
         }
     }
@@ -227,12 +245,13 @@ fn plan_consts(
                 (None, None) => continue,
             };
             // Growth of the weights: the new bytes minus the constants this layer alone reads.
-            let freed: u64 = g
-                .inputs_of(n)
+            let mut producers: Vec<NodeId> = g.inputs_of(n).iter().flatten().map(|p| p.0).collect();
+            producers.sort_unstable();
+            producers.dedup();
+            let freed: u64 = producers
                 .iter()
-                .flatten()
-                .filter(|(p, _)| g[*p].is("Const") && g.users_of(*p, 0).len() == 1)
-                .filter_map(|(p, _)| {
+                .filter(|p| g[**p].is("Const") && g.users_of(**p, 0).len() == 1)
+                .filter_map(|p| {
                     facts
                         .get(*p, 0)
                         .and_then(|f| f.value.as_ref())
@@ -240,16 +259,17 @@ fn plan_consts(
                 })
                 .sum();
             let grow = byte_len(&value).saturating_sub(freed);
-            if grow > opts.max_fold_bytes {
+            if report.grown.saturating_add(grow) > opts.max_fold_bytes {
                 report.skipped.push((
                     format!("{}:{o}", l.label()),
                     format!(
-                        "folding would add {} bytes of weights (over --max-fold-bytes {})",
-                        grow, opts.max_fold_bytes
+                        "folding would add {grow} bytes of weights to the {} already added (over --max-fold-bytes {} for the whole model)",
+                        report.grown, opts.max_fold_bytes
                     ),
                 ));
                 continue;
             }
+            report.grown += grow;
             let name = if multi {
                 format!("{}.{o}", l.name)
             } else {
@@ -283,9 +303,12 @@ fn report_too_big(
     opts: &FoldOptions,
     report: &mut FoldReport,
 ) {
+    let said: std::collections::HashSet<String> =
+        report.skipped.iter().map(|(w, _)| w.clone()).collect();
     for &n in order {
         let l = &g[n];
         if folded.contains(&n)
+            || said.contains(&l.label())
             || l.is("Const")
             || infer::never_folds(l)
             || !l.bodies.is_empty()

@@ -59,9 +59,13 @@ pub struct Infer<'a> {
     /// Layers whose op has no rule (unknown or extension ops), by `type (version)`: their
     /// declared ports were taken on trust.
     pub trusted: std::collections::BTreeMap<String, usize>,
-    /// Fold mode: layers whose inputs were all known but whose kernel declined, with its reason
-    /// (`fold --verbose` says why they did not fold).
+    /// Fold mode: layers whose inputs were all known but that were not computed, with the
+    /// reason (the kernel declined, or the fold budget; `fold --verbose` says why).
     pub declined: Vec<(String, String)>,
+    /// Fold mode: bytes the computed values may still add to the weights (`--max-fold-bytes`
+    /// for the whole run). A value is refused before it is computed when its size, known from
+    /// inference, minus the bytes of the values it consumes, is over what is left.
+    pub fold_budget: Option<u64>,
 }
 
 /// One line naming the op types whose declared ports were taken on trust, if any.
@@ -133,6 +137,7 @@ impl<'a> Infer<'a> {
             shared: FastMap::default(),
             trusted: Default::default(),
             declined: Vec::new(),
+            fold_budget: None,
         }
     }
 
@@ -460,7 +465,7 @@ impl<'a> Infer<'a> {
                 && inputs
                     .iter()
                     .all(|f| count(&f.shape).is_some_and(|n| n <= self.value_limit)));
-        if op.def.eval.is_some() && all_known && small {
+        if op.def.eval.is_some() && all_known && small && self.within_budget(l, inputs, &outs) {
             if let Some(vals) = self.evaluate(l, op, inputs, &outs) {
                 for (o, v) in outs.iter_mut().zip(vals) {
                     // String values move only when folding: OpenVINO's reader infers
@@ -605,8 +610,40 @@ impl<'a> Infer<'a> {
     /// Fold mode: remember why a kernel declined a layer whose inputs were known.
     fn decline(&mut self, l: &Layer, why: String) {
         if self.fold_mode {
-            self.declined.push((l.label(), why));
+            self.declined
+                .push((l.label(), format!("the kernel declined: {why}")));
         }
+    }
+
+    /// Fold mode: take what computing `outs` adds (their bytes less the bytes of the input
+    /// values they replace) from the fold budget, or refuse before computing anything.
+    fn within_budget(&mut self, l: &Layer, inputs: &[Fact], outs: &[Fact]) -> bool {
+        let Some(left) = self.fold_budget else {
+            return true;
+        };
+        let out_bytes = outs.iter().try_fold(0u64, |acc, o| {
+            let n = PartialShape::element_count(&o.shape.to_static()?)?;
+            acc.checked_add(o.et.storage_bytes(n)?)
+        });
+        let Some(out_bytes) = out_bytes else {
+            return true; // sized by values (NonZero): bounded by its inputs, which fit
+        };
+        let freed: u64 = inputs
+            .iter()
+            .filter_map(|f| f.value.as_ref().map(|v| v.data.len() as u64))
+            .sum();
+        let grow = out_bytes.saturating_sub(freed);
+        if grow > left {
+            self.declined.push((
+                l.label(),
+                format!(
+                    "computing it would add {grow} bytes, over what is left of --max-fold-bytes for the whole model ({left} bytes); not computed"
+                ),
+            ));
+            return false;
+        }
+        self.fold_budget = Some(left - grow);
+        true
     }
 
     /// A Const's value, if it has at most `value_limit` elements.
