@@ -76,7 +76,9 @@ impl Dim {
 }
 
 fn parse_u64(s: &str) -> Result<u64, String> {
-    s.parse::<u64>().map_err(|_| {
+    // Rust takes a leading `+`; OpenVINO does not.
+    let digits = if s.starts_with('+') { "" } else { s };
+    digits.parse::<u64>().map_err(|_| {
         if s.starts_with('-') {
             format!("dimension '{s}' is negative (only -1 means dynamic)")
         } else {

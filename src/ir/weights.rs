@@ -12,6 +12,8 @@ pub struct Weights {
     read: std::sync::atomic::AtomicU64,
     /// Names the file if it shrinks while mapped (SIGBUS), see [`crate::files::guard_map`].
     _guard: Option<crate::files::MapGuard>,
+    /// The file's path (empty for weights made in memory), for messages.
+    path: std::path::PathBuf,
 }
 
 impl std::fmt::Debug for Weights {
@@ -33,6 +35,7 @@ impl Weights {
                 file: None,
                 read: Default::default(),
                 _guard: None,
+                path: path.to_path_buf(),
             });
         }
         // SAFETY: the file is opened read-only; irc never writes to its input .bin (outputs go to
@@ -45,6 +48,7 @@ impl Weights {
             file: Some(file),
             read: Default::default(),
             _guard: Some(guard),
+            path: path.to_path_buf(),
         })
     }
 
@@ -55,7 +59,13 @@ impl Weights {
             file: None,
             read: Default::default(),
             _guard: None,
+            path: Default::default(),
         }
+    }
+
+    /// The file the weights were mapped from (empty when made in memory).
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     pub fn bytes(&self) -> &[u8] {

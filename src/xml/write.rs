@@ -690,6 +690,8 @@ const BIN_COPY_STEP: u64 = 64 << 20;
 pub struct BinCopy {
     /// The output's .bin being written (taken when the pair is put in place).
     tmp: Option<TempOut>,
+    /// The input .bin being copied.
+    input: std::path::PathBuf,
     len: u64,
     cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
     handle: Option<std::thread::JoinHandle<io::Result<()>>>,
@@ -736,6 +738,7 @@ impl BinCopy {
             Ok(())
         });
         Some(BinCopy {
+            input: bin.to_path_buf(),
             tmp: Some(tmp),
             len,
             cancel,
@@ -746,6 +749,10 @@ impl BinCopy {
     fn join(&mut self) -> Result<(), String> {
         match self.handle.take().map(|h| h.join()) {
             None | Some(Ok(Ok(()))) => Ok(()),
+            Some(Ok(Err(e))) if e.kind() == io::ErrorKind::UnexpectedEof => Err(format!(
+                "{}: the file shrank while irc read it ({e}); nothing was written",
+                self.input.display()
+            )),
             Some(Ok(Err(e))) => Err(format!("copying the weights: {e}")),
             Some(Err(_)) => Err("copying the weights: the copy thread failed".into()),
         }
@@ -838,7 +845,16 @@ fn write_pair(
     out_bin: &Path,
     copy: Option<BinCopy>,
 ) -> Result<u64, String> {
-    let werr = |e: io::Error| format!("writing {}: {e}", out_bin.display());
+    let input = model
+        .weights
+        .as_ref()
+        .map(|w| w.path().display().to_string());
+    let werr = |e: io::Error| match (&input, e.kind()) {
+        (Some(p), io::ErrorKind::UnexpectedEof) => {
+            format!("{p}: the file shrank while irc read it ({e}); nothing was written")
+        }
+        _ => format!("writing {}: {e}", out_bin.display()),
+    };
     // The copy must be of the .bin the model was read with (same length).
     let copy = copy.filter(|c| model.weights.as_ref().map(|w| w.len() as u64) == Some(c.len));
     if let Some(mut copy) = copy {

@@ -498,7 +498,9 @@ impl<'a> Parser<'a> {
                 Ev::Eof => return Err(eof(c)),
             }
         }
-        match text.trim().parse::<i64>() {
+        // OpenVINO's reader takes digits (and -1), not a sign: `+1` is an error there.
+        let plus = text.trim().starts_with('+');
+        match text.trim().parse::<i64>().ok().filter(|_| !plus).ok_or(()) {
             Ok(-1) => Ok(Some(Dim::any())),
             Ok(v) if v >= 0 => Ok(Some(Dim::known(v as u64))),
             _ => {

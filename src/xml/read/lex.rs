@@ -61,8 +61,9 @@ impl<'a> Parser<'a> {
         let name = self
             .borrowed(s.name().as_ref())
             .ok_or_else(|| Diag::new(Kind::Xml, "element name is not UTF-8").at(pos))?;
-        let mut attrs = SmallVec::new();
-        for a in s.attributes() {
+        let mut attrs: SmallVec<[(&'a str, Cow<'a, str>); 4]> = SmallVec::new();
+        // Duplicates are checked below in linear time (quick-xml's own check is quadratic).
+        for a in s.attributes().with_checks(false) {
             let a = a.map_err(|e| {
                 use quick_xml::events::attributes::AttrError as A;
                 // Positions in AttrError count from the start of the tag name.
@@ -105,6 +106,15 @@ impl<'a> Parser<'a> {
                 ),
             };
             attrs.push((key, val));
+        }
+        if let Some(key) = duplicated(&attrs) {
+            // The caret on the second occurrence.
+            let first = self.attr_pos(pos, key);
+            return Err(Diag::new(
+                Kind::Xml,
+                format!("malformed attribute in <{name}>: duplicated attribute '{key}'"),
+            )
+            .at(self.attr_pos(first + 1, key)));
         }
         Ok(Tag {
             name,
@@ -205,4 +215,17 @@ impl<'a> Parser<'a> {
             }
         }
     }
+}
+
+/// The first attribute name given twice, if any.
+fn duplicated<'a>(attrs: &[(&'a str, Cow<'a, str>)]) -> Option<&'a str> {
+    if attrs.len() <= 16 {
+        return attrs
+            .iter()
+            .enumerate()
+            .find(|(i, (k, _))| attrs[..*i].iter().any(|(j, _)| j == k))
+            .map(|(_, (k, _))| *k);
+    }
+    let mut seen = std::collections::HashSet::with_capacity(attrs.len());
+    attrs.iter().map(|(k, _)| *k).find(|k| !seen.insert(*k))
 }

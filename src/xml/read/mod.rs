@@ -200,6 +200,16 @@ pub(crate) fn parse_with(
     parallel_min: usize,
     mapped: Option<&MappedSource>,
 ) -> Result<Parsed, Error> {
+    // XML allows no NUL character anywhere (OpenVINO's reader rejects the file); a NUL in a
+    // name or type would otherwise reach the model and the written IR.
+    if let Some(at) = memchr::memchr(0, text.as_bytes()) {
+        let src = keep.clone().unwrap_or_else(|| Arc::from(text));
+        return Err(Error::single(
+            path.to_string(),
+            Some(src),
+            Diag::new(Kind::Xml, "a NUL byte, which XML does not allow").at(at),
+        ));
+    }
     let plan = (text.len() >= parallel_min)
         .then(|| split_plan(text))
         .flatten();
