@@ -14,7 +14,8 @@ $IRC_FAULT_BIG_MB MiB of weights (default 300). Every case works in its own dire
 tempfile.mkdtemp(), removed afterwards; repository files are only read. Python standard library
 only. One line per failing case (`FAIL name: why`), `SKIP name: reason` for a skipped one, then
 `N passed, M failed[, K skipped]`; exit 1 when a case failed or fewer than --min-cases (default
-30) ran.
+30) ran (with -k, pass --min-cases 0). Cases for behaviour not implemented yet fail: they are the
+specification, not a record of what the binary does today.
 """
 import argparse
 import hashlib
@@ -32,7 +33,20 @@ import time
 import traceback
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-IRC = os.path.abspath(os.path.join(REPO, os.environ.get("IRC_BIN", "target/release/irc")))
+
+
+def _irc_path():
+    """$IRC_BIN (relative to the current directory, else to the repository root), or
+    target/release/irc in the repository."""
+    v = os.environ.get("IRC_BIN")
+    if not v:
+        return os.path.join(REPO, "target", "release", "irc")
+    if os.path.isabs(v) or os.path.exists(v):
+        return os.path.abspath(v)
+    return os.path.join(REPO, v)
+
+
+IRC = _irc_path()
 SAMPLES = os.path.join(REPO, "ir-samples", "models")
 OPAQUE = os.path.join(REPO, "ir-samples", "opaque", "unknown_op_type.xml")
 BIG_MB = int(os.environ.get("IRC_FAULT_BIG_MB", "300"))
@@ -547,10 +561,12 @@ def _(d):
     fifo = os.path.join(d, "out.xml")
     os.mkfifo(fifo)
     for cmd in WRITE_CMDS:
+        before = snapshot(d)
         rc, _, err, dt = run(out_args(cmd, "m.xml", "out.xml"), cwd=d, timeout=8)
         check(rc > 0, f"{cmd}: {sig_name(rc)}, want non-zero")
         check(dt < 5, f"{cmd}: took {dt:.1f} s")
         check(stat.S_ISFIFO(os.lstat(fifo).st_mode), f"{cmd}: out.xml is no longer a FIFO")
+        check(snapshot(d) == before, f"{cmd}: {diff_snap(before, snapshot(d))}")
 
 
 @case("out_xml_is_char_device")
@@ -564,10 +580,11 @@ def _(d):
     except OSError as e:
         raise Skip(f"mknod: {e}")
     for cmd in WRITE_CMDS:
+        before = snapshot(d)
         rc, _, err, dt = run(out_args(cmd, "m.xml", "out.xml"), cwd=d, timeout=8)
         check(rc > 0, f"{cmd}: {sig_name(rc)}, want non-zero")
         check(stat.S_ISCHR(os.lstat(dev).st_mode), f"{cmd}: out.xml is no longer a device")
-        check(not os.path.lexists(os.path.join(d, "out.bin")), f"{cmd}: out.bin created")
+        check(snapshot(d) == before, f"{cmd}: {diff_snap(before, snapshot(d))}")
 
 
 # 4. Symlinks are never followed for temporary files. ------------------------------------------
@@ -696,13 +713,19 @@ def _(d):
 
 def kill9(d, cmd):
     x = big_model(d)
-    # A reference run: the time it takes, and a check of the generated model.
-    ref = os.path.join(d, "ref")
-    os.mkdir(ref)
-    rc, _, err, full = run(out_args(cmd, "m.xml", "ref/o.xml"), cwd=d, timeout=60)
-    check(rc == 0, f"reference run on the big model: {sig_name(rc)}: {first_line(err)}")
-    shutil.rmtree(ref)
-    delays = sorted({0.05, 0.2} | {round(full * f, 3) for f in (0.3, 0.55, 0.75, 0.9, 0.97)})
+    # Reference runs: how long a run takes (the faster of two, caches warm), and a check of
+    # the generated model. The kills are spread over that time.
+    times = []
+    for _ in range(2):
+        ref = os.path.join(d, "ref")
+        os.mkdir(ref)
+        rc, _, err, dt = run(out_args(cmd, "m.xml", "ref/o.xml"), cwd=d, timeout=60)
+        check(rc == 0, f"reference run on the big model: {sig_name(rc)}: {first_line(err)}")
+        shutil.rmtree(ref)
+        times.append(dt)
+    full = min(times)
+    delays = {x for x in (0.05, 0.2, 0.5, 1.0, 2.0) if x < full}
+    delays = sorted(delays | {round(full * f, 3) for f in (0.1, 0.25, 0.4, 0.55, 0.7, 0.85, 0.95)})
     landed = 0
     bad = []
     for i, delay in enumerate(delays):
@@ -724,7 +747,8 @@ def kill9(d, cmd):
         else:
             bad.append(f"after {delay:g} s ({sig_name(rc)}): out/ holds {left}")
         shutil.rmtree(out)
-    check(not bad, f"full run {full:.2f} s; " + "; ".join(bad))
+    more = f"; … {len(bad) - 3} more" if len(bad) > 3 else ""
+    check(not bad, f"full run {full:.2f} s; " + "; ".join(bad[:3]) + more)
     check(landed > 0, f"no kill landed before the end (full run {full:.2f} s, delays {delays})")
     return f"full run {full:.2f} s; {landed} of {len(delays)} kills landed mid-run"
 
@@ -777,10 +801,13 @@ def _(d):
     small = copy_sample(d, stem="small")
     out = os.path.join(d, "out")
     os.mkdir(out)
-    # A live writer, stalled between its two renames: its temporary .xml is not stale.
+    # A live writer, stalled with its .bin written: its temporaries are not stale. It stalls
+    # before it puts its pair in place (a writer stalled there may hold the directory for
+    # its two renames), and with IRC_NO_TMPFILE (irc's fallback for filesystems without
+    # O_TMPFILE) its temporaries have names.
     live = Proc(["normalize", small, "-o", "out/live.xml"], cwd=d,
-                env=env_with(IRC_TEST_STALL="renamed-bin"))
-    live.wait_stall("renamed-bin")
+                env=env_with(IRC_TEST_STALL="bin-written", IRC_NO_TMPFILE=1))
+    live.wait_stall("bin-written")
     live_tmp = [n for n in listing(out) if "irc-tmp" in n]
     # A dead writer's leftovers (irc's own naming: .NAME.irc-tmp-PID-N), one a regular file and
     # one a link (removed, never followed).
@@ -801,8 +828,7 @@ def _(d):
     rc = live.finish()
     check(rc == 143, f"stalled writer after SIGTERM: {sig_name(rc)} (want 143)")
     left = listing(out)
-    check(not [n for n in left if "irc-tmp" in n], f"after the live writer's SIGTERM: {left}")
-    check("other.xml" in left and "other.bin" in left, f"out/ holds {left}")
+    check(sorted(left) == ["other.bin", "other.xml"], f"after the live writer's SIGTERM: {left}")
     if not live_tmp:
         raise Skip("dead leftovers removed, but the stalled writer had no named temporary,"
                    " so keeping a live one's was not tested")
@@ -831,17 +857,23 @@ for _c in WRITE_CMDS:
 @case("sigterm_during_big_fold")
 def _(d):
     big_model(d)
-    out = os.path.join(d, "out")
-    os.mkdir(out)
-    p = Proc(["fold", "m.xml", "-o", "out/o.xml"], cwd=d)
-    time.sleep(0.3)
-    p.signal(signal.SIGTERM)
-    rc = p.finish()
-    check(rc in (143, 0), f"{sig_name(rc)} (want 143, or 0 if it had finished)")
-    left = listing(out)
-    check(not [n for n in left if "irc-tmp" in n], f"out/ holds {left}")
-    if rc == 143:
-        check(not left, f"out/ holds {left} after exit 143")
+    finished = 0
+    for i, delay in enumerate((0.3, 0.05, 0.02)):  # 0.3 s as specified; earlier on fast disks
+        out = os.path.join(d, f"out{i}")
+        os.mkdir(out)
+        p = Proc(["fold", "m.xml", "-o", f"out{i}/o.xml"], cwd=d)
+        time.sleep(delay)
+        p.signal(signal.SIGTERM)
+        rc = p.finish()
+        check(rc in (143, 0), f"after {delay:g} s: {sig_name(rc)} (want 143, or 0 if it had"
+              f" finished): {first_line(p.stderr())}")
+        left = listing(out)
+        check(not [n for n in left if "irc-tmp" in n], f"after {delay:g} s: out/ holds {left}")
+        if rc == 143:
+            check(not left, f"after {delay:g} s: out/ holds {left} after exit 143")
+        else:
+            finished += 1
+    return f"{finished} of 3 had finished before the signal"
 
 
 # 9. Inputs that shrink while read. ------------------------------------------------------------
@@ -946,7 +978,7 @@ def gen_broadcasts(d, n_b=300, length=3932164):
 def _(d):
     size = gen_broadcasts(d)
     rc, out, err, dt = run(["fold", "m.xml", "-o", "o.xml", "--max-fold-bytes", "16777216",
-                            "--format", "json", "-q"], cwd=d, timeout=25)
+                            "--format", "json", "-q"], cwd=d, timeout=22)
     check(rc == 0, f"{sig_name(rc)}: {first_line(err)}")
     check(dt < 20, f"took {dt:.1f} s")
     grew = os.path.getsize(os.path.join(d, "o.bin")) - size
@@ -976,7 +1008,7 @@ def gen_many_attrs(d, on_param, count=100_000):
 
 def many_attrs(d, on_param):
     gen_many_attrs(d, on_param)
-    rc, _, err, dt = run(["dump", "m.xml"], cwd=d, timeout=10)
+    rc, _, err, dt = run(["dump", "m.xml"], cwd=d, timeout=6)
     check(rc in (0, 1), f"{sig_name(rc)}: {first_line(err)}")
     check(dt < 3, f"took {dt:.1f} s")
 
@@ -1006,7 +1038,7 @@ def gen_concat(d, n=4000):
 @case("concat_4000_inputs_one_const")
 def _(d):
     gen_concat(d)
-    rc, _, err, dt = run(["fold", "m.xml", "-o", "o.xml", "-q"], cwd=d, timeout=10)
+    rc, _, err, dt = run(["fold", "m.xml", "-o", "o.xml", "-q"], cwd=d, timeout=6)
     check(rc == 0, f"{sig_name(rc)}: {first_line(err)}")
     check(dt < 3, f"took {dt:.1f} s")
 
