@@ -97,7 +97,7 @@ enum Cmd {
         /// Override an input's shape, ovc syntax: NAME[1,3,?,224]. Repeatable.
         #[arg(long = "input", value_name = "NAME[DIMS]")]
         inputs: Vec<String>,
-        /// Skip a fold that would grow the weights by more than this many bytes.
+        /// Skip folds once they would grow the weights by more than this many bytes in total.
         #[arg(long, default_value_t = 16 << 20, value_name = "BYTES")]
         max_fold_bytes: u64,
         /// List what folded and what could not fold, and why.

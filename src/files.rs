@@ -542,8 +542,9 @@ extern "C" fn on_sigbus(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc
     unsafe { libc::_exit(1) };
 }
 
-/// For the command line (once, before any other thread starts): SIGINT and SIGTERM are taken by
-/// a thread that removes the temporary names and exits 130 / 143; SIGBUS on a mapped input
+/// For the command line (once, before any other thread starts): SIGINT, SIGTERM and SIGHUP are
+/// taken by a thread that removes the temporary names and exits 128 + the signal (130, 143,
+/// 129); SIGBUS on a mapped input
 /// becomes an error naming the file (exit 1).
 pub fn install_handlers() {
     // SAFETY: plain signal-mask and sigaction calls with zeroed, then filled, structures.
@@ -552,6 +553,7 @@ pub fn install_handlers() {
         libc::sigemptyset(&mut set);
         libc::sigaddset(&mut set, libc::SIGINT);
         libc::sigaddset(&mut set, libc::SIGTERM);
+        libc::sigaddset(&mut set, libc::SIGHUP);
         if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) == 0 {
             let spawned = std::thread::Builder::new()
                 .name("irc-signals".into())

@@ -14,8 +14,7 @@ $IRC_FAULT_BIG_MB MiB of weights (default 300). Every case works in its own dire
 tempfile.mkdtemp(), removed afterwards; repository files are only read. Python standard library
 only. One line per failing case (`FAIL name: why`), `SKIP name: reason` for a skipped one, then
 `N passed, M failed[, K skipped]`; exit 1 when a case failed or fewer than --min-cases (default
-30) ran (with -k, pass --min-cases 0). Cases for behaviour not implemented yet fail: they are the
-specification, not a record of what the binary does today.
+30) ran (with -k, pass --min-cases 0). What is guaranteed is in the README ("Outputs").
 """
 import argparse
 import hashlib

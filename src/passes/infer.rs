@@ -172,11 +172,21 @@ impl<'a> Infer<'a> {
             .layers()
             .filter(|l| l.is("Parameter"))
             .collect();
-        for o in self.overrides {
-            let hit = params
-                .iter()
-                .any(|p| p.name == o.name || p.outputs.iter().any(|q| q.names().contains(&o.name)));
-            if !hit {
+        let names = |p: &Layer, o: &InputOverride| {
+            p.name == o.name || p.outputs.iter().any(|q| q.names().contains(&o.name))
+        };
+        for (i, o) in self.overrides.iter().enumerate() {
+            let hit = params.iter().find(|p| names(p, o));
+            if let Some(p) = hit {
+                // Two names of one input (its friendly name and a tensor name).
+                if let Some(other) = self.overrides[..i].iter().find(|x| names(p, x)) {
+                    return Err(format!(
+                        "--input '{}' and --input '{}' both set the input '{}': give each input once",
+                        other.name, o.name, p.name
+                    ));
+                }
+            }
+            if hit.is_none() {
                 let mut names: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
                 names.sort();
                 return Err(format!(
