@@ -1042,6 +1042,17 @@ def _(d):
     check(dt < 3, f"took {dt:.1f} s")
 
 
+@case("concat_16000_inputs_one_const")
+def _(d):
+    # 4x the inputs of the case above: linear work stays well under a second (quadratic
+    # input lookups took 1.6 s here).
+    gen_concat(d, n=16000)
+    for args in (["fold", "m.xml", "-o", "o.xml", "-q"], ["infer-shapes", "m.xml"]):
+        rc, _, err, dt = run(args, cwd=d, timeout=6)
+        check(rc == 0, f"{args[0]}: {sig_name(rc)}: {first_line(err)}")
+        check(dt < 1, f"{args[0]} took {dt:.1f} s")
+
+
 # 12. Loud failures. ---------------------------------------------------------------------------
 
 def to_dev_full(d, args):

@@ -169,11 +169,26 @@ impl Graph {
             })
     }
 
-    /// Producers of every input, in input order (`None` where unconnected).
+    /// Producers of every input, in input order (`None` where unconnected). One pass over the
+    /// incoming edges (the first edge into a port wins, as in [`Graph::input_of`]).
     pub fn inputs_of(&self, node: NodeId) -> SmallVec<[Option<(NodeId, usize)>; 4]> {
-        (0..self[node].inputs.len())
-            .map(|i| self.input_of(node, i))
-            .collect()
+        let l = &self[node];
+        let n = l.inputs.len();
+        let mut v: SmallVec<[Option<(NodeId, usize)>; 4]> = smallvec::smallvec![None; n];
+        let mut seen: SmallVec<[bool; 4]> = smallvec::smallvec![false; n];
+        for e in self.g.edges_directed(node.0, Direction::Incoming) {
+            let Some(i) = l.input_index(e.weight().to_port) else {
+                continue;
+            };
+            if std::mem::replace(&mut seen[i], true) {
+                continue;
+            }
+            let src = e.source();
+            v[i] = self.g[src]
+                .output_index(e.weight().from_port)
+                .map(|o| (NodeId(src), o));
+        }
+        v
     }
 
     /// Users of output index `output` of `node`: (layer, input index), sorted.

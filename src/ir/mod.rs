@@ -334,11 +334,13 @@ impl Layer {
         self.ty.eq_ignore_ascii_case(ty)
     }
 
+    /// The index of input port `port_id`. Ports are almost always numbered in order, so the
+    /// expected place is tried first (a Concat of thousands of inputs stays linear).
     pub fn input_index(&self, port_id: u32) -> Option<usize> {
-        self.inputs.iter().position(|p| p.id == port_id)
+        port_index(&self.inputs, port_id)
     }
     pub fn output_index(&self, port_id: u32) -> Option<usize> {
-        self.outputs.iter().position(|p| p.id == port_id)
+        port_index(&self.outputs, port_id)
     }
 
     /// True when the layer's rt_info carries the `decompression` attribute.
@@ -438,4 +440,14 @@ pub fn hash_bytes(b: &[u8]) -> u64 {
         h = (h.rotate_left(5) ^ x as u64).wrapping_mul(K);
     }
     h ^ (h >> 29)
+}
+
+/// The index of the port with id `id`: where consecutive numbering from the first port puts it,
+/// else by search.
+fn port_index(ports: &[Port], id: u32) -> Option<usize> {
+    let guess = id.checked_sub(ports.first()?.id)? as usize;
+    match ports.get(guess) {
+        Some(p) if p.id == id => Some(guess),
+        _ => ports.iter().position(|p| p.id == id),
+    }
 }
