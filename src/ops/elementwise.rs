@@ -155,39 +155,19 @@ fn binary_bounds(kind: Bin, cx: &Ctx, a: &Bounds, b: &Bounds) -> Option<Bounds> 
     );
     let (_, ia, ib) = bcast_maps(&sa, &sb)?;
     const INF: i64 = i64::MAX;
+    let et = cx.inputs[0].et;
     let mut lo = Vec::with_capacity(ia.len());
     let mut hi = Vec::with_capacity(ia.len());
     for (&i, &j) in ia.iter().zip(&ib) {
         let (al, ah, bl, bh) = (*a.lo.get(i)?, *a.hi.get(i)?, *b.lo.get(j)?, *b.hi.get(j)?);
         let (l, h) = match kind {
-            Bin::Add => (
-                al.saturating_add(bl),
-                if ah == INF || bh == INF {
-                    INF
-                } else {
-                    ah.saturating_add(bh)
-                },
-            ),
-            Bin::Sub => (
-                if bh == INF {
-                    i64::MIN
-                } else {
-                    al.saturating_sub(bh)
-                },
-                if ah == INF {
-                    INF
-                } else {
-                    ah.saturating_sub(bl)
-                },
-            ),
-            Bin::Mul if al >= 0 && bl >= 0 => (
-                al.saturating_mul(bl),
-                if ah == INF || bh == INF {
-                    INF
-                } else {
-                    ah.saturating_mul(bh)
-                },
-            ),
+            Bin::Add | Bin::Sub | Bin::Mul => interval_bounds(kind, et, (al, ah), (bl, bh)),
+            Bin::Cmp(CmpOp::Eq) => {
+                // OpenVINO's Equal bounds: true for sure only when both are one and the same
+                // known value; possibly true when the intervals meet.
+                let sure = al == ah && bl == bh && al == bl;
+                (sure as i64, (al <= bh && bl <= ah) as i64)
+            }
             Bin::Div if al >= 0 && bl > 0 => {
                 (al / bh.max(1), if ah == INF { INF } else { ah / bl })
             }
@@ -208,6 +188,33 @@ fn binary_bounds(kind: Bin, cx: &Ctx, a: &Bounds, b: &Bounds) -> Option<Bounds> 
         hi.push(h);
     }
     Some(Bounds { lo, hi })
+}
+
+/// Bounds of Add/Subtract/Multiply as OpenVINO's `interval_bound_evaluator` computes them: the
+/// op on each pair of input bounds (wrapping in the element type), the least and the greatest
+/// result; where any input bound is the type's maximum (unbounded), the result is [0, max].
+fn interval_bounds(kind: Bin, et: E, a: (i64, i64), b: (i64, i64)) -> (i64, i64) {
+    let max = super::util::type_limits(et).1;
+    if [a.0, a.1, b.0, b.1]
+        .iter()
+        .any(|&v| v == i64::MAX || v >= max)
+    {
+        return (0, i64::MAX);
+    }
+    let wrap = |v: i64| match et {
+        E::I32 => v as i32 as i64,
+        E::U32 => v as u32 as i64,
+        _ => v,
+    };
+    let op = |x: i64, y: i64| {
+        wrap(match kind {
+            Bin::Add => x.wrapping_add(y),
+            Bin::Sub => x.wrapping_sub(y),
+            _ => x.wrapping_mul(y),
+        })
+    };
+    let v = [op(a.0, b.0), op(a.0, b.1), op(a.1, b.0), op(a.1, b.1)];
+    (*v.iter().min().unwrap_or(&0), *v.iter().max().unwrap_or(&0))
 }
 
 /// Exact integer evaluation (shape arithmetic). Float evaluation belongs to folding.

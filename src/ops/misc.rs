@@ -351,42 +351,67 @@ fn einsum_infer(cx: &Ctx) -> R<Vec<Fact>> {
     Ok(vec![Fact::new(et, PartialShape::Ranked(out))])
 }
 
+/// Pad-1/12, as OpenVINO's `pad_shape_inference.hpp`: the pads are read as per-element bounds,
+/// so a pad known to be 0 keeps its dim even when the other pads are only bounded (a Concat of
+/// zeros and a value computed from ShapeOf, as in Mamba exports).
 fn pad_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(3, 4)?;
     let x = cx.input(0)?;
     let Some(d) = x.shape.dims() else {
         return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
     };
-    let (Some(pb), Some(pe)) = (cx.ints(1), cx.ints(2)) else {
+    let (Some(pb), Some(pe)) = (cx.input_bounds(1), cx.input_bounds(2)) else {
         return Ok(vec![Fact::new(x.et, any_rank(d.len()))]);
     };
     if pb.len() != d.len() || pe.len() != d.len() {
+        let lo = |v: &[(i64, i64)]| v.iter().map(|b| b.0).collect::<Vec<_>>();
         return Err(format!(
-            "pads_begin {pb:?} / pads_end {pe:?} must have one value per input dim ({})",
+            "pads_begin {:?} / pads_end {:?} must have one value per input dim ({})",
+            lo(&pb),
+            lo(&pe),
             d.len()
         )
         .into());
     }
-    if cx.version < 12 && pb.iter().chain(&pe).any(|&p| p < 0) {
-        return Err("Pad-1 pads must be non-negative".into());
-    }
+    let mode = cx.attr("pad_mode").unwrap_or("constant");
     let mut out = Dims::new();
     for i in 0..d.len() {
-        let p = pb[i] + pe[i];
-        let f = |v: u64| (v as i64 + p).max(0) as u64;
-        let mode = cx.attr("pad_mode").unwrap_or("constant");
+        let ((blo, bhi), (elo, ehi)) = (pb[i], pe[i]);
+        let dim_lb = d[i].min.min(i64::MAX as u64) as i64;
         if let Some(v) = d[i].get() {
-            if (mode == "reflect" && (pb[i] >= v as i64 || pe[i] >= v as i64))
-                || (mode == "symmetric" && (pb[i] > v as i64 || pe[i] > v as i64))
+            let v = v.min(i64::MAX as u64) as i64;
+            let bad =
+                (blo > 0 || elo > 0) && ((mode == "edge" && v < 1) || (mode == "reflect" && v < 2));
+            if bad
+                || (mode == "reflect" && (blo >= v || elo >= v))
+                || (mode == "symmetric" && (blo > v || elo > v))
             {
-                return Err(format!(
-                    "{mode} pads ({}, {}) are too large for dimension {v}",
-                    pb[i], pe[i]
-                )
-                .into());
+                return Err(
+                    format!("{mode} pads ({blo}, {elo}) are too large for dimension {v}").into(),
+                );
             }
         }
-        out.push(Dim::interval(f(d[i].min), d[i].max().map(f)));
+        let (lo_sum, hi_sum) = (blo.saturating_add(elo), bhi.saturating_add(ehi));
+        if lo_sum == 0 && hi_sum == 0 {
+            out.push(d[i]);
+            continue;
+        }
+        // OpenVINO's dim::padded: -1 (unbounded) when the dim is unbounded or the sum < 0.
+        let padded = |dim: i64, p: i64| match dim.checked_add(p) {
+            Some(s) if dim >= 0 && s >= 0 => s,
+            _ => -1,
+        };
+        let inf_pad = |(l, h): (i64, i64)| l == 0 && h == i64::MAX;
+        let lb = padded(dim_lb, lo_sum);
+        let ub = if inf_pad(pb[i]) || inf_pad(pe[i]) {
+            -1
+        } else {
+            let dim_ub = d[i].max().map_or(-1, |m| m.min(i64::MAX as u64) as i64);
+            padded(dim_ub, hi_sum)
+        };
+        let min = lb.max(0) as u64;
+        let max = (ub >= 0).then(|| (ub as u64).max(min));
+        out.push(Dim::interval(min, max));
     }
     Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
 }

@@ -166,6 +166,30 @@ impl Ctx<'_> {
         }
     }
 
+    /// Per-element (lower, upper) bounds of integer input `i`, as OpenVINO's `get_input_bounds`
+    /// gives them to shape rules: an exact value is (v, v); a bound equal to the limit of the
+    /// input's element type (an i32 `INT32_MAX`) reads as the i64 limit (unbounded).
+    pub fn input_bounds(&self, i: usize) -> Option<Vec<(i64, i64)>> {
+        let f = self.inputs.get(i)?;
+        let b = f.int_bounds()?;
+        let (min, max) = type_limits(f.et);
+        let lim = |v: i64| {
+            if v >= max {
+                i64::MAX
+            } else if v <= min {
+                i64::MIN
+            } else {
+                v
+            }
+        };
+        Some(
+            b.lo.iter()
+                .zip(&b.hi)
+                .map(|(&l, &h)| (lim(l), lim(h)))
+                .collect(),
+        )
+    }
+
     /// Input `i` read as a target shape: each value's bounds become a dim interval.
     /// Values are returned raw (negative ones kept) with their bounds.
     pub fn shape_bounds(&self, i: usize) -> Option<Bounds> {
@@ -416,4 +440,19 @@ pub fn expect_scalar_or_1(cx: &Ctx, i: usize, what: &str) -> R<()> {
         }
     }
     Ok(())
+}
+
+/// The smallest and largest value of an integer element type, as i64 (saturated).
+pub fn type_limits(et: ElementType) -> (i64, i64) {
+    use ElementType as E;
+    match et {
+        E::I8 => (i8::MIN as i64, i8::MAX as i64),
+        E::I16 => (i16::MIN as i64, i16::MAX as i64),
+        E::I32 => (i32::MIN as i64, i32::MAX as i64),
+        E::U8 => (0, u8::MAX as i64),
+        E::U16 => (0, u16::MAX as i64),
+        E::U32 => (0, u32::MAX as i64),
+        E::U64 => (0, i64::MAX),
+        _ => (i64::MIN, i64::MAX),
+    }
 }

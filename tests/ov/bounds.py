@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""Interval- and rank-exact differential cases for value bounds, with OpenVINO as the oracle.
+
+shapes.py compares ports in the IR's lossy form (every non-static dim is -1). Here each case is a
+small graph whose Results are fed by the op under test; irc's `infer-shapes --format json`
+outputs (intervals kept: `2..5`, `..7`, `3..`) must equal OpenVINO's output PartialShapes
+exactly, rank and every interval, and the element types must match.
+
+The cases are the corners of OpenVINO's bound evaluation that shape rules read: per-element
+bounds through Concat of constants and ShapeOf arithmetic (Add/Subtract/Multiply with bounded,
+unbounded and negative ranges; Equal; Convert), i32 and i64 shape values, and the consumers
+that read them (Pad, with static, interval, unbounded and dynamic-rank data).
+
+Usage:  python tests/ov/bounds.py [-k SUBSTRING] [-v]
+Env:    IRC_BIN (default <repo>/target/release/irc)
+Output: `PASS name` / `FAIL name: ...` per case, then `N passed, M failed`; exit 0 iff none
+        failed and at least MIN_CASES ran.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+import openvino.opset1 as op1
+import openvino.opset3 as op3
+import openvino.opset8 as op8
+import openvino.opset13 as o
+
+_REPO = Path(__file__).resolve().parents[2]
+IRC_BIN = os.environ.get("IRC_BIN", str(_REPO / "target" / "release" / "irc"))
+MIN_CASES = 200
+
+_NP = {"i64": np.int64, "i32": np.int32}
+
+
+def C(v, t="i64"):
+    return o.constant(np.array(v, dtype=_NP[t]))
+
+
+def P(shape, t=np.float32, name="x"):
+    ps = ov.PartialShape.dynamic() if shape is None else ov.PartialShape(
+        [ov.Dimension(*d) if isinstance(d, tuple) else ov.Dimension(d) for d in shape])
+    return o.parameter(ps, t, name=name)
+
+
+def irc_shape(js):
+    """irc's JSON shape (list of ints / "?" / "a..b", or a string for dynamic rank) -> OV text."""
+    if not isinstance(js, list):
+        return "[...]"
+    return "[" + ",".join(str(d) for d in js) + "]"
+
+
+def run_case(name, build, verbose):
+    params, outs = build()
+    m = ov.Model([o.result(x) for x in outs], params, name)
+    want = [(str(r.get_output_element_type(0)), str(r.get_output_partial_shape(0))) for r in m.get_results()]
+    with tempfile.TemporaryDirectory() as d:
+        xml = os.path.join(d, "m.xml")
+        ov.serialize(m, xml)
+        p = subprocess.run([IRC_BIN, "infer-shapes", xml, "--format", "json"], capture_output=True, text=True,
+                           timeout=60)
+        if p.returncode != 0:
+            return "irc exit %d: %s" % (p.returncode, (p.stdout + p.stderr).strip().splitlines()[:3])
+        got_js = json.loads(p.stdout)["outputs"]
+    # irc lists outputs in the model's Result order (by name, as written); match by position.
+    got = [(g["element_type"], irc_shape(g["shape"])) for g in got_js]
+    canon = lambda t: {"f32": "<Type: 'float32'>", "i64": "<Type: 'int64_t'>", "i32": "<Type: 'int32_t'>"}.get(t, t)
+    wantc = [(w[0], w[1].replace(" ", "")) for w in want]
+    gotc = [(canon(g[0]), g[1]) for g in got]
+    if wantc != gotc:
+        return "OpenVINO %s, irc %s" % ([w[1] for w in wantc], [g[1] for g in gotc])
+    if verbose:
+        print("  ", [w[1] for w in wantc])
+    return None
+
+
+CASES = []
+
+
+def case(name):
+    def deco(f):
+        CASES.append((name, f))
+        return f
+    return deco
+
+
+# --- value expressions: a scalar i64/i32 with bounds, from the shapes of helper Parameters ------
+# y: [?, 3] (dim 0 unbounded), z: [2..5] (bounded), w: [7] (static), a: [?] (a length for Equal)
+def _env(st):
+    y = P([-1, 3], name="y")
+    z = P([(2, 5)], name="z")
+    w = P([7], name="w")
+    a = P([-1], np.int64, name="a")
+    g = lambda x: op8.gather(op3.shape_of(x, st), C(0, st), C(0))
+    eq = o.convert(o.equal(o.squeeze(op3.shape_of(a, st), C(0)), C(1, st)), st)
+    return [y, z, w, a], dict(s=g(y), r=g(z), k=g(w), eq=eq)
+
+
+K = lambda v, st: C(v, st)
+EXPRS = {
+    "s": lambda e, st: e["s"],
+    "r": lambda e, st: e["r"],
+    "k": lambda e, st: e["k"],
+    "eq": lambda e, st: e["eq"],
+    "4-r": lambda e, st: o.subtract(K(4, st), e["r"]),
+    "4-s": lambda e, st: o.subtract(K(4, st), e["s"]),
+    "r-1": lambda e, st: o.subtract(e["r"], K(1, st)),
+    "r-9": lambda e, st: o.subtract(e["r"], K(9, st)),
+    "s+2": lambda e, st: o.add(e["s"], K(2, st)),
+    "r+r": lambda e, st: o.add(e["r"], e["r"]),
+    "r*2": lambda e, st: o.multiply(e["r"], K(2, st)),
+    "r*-1": lambda e, st: o.multiply(e["r"], K(-1, st)),
+    "r*r": lambda e, st: o.multiply(e["r"], e["r"]),
+    "r*eq": lambda e, st: o.multiply(e["r"], e["eq"]),
+    "(4-r)*eq": lambda e, st: o.multiply(o.subtract(K(4, st), e["r"]), e["eq"]),
+    "(4-s)*eq": lambda e, st: o.multiply(o.subtract(K(4, st), e["s"]), e["eq"]),
+    "s*0": lambda e, st: o.multiply(e["s"], K(0, st)),
+    "r/2": lambda e, st: o.divide(e["r"], K(2, st)),
+    "eq(r,3)": lambda e, st: o.convert(o.equal(e["r"], K(3, st)), st),
+    "eq(r,7)": lambda e, st: o.convert(o.equal(e["r"], K(7, st)), st),
+    "eq(k,7)": lambda e, st: o.convert(o.equal(e["k"], K(7, st)), st),
+    "max(r,3)": lambda e, st: o.maximum(e["r"], K(3, st)),
+    "min(r,3)": lambda e, st: o.minimum(e["r"], K(3, st)),
+}
+
+DATA = {
+    "static": [10, 64, 6],
+    "interval": [(1, 8), 64, (2, 9)],
+    "dynamic": [-1, 64, -1],
+}
+
+
+def _pad(data, expr, st, where, mode):
+    params, env = _env(st)
+    x = P(DATA[data])
+    v = EXPRS[expr](env, st)
+    if st == "i32":
+        v = o.convert(v, "i64")
+    z2 = C([0, 0])
+    vec = o.concat([z2, o.unsqueeze(v, C(0))], 0)
+    zero3 = C([0, 0, 0])
+    pb, pe = {"end": (zero3, vec), "begin": (vec, zero3), "both": (vec, vec)}[where]
+    return [x] + params, [o.pad(x, pb, pe, mode)]
+
+
+for _data in DATA:
+    for _expr in EXPRS:
+        for _st in ("i64", "i32"):
+            for _where in ("end", "both"):
+                CASES.append((f"pad_{_data}_{_where}_{_expr}_{_st}",
+                              (lambda d=_data, e=_expr, s=_st, w=_where: _pad(d, e, s, w, "constant"))))
+for _expr in ("r-1", "eq(k,7)", "s*0", "r"):
+    for _mode in ("edge", "reflect", "symmetric"):
+        CASES.append((f"pad_static_{_mode}_{_expr}", (lambda e=_expr, m=_mode: _pad("static", e, "i64", "end", m))))
+
+
+@case("pad_dynamic_rank")
+def _():
+    params, env = _env("i64")
+    x = P(None)
+    vec = o.concat([C([0, 0]), o.unsqueeze(env["r"], C(0))], 0)
+    return [x] + params, [o.pad(x, vec, vec, "constant")]
+
+
+@case("pad_exact_negative_to_below_zero")
+def _():
+    # A static dim of 2 padded by -3: OpenVINO's dim::padded gives an unbounded dim, not 0.
+    x = P([2, 5, (3, 9)])
+    return [x], [o.pad(x, C([-3, 0, -4]), C([0, -1, 0]), "constant")]
+
+
+@case("pad1_negative_pads")
+def _():
+    x = P([6, 5])
+    return [x], [op1.pad(x, C([-1, 0]), C([0, -2]), "constant")]
+
+
+@case("mamba_conv_pad")
+def _():
+    # The Mamba export's causal-conv padding: pads = Concat([0, 0], Squeeze(Split(Reshape(Concat(
+    # Unsqueeze((c - Gather(ShapeOf(h), 2)) * Convert(Equal(Squeeze(ShapeOf(ids)), 1))), [0])))).
+    h = P([-1, 64, -1], name="h")
+    ids = P([-1], np.int64, name="ids")
+    sub = o.subtract(C(4), op8.gather(op3.shape_of(h), C(2), C(0)))
+    eq = o.convert(o.equal(o.squeeze(op3.shape_of(ids), C(0)), C(1)), "i64")
+    v = o.unsqueeze(o.multiply(sub, eq), C(0))
+    r = o.reshape(o.concat([v, C([0])], 0), C([1, 2]), False)
+    sp = o.split(r, C(1), 2)
+    pads = o.concat([C([0, 0]), o.squeeze(sp.output(0), C(1))], 0)
+    return [h, ids], [o.pad(h, pads, pads, "constant")]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-k", default="")
+    ap.add_argument("-v", action="store_true")
+    args = ap.parse_args()
+    passed = failed = 0
+    for name, build in CASES:
+        if args.k not in name:
+            continue
+        try:
+            err = run_case(name, build, args.v)
+        except Exception as e:  # a case OpenVINO itself rejects is a broken case, not a pass
+            err = "case raised %s: %s" % (type(e).__name__, str(e).splitlines()[0][:200] if str(e) else "")
+        if err:
+            failed += 1
+            print(f"FAIL {name}: {err}", flush=True)
+        else:
+            passed += 1
+            print(f"PASS {name}", flush=True)
+    if not args.k and passed + failed < MIN_CASES:
+        print(f"only {passed + failed} cases ran (expected at least {MIN_CASES})")
+        failed += 1
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
