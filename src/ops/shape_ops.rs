@@ -319,51 +319,69 @@ fn reshape_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
 
 // ---------------------------------------------------------------- Squeeze / Unsqueeze
 
+/// Squeeze-1 and Squeeze-15 as OpenVINO's `squeeze_shape_inference.hpp`: a listed axis whose
+/// dim cannot be 1 is skipped, not an error (PyTorch's `squeeze(dim)`; MoE routers rely on it);
+/// a listed dim that may be 1 is removed; no axes (or empty axes) remove every dim of 1, and
+/// give a dynamic rank when a dynamic dim may be 1. Squeeze-15 with `allow_axis_skip` gives a
+/// dynamic rank when a listed dynamic dim may be 1.
 fn squeeze_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(1, 2)?;
     let x = cx.input(0)?;
-    let Some(d) = x.shape.dims() else {
-        return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
-    };
-    let axes = if cx.inputs.len() == 2 {
-        match cx.ints(1) {
-            Some(a) => Some(a),
-            None => return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]),
+    let dynamic = || Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
+    let may_be_1 = |d: &Dim| d.min <= 1 && d.max().is_none_or(|m| m >= 1);
+    let mut axes: Option<Vec<usize>> = Some(Vec::new());
+    if cx.inputs.len() == 2 {
+        let a = cx.input(1)?;
+        if a.shape.rank().is_some_and(|r| r > 1) {
+            return Err(OpError::input(
+                1,
+                format!(
+                    "the axes (input 1) must have rank 0 or 1, have {}",
+                    sh(&a.shape)
+                ),
+            ));
         }
-    } else {
-        None
+        axes = None;
+        if let (Some(d), Some(ashape)) = (x.shape.dims(), a.shape.to_static()) {
+            if let Some(v) = cx.ints(1) {
+                let mut u = v
+                    .iter()
+                    .map(|&ax| norm_axis(ax, d.len()))
+                    .collect::<R<Vec<usize>>>()?;
+                u.sort_unstable();
+                u.dedup();
+                axes = Some(u);
+            } else if !d.is_empty() && ashape.iter().product::<u64>() == 1 {
+                // One unknown axis: one dim goes if any may be 1.
+                if !d.iter().any(may_be_1) {
+                    return Ok(vec![Fact::new(x.et, x.shape.clone())]);
+                }
+                if cx.version >= 15 {
+                    return dynamic();
+                }
+                return Ok(vec![Fact::new(
+                    x.et,
+                    PartialShape::Ranked((1..d.len()).map(|_| Dim::any()).collect()),
+                )]);
+            }
+        }
+    }
+    let (Some(d), Some(axes)) = (x.shape.dims(), axes) else {
+        return dynamic();
     };
+    let skip = cx.version >= 15 && cx.attr_bool("allow_axis_skip", false)?;
+    if skip && axes.iter().any(|&i| !d[i].is_static() && may_be_1(&d[i])) {
+        return dynamic();
+    }
     let mut out = Dims::new();
-    match axes {
-        Some(axes) => {
-            let mut rm = vec![false; d.len()];
-            for a in axes {
-                let i = norm_axis(a, d.len())?;
-                if !d[i].min.le(&1) || d[i].max().is_some_and(|m| m < 1) {
-                    return Err(format!(
-                        "cannot squeeze axis {a}: its dimension is {}, not 1 (input {})",
-                        d[i],
-                        sh(&x.shape)
-                    )
-                    .into());
-                }
-                rm[i] = true;
-            }
-            for (i, &dim) in d.iter().enumerate() {
-                if !rm[i] {
-                    out.push(dim);
-                }
-            }
+    if axes.is_empty() {
+        if d.iter().any(|x| !x.is_static() && may_be_1(x)) {
+            return dynamic();
         }
-        None => {
-            for &dim in d {
-                if dim.get() == Some(1) {
-                    continue;
-                }
-                if !dim.is_static() && dim.min <= 1 {
-                    // Might be 1: the output rank is unknown.
-                    return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
-                }
+        out.extend(d.iter().copied().filter(|x| !may_be_1(x)));
+    } else {
+        for (i, &dim) in d.iter().enumerate() {
+            if axes.binary_search(&i).is_err() || !may_be_1(&dim) {
                 out.push(dim);
             }
         }

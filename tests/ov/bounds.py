@@ -30,6 +30,7 @@ import openvino.opset1 as op1
 import openvino.opset3 as op3
 import openvino.opset8 as op8
 import openvino.opset13 as o
+import openvino.opset15 as op15
 
 _REPO = Path(__file__).resolve().parents[2]
 IRC_BIN = os.environ.get("IRC_BIN", str(_REPO / "target" / "release" / "irc"))
@@ -75,7 +76,7 @@ def run_case(name, build, verbose):
     if wantc != gotc:
         return "OpenVINO %s, irc %s" % ([w[1] for w in wantc], [g[1] for g in gotc])
     if verbose:
-        print("  ", [w[1] for w in wantc])
+        print("   %s: %s" % (name, [w[1] for w in wantc]))
     return None
 
 
@@ -193,6 +194,63 @@ def _():
     sp = o.split(r, C(1), 2)
     pads = o.concat([C([0, 0]), o.squeeze(sp.output(0), C(1))], 0)
     return [h, ids], [o.pad(h, pads, pads, "constant")]
+
+
+# --- Squeeze-1 / Squeeze-15: listed axes that are not 1, intervals, empty and unknown axes -----
+SQ_DATA = {
+    "static": [1, 3, 1, 4],
+    "non1": [2, -1],
+    "interval": [(1, 4), 3, (2, 5), 1],
+    "dyn": [-1, 1, -1],
+    "zero_one": [(0, 1), 5],
+}
+SQ_AXES = {"a0": [0], "a012": [0, 1, 2], "neg": [-1], "empty": [], "a1": [1]}
+
+
+def _squeeze(data, axes, ver, skip):
+    x = P(SQ_DATA[data])
+    rank = len(SQ_DATA[data])
+    ax = [a for a in SQ_AXES[axes] if -rank <= a < rank]
+    arr = C(ax) if ax or axes == "empty" else C([0])
+    if ver == 1:
+        return [x], [op1.squeeze(x, arr)]
+    return [x], [op15.squeeze(x, arr, skip)]
+
+
+for _d in SQ_DATA:
+    for _a in SQ_AXES:
+        for _v, _skip in ((1, False), (15, False), (15, True)):
+            CASES.append((f"squeeze{_v}{'_skip' if _skip else ''}_{_d}_{_a}",
+                          (lambda d=_d, a=_a, v=_v, k=_skip: _squeeze(d, a, v, k))))
+def _squeeze_noaxes(data, ver):
+    from openvino.utils.node_factory import NodeFactory
+    x = P(SQ_DATA[data])
+    return [x], [NodeFactory("opset1" if ver == 1 else "opset15").create("Squeeze", [x.output(0)], {})]
+
+
+for _d in SQ_DATA:
+    for _v in (1, 15):
+        # No axes input at all.
+        CASES.append((f"squeeze{_v}_noaxes_{_d}", (lambda d=_d, v=_v: _squeeze_noaxes(d, v))))
+
+
+def _squeeze_unknown_axes(data, n, ver):
+    x = P(SQ_DATA[data])
+    ax = P([n], np.int64, name="ax")
+    sq = op1.squeeze(x, ax) if ver == 1 else op15.squeeze(x, ax)
+    return [x, ax], [sq]
+
+
+for _d in ("static", "non1", "interval", "dyn"):
+    for _n in (1, 2):
+        for _v in (1, 15):
+            CASES.append((f"squeeze{_v}_unknown{_n}_{_d}", (lambda d=_d, n=_n, v=_v: _squeeze_unknown_axes(d, n, v))))
+
+
+@case("squeeze1_dynamic_rank")
+def _():
+    x = P(None)
+    return [x], [op1.squeeze(x, C([0]))]
 
 
 def main():

@@ -633,6 +633,10 @@ add("reshape_scalar", lambda: [o.reshape(C([5], "f32"), C([], "i64"), False)])
 add("squeeze_axes", lambda: [op1.squeeze(R([1, 3, 1, 2]), C([0, -2]))])
 add("squeeze15_noaxes", lambda: [o.squeeze(R([1, 3, 1, 2], "i64"))])
 add("squeeze15_axes", lambda: [o.squeeze(R([1, 3, 1, 2]), C([2]))])
+# A listed axis whose dim is not 1 is skipped (PyTorch squeeze(dim); MoE routers).
+add("squeeze1_skips_non1_axis", lambda: [op1.squeeze(R([2, 3]), C([0]))])
+add("squeeze1_mixed_axes", lambda: [op1.squeeze(R([1, 3, 1, 4]), C([0, 1, 2]))])
+add("squeeze15_skips_non1_axis", lambda: [o.squeeze(R([2, 1, 3]), C([0, 1]), True)])
 add("unsqueeze_neg", lambda: [o.unsqueeze(R([3, 2]), C([0, -1]))])
 add("transpose_201", lambda: [o.transpose(R([2, 3, 4]), C([2, 0, 1]))])
 add("transpose_empty_perm", lambda: [o.transpose(R([2, 3, 4], "i8", -100, 100), C([], "i64"))])
@@ -936,7 +940,6 @@ def _():
 # them unfolded: irc's values are checked against the CPU plugin)
 # ---------------------------------------------------------------------------
 import openvino.opset9 as op9
-import openvino.opset15 as op15
 
 for _name, (_r, _c, _k, _b, _t, _it) in {
     "square": (3, 3, 0, None, "f32", "i64"), "wide_pos": (3, 5, 2, None, "f32", "i32"),
