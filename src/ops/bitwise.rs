@@ -26,11 +26,7 @@ fn binary_infer(cx: &Ctx) -> R<Vec<Fact>> {
         .map_err(|e| format!("{e} (both inputs must have the same element type)"))?;
     let shift = cx.ty.contains("Shift");
     let et = bitwise_type(cx, et, shift)?;
-    let shape = match cx.attr("auto_broadcast").unwrap_or("numpy") {
-        "numpy" => broadcast_numpy(&a.shape, &b.shape)?,
-        "none" => merge_shapes(&a.shape, &b.shape)?,
-        m => return Err(format!("unknown auto_broadcast mode '{m}'").into()),
-    };
+    let shape = cx.auto_broadcast()?.merge(&a.shape, &b.shape)?;
     Ok(vec![Fact::new(et, shape)])
 }
 
@@ -52,7 +48,8 @@ fn shift_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         return Err("no kernel".into());
     }
     let (va, vb) = (a.to_i64s().ok_or("bad")?, b.to_i64s().ok_or("bad")?);
-    let (shape, maps) = super::math::bcast_index_maps(&[&a.shape, &b.shape]).ok_or("bcast")?;
+    let bs = cx.auto_broadcast()?.numpy_shape(&a.shape, &b.shape);
+    let (shape, maps) = super::math::bcast_index_maps(&[&a.shape, &bs]).ok_or("bcast")?;
     let left = cx.ty == "BitwiseLeftShift";
     let out: Vec<i64> = maps[0]
         .iter()

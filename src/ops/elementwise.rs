@@ -102,15 +102,7 @@ const BINARY: &[&str] = &[
 /// Output shape of a binary op under its `auto_broadcast` mode.
 fn binary_shape(cx: &Ctx) -> R<PartialShape> {
     let (a, b) = (&cx.input(0)?.shape, &cx.input(1)?.shape);
-    match cx.attr("auto_broadcast").unwrap_or("numpy") {
-        "numpy" => broadcast_numpy(a, b),
-        "none" => merge_shapes(a, b),
-        "pdpd" => {
-            // PDPD: the second input broadcasts into the first.
-            Ok(a.clone())
-        }
-        m => Err(format!("unknown auto_broadcast mode '{m}'").into()),
-    }
+    cx.auto_broadcast()?.merge(a, b)
 }
 
 fn binary_infer(cx: &Ctx) -> R<Vec<Fact>> {
@@ -153,6 +145,7 @@ fn binary_bounds(kind: Bin, cx: &Ctx, a: &Bounds, b: &Bounds) -> Option<Bounds> 
         cx.inputs[0].shape.to_static()?,
         cx.inputs[1].shape.to_static()?,
     );
+    let sb = cx.auto_broadcast().ok()?.numpy_shape(&sa, &sb);
     let (_, ia, ib) = bcast_maps(&sa, &sb)?;
     const INF: i64 = i64::MAX;
     let et = cx.inputs[0].et;
@@ -221,10 +214,13 @@ fn interval_bounds(kind: Bin, et: E, a: (i64, i64), b: (i64, i64)) -> (i64, i64)
 fn binary_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let ty = cx.ty;
     let kind = bin_kind(ty);
-    let (a, b) = (
-        cx.input(0)?.value.as_ref().ok_or("no value")?,
-        cx.input(1)?.value.as_ref().ok_or("no value")?,
-    );
+    let a = cx.input(0)?.value.as_ref().ok_or("no value")?;
+    let b0 = cx.input(1)?.value.as_ref().ok_or("no value")?;
+    // pdpd: the second input's dims placed at the axis, so numpy broadcasting computes it.
+    let b = &crate::ir::tensor::Tensor {
+        shape: cx.auto_broadcast()?.numpy_shape(&a.shape, &b0.shape),
+        ..(**b0).clone()
+    };
     if a.et.is_float() {
         return binary_float(kind, a, b);
     }

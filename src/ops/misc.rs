@@ -423,9 +423,13 @@ fn select_infer(cx: &Ctx) -> R<Vec<Fact>> {
         return Err(format!("the condition must be boolean, is {}", c.et).into());
     }
     let et = merge_et(t.et, e.et)?;
-    let s = match cx.attr("auto_broadcast").unwrap_or("numpy") {
-        "none" => merge_shapes(&merge_shapes(&c.shape, &t.shape)?, &e.shape)?,
-        _ => broadcast_numpy(&broadcast_numpy(&t.shape, &e.shape)?, &c.shape)?,
+    // OpenVINO's select_shape_inference: none merges all three; numpy broadcasts then/else,
+    // then the condition; pdpd merges else into then, then the condition into that.
+    let s = match cx.auto_broadcast()? {
+        super::util::AutoBroadcast::Numpy => {
+            broadcast_numpy(&broadcast_numpy(&t.shape, &e.shape)?, &c.shape)?
+        }
+        ab => ab.merge(&ab.merge(&t.shape, &e.shape)?, &c.shape)?,
     };
     Ok(vec![Fact::new(et, s)])
 }
@@ -641,8 +645,13 @@ fn shuffle_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
 /// Select: `cond ? then : else` with numpy broadcasting of all three.
 fn select_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let (c, t, e) = (cx.value(0)?, cx.value(1)?, cx.value(2)?);
-    let (shape, maps) =
-        math::bcast_index_maps(&[&c.shape, &t.shape, &e.shape]).ok_or("cannot broadcast")?;
+    // pdpd: else and the condition placed into then's dims from the axis.
+    let ab = cx.auto_broadcast()?;
+    let (cs, es_) = (
+        ab.numpy_shape(&t.shape, &c.shape),
+        ab.numpy_shape(&t.shape, &e.shape),
+    );
+    let (shape, maps) = math::bcast_index_maps(&[&cs, &t.shape, &es_]).ok_or("cannot broadcast")?;
     let es = t.et.byte_size().ok_or("sub-byte")?;
     let mut out = Vec::with_capacity(maps[0].len() * es);
     for ((&ci, &ti), &ei) in maps[0].iter().zip(&maps[1]).zip(&maps[2]) {

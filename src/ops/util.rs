@@ -166,6 +166,22 @@ impl Ctx<'_> {
         }
     }
 
+    /// The `auto_broadcast` attribute, with every spelling OpenVINO reads (case-insensitive;
+    /// `explicit` is `none`); an unknown mode is an error at the attribute, as in OpenVINO.
+    pub fn auto_broadcast(&self) -> R<AutoBroadcast> {
+        let m = self.attr("auto_broadcast").unwrap_or("numpy");
+        match m.to_ascii_lowercase().as_str() {
+            "numpy" => Ok(AutoBroadcast::Numpy),
+            "none" | "explicit" => Ok(AutoBroadcast::None),
+            // OpenVINO's IR has no axis for pdpd: it reads as 0.
+            "pdpd" => Ok(AutoBroadcast::Pdpd(0)),
+            _ => Err(OpError::attr(
+                "auto_broadcast",
+                format!("unknown auto_broadcast mode '{m}' (numpy, none, explicit or pdpd)"),
+            )),
+        }
+    }
+
     /// Per-element (lower, upper) bounds of integer input `i`, as OpenVINO's `get_input_bounds`
     /// gives them to shape rules: an exact value is (v, v); a bound equal to the limit of the
     /// input's element type (an i32 `INT32_MAX`) reads as the i64 limit (unbounded).
@@ -194,6 +210,88 @@ impl Ctx<'_> {
     /// Values are returned raw (negative ones kept) with their bounds.
     pub fn shape_bounds(&self, i: usize) -> Option<Bounds> {
         self.inputs.get(i)?.int_bounds()
+    }
+}
+
+/// An elementwise op's `auto_broadcast` mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AutoBroadcast {
+    /// Shapes must be equal (`none`, `explicit`).
+    None,
+    Numpy,
+    /// PaddlePaddle: the second shape broadcasts into the first from `axis` (-1: aligned right;
+    /// 0 as read from IR).
+    Pdpd(i64),
+}
+
+impl AutoBroadcast {
+    /// OpenVINO's `broadcast_merge_into(dst, src, spec)`: the result shape, or an error.
+    pub fn merge(self, dst: &PartialShape, src: &PartialShape) -> R<PartialShape> {
+        match self {
+            AutoBroadcast::Numpy => broadcast_numpy(dst, src),
+            AutoBroadcast::None => merge_shapes(dst, src),
+            AutoBroadcast::Pdpd(axis) => {
+                // Measured on OpenVINO 2026.4.1: the second shape's dims are laid on the first
+                // one's from `axis` (0 as read from IR; -1 aligns right), a 1 broadcasts, any
+                // other dim merges; the first shape never broadcasts. Either rank dynamic:
+                // dynamic.
+                let (Some(d), Some(s)) = (dst.dims(), src.dims()) else {
+                    return Ok(PartialShape::Dynamic);
+                };
+                let bad = || {
+                    OpError::from(format!(
+                        "{} cannot be broadcast into {} (pdpd, axis {axis})",
+                        sh(src),
+                        sh(dst)
+                    ))
+                };
+                if s.len() > d.len() || axis < -1 {
+                    return Err(bad());
+                }
+                let at = if axis == -1 {
+                    d.len() - s.len()
+                } else {
+                    axis as usize
+                };
+                let mut len = s.len();
+                while len > 0 && s[len - 1].get() == Some(1) {
+                    len -= 1;
+                }
+                if at + len > d.len() {
+                    return Err(bad());
+                }
+                let mut out: Dims = d.iter().copied().collect();
+                for i in 0..len {
+                    if s[i].get() != Some(1) {
+                        out[at + i] = merge_dim(out[at + i], s[i]).ok_or_else(bad)?;
+                    }
+                }
+                Ok(PartialShape::Ranked(out))
+            }
+        }
+    }
+
+    /// The shape under which a numpy-broadcasting kernel computes this mode's values: pdpd
+    /// places the second input's dims at `axis` (its trailing 1s dropped), padded with 1s.
+    pub fn numpy_shape(self, dst: &[u64], src: &[u64]) -> Vec<u64> {
+        match self {
+            AutoBroadcast::Pdpd(axis) if src.len() < dst.len() || dst != src => {
+                let mut len = src.len();
+                while len > 0 && src[len - 1] == 1 {
+                    len -= 1;
+                }
+                let at = if axis == -1 {
+                    dst.len().saturating_sub(src.len())
+                } else {
+                    axis.max(0) as usize
+                };
+                let mut v = vec![1; at];
+                v.extend_from_slice(&src[..len]);
+                v.resize(dst.len().max(v.len()), 1);
+                v
+            }
+            _ => src.to_vec(),
+        }
     }
 }
 
@@ -454,5 +552,55 @@ pub fn type_limits(et: ElementType) -> (i64, i64) {
         E::U32 => (0, u32::MAX as i64),
         E::U64 => (0, i64::MAX),
         _ => (i64::MIN, i64::MAX),
+    }
+}
+
+#[cfg(test)]
+mod auto_broadcast_tests {
+    use super::AutoBroadcast;
+    use crate::ir::shape::PartialShape;
+
+    fn merge(a: &str, b: &str) -> Option<String> {
+        let (a, b) = (
+            PartialShape::parse(a).unwrap(),
+            PartialShape::parse(b).unwrap(),
+        );
+        AutoBroadcast::Pdpd(0)
+            .merge(&a, &b)
+            .ok()
+            .map(|s| super::sh(&s))
+    }
+
+    /// pdpd as OpenVINO 2026.4.1 computes it (each row measured with `openvino.opset1.add(...,
+    /// auto_broadcast="pdpd")`; `None` where OpenVINO refuses to build the node).
+    #[test]
+    fn pdpd_merge_matches_openvino() {
+        let rows: &[(&str, &str, Option<&str>)] = &[
+            ("2,3,4", "2", Some("[2,3,4]")),
+            ("2,3,4", "1,3", Some("[2,3,4]")),
+            ("2,3,4", "2,1", Some("[2,3,4]")),
+            ("2,-1,4", "2,5", Some("[2,5,4]")),
+            ("-1,3", "4", Some("[4,3]")),
+            ("2..6,3", "4..9", Some("[4..6,3]")),
+            ("2,3", "-1,3", Some("[2,3]")),
+            ("...", "2", Some("[...]")),
+            ("4", "2,4", None),
+            ("2,1,4", "2,5", None),
+            ("1,3", "4", None),
+        ];
+        for &(a, b, want) in rows {
+            assert_eq!(merge(a, b).as_deref(), want, "{a} pdpd {b}");
+        }
+    }
+
+    #[test]
+    fn pdpd_kernel_shape_places_second_input_at_axis() {
+        let p = AutoBroadcast::Pdpd(0);
+        assert_eq!(p.numpy_shape(&[2, 3, 4], &[2, 3]), vec![2, 3, 1]);
+        assert_eq!(p.numpy_shape(&[2, 3, 4], &[2, 1]), vec![2, 1, 1]);
+        assert_eq!(p.numpy_shape(&[2, 3, 4], &[1, 3]), vec![1, 3, 1]);
+        assert_eq!(p.numpy_shape(&[2, 3], &[]), vec![1, 1]);
+        assert_eq!(p.numpy_shape(&[2, 3], &[2, 3]), vec![2, 3]);
+        assert_eq!(AutoBroadcast::Numpy.numpy_shape(&[2, 3], &[3]), vec![3]);
     }
 }

@@ -59,7 +59,8 @@ def irc_shape(js):
 def run_case(name, build, verbose):
     params, outs = build()
     m = ov.Model([o.result(x) for x in outs], params, name)
-    want = [(str(r.get_output_element_type(0)), str(r.get_output_partial_shape(0))) for r in m.get_results()]
+    want = [(r.get_output_element_type(0).get_type_name(), str(r.get_output_partial_shape(0)))
+            for r in m.get_results()]
     with tempfile.TemporaryDirectory() as d:
         xml = os.path.join(d, "m.xml")
         ov.serialize(m, xml)
@@ -70,7 +71,7 @@ def run_case(name, build, verbose):
         got_js = json.loads(p.stdout)["outputs"]
     # irc lists outputs in the model's Result order (by name, as written); match by position.
     got = [(g["element_type"], irc_shape(g["shape"])) for g in got_js]
-    canon = lambda t: {"f32": "<Type: 'float32'>", "i64": "<Type: 'int64_t'>", "i32": "<Type: 'int32_t'>"}.get(t, t)
+    canon = lambda t: t
     wantc = [(w[0], w[1].replace(" ", "")) for w in want]
     gotc = [(canon(g[0]), g[1]) for g in got]
     if wantc != gotc:
@@ -251,6 +252,52 @@ for _d in ("static", "non1", "interval", "dyn"):
 def _():
     x = P(None)
     return [x], [op1.squeeze(x, C([0]))]
+
+
+# --- auto_broadcast spellings: pdpd (the second input broadcasts into the first), none --------
+PDPD_PAIRS = {
+    "leading": ([2, 3, 4], [2, 3]),
+    "ones": ([2, 3, 4], [1, 3]),
+    "trailing_one": ([2, 3, 4], [2, 1]),
+    "same_rank": ([2, 3, 4], [2, 1, 1]),
+    "dyn_first": ([-1, 3], [4, 3]),
+    "dyn_mid": ([2, -1, 4], [2, 5]),
+    "interval": ([(2, 6), 3, 4], [(4, 9)]),
+    "dyn_src": ([2, 3], [-1, 3]),
+    "scalar": ([2, 3], []),
+    "dynrank_b": ([2, 3], None),
+    "dynrank_a": (None, [2]),
+}
+
+
+def _pdpd(kind, pair):
+    da, db = PDPD_PAIRS[pair]
+    it = np.int32 if kind in ("bitwise_and", "left_shift") else (np.bool_ if kind == "logical_and" else np.float32)
+    a, b = P(da, it, name="a"), P(db, it, name="b")
+    if kind == "select":
+        c = P(db, np.bool_, name="c")
+        return [a, b, c], [o.select(c, a, b, "pdpd")]
+    fn = {"add": o.add, "multiply": o.multiply, "equal": o.equal, "logical_and": o.logical_and,
+          "bitwise_and": o.bitwise_and, "left_shift": op15.bitwise_left_shift}[kind]
+    return [a, b], [fn(a, b, auto_broadcast="pdpd")]
+
+
+for _k in ("add", "multiply", "equal", "logical_and", "bitwise_and", "left_shift", "select"):
+    for _p in PDPD_PAIRS:
+        CASES.append((f"pdpd_{_k}_{_p}", (lambda k=_k, p=_p: _pdpd(k, p))))
+
+
+@case("broadcast1_explicit_written_as_none")
+def _():
+    # OpenVINO serializes this as mode="none" (the opset1 name of EXPLICIT).
+    x = P([4, (2, 5)])
+    return [x], [op1.broadcast(x, C([2, 4, 3, 5]), C([1, 3]), "explicit")]
+
+
+@case("broadcast3_explicit")
+def _():
+    x = P([4])
+    return [x], [op3.broadcast(x, C([2, 4, 3]), C([1]), "explicit")]
 
 
 def main():

@@ -52,6 +52,7 @@ import openvino.opset6 as op6
 import openvino.opset7 as op7
 import openvino.opset8 as op8
 import openvino.opset12 as op12
+import openvino.opset15 as op15
 import openvino.opset16 as o
 from openvino.passes import ConstantFolding, Manager
 
@@ -641,6 +642,12 @@ add("unsqueeze_neg", lambda: [o.unsqueeze(R([3, 2]), C([0, -1]))])
 add("transpose_201", lambda: [o.transpose(R([2, 3, 4]), C([2, 0, 1]))])
 add("transpose_empty_perm", lambda: [o.transpose(R([2, 3, 4], "i8", -100, 100), C([], "i64"))])
 add("transpose_f16_4d", lambda: [o.transpose(R([2, 3, 4, 5], "f16"), C([0, 3, 1, 2], "i32"))])
+# pdpd: the second input's dims laid on the first one's from axis 0 (OpenVINO's IR has no axis).
+add("pdpd_add_leading", lambda: [o.add(R([2, 3, 4]), R([2, 3], seed=1), "pdpd")])
+add("pdpd_mul_trailing_one", lambda: [o.multiply(R([2, 3, 4], "i32"), R([2, 1], "i32", seed=1), "pdpd")])
+add("pdpd_sub_ones", lambda: [o.subtract(R([2, 3, 4]), R([1, 3], seed=1), "pdpd")])
+add("pdpd_select", lambda: [o.select(C([[True], [False]], "boolean"), R([2, 3]), R([2], seed=1), "pdpd")])
+add("broadcast3_pdpd", lambda: [op3.broadcast(R([2, 1]), C([2, 3]), broadcast_spec="PDPD")])
 add("broadcast3_numpy", lambda: [op3.broadcast(R([3, 1]), C([2, 3, 4]))])
 add("broadcast3_bidir", lambda: [op3.broadcast(R([3, 1], "i32"), C([2, 1, 4]), broadcast_spec="BIDIRECTIONAL")])
 add("broadcast3_explicit", lambda: [op3.broadcast(R([3]), C([2, 3, 4]), C([1]), "EXPLICIT")])
@@ -983,6 +990,7 @@ for _right in (False, True):
         C([1, 2, 2, 3]), C(2), right)])
 add("search_sorted15_i32_out", lambda: [op15.search_sorted(C([0.5, 1.5], "f32"), C([1.0, 2.0, 0.0], "f32"), False, "i32")])
 
+add("pdpd_shift", lambda: [op15.bitwise_left_shift(R([2, 3], "i32", 0, 5), R([2], "i32", 0, 4, seed=1), "pdpd")])
 add("slice_scatter15_rows", lambda: [op15.slice_scatter(R([6, 4]), R([3, 4], seed=3), C([0]), C([6]), C([2]))])
 add("slice_scatter15_axes_neg_step", lambda: [op15.slice_scatter(R([3, 5], "i32"), R([3, 2], "i32", seed=4), C([-1]),
                                                                  C([0]), C([-3]), C([-1]))])

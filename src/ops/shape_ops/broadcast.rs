@@ -15,11 +15,22 @@ pub(super) fn target_dims(cx: &Ctx, i: usize) -> Option<Dims> {
     )
 }
 
+/// Broadcast's `mode`, lower-cased, with OpenVINO's aliases resolved: `none` is `explicit`
+/// (OpenVINO writes a Broadcast-1 with explicit axes as `mode="none"`).
+fn broadcast_mode(cx: &Ctx) -> String {
+    let m = cx.attr("mode").unwrap_or("numpy").to_ascii_lowercase();
+    if m == "none" {
+        "explicit".into()
+    } else {
+        m
+    }
+}
+
 pub(super) fn broadcast_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(2, 3)?;
     cx.expect_int(1, "target_shape")?;
     let x = cx.input(0)?;
-    let mode = cx.attr("mode").unwrap_or("numpy").to_ascii_lowercase();
+    let mode = broadcast_mode(cx);
     let Some(t) = target_dims(cx, 1) else {
         let n = cx
             .input(1)?
@@ -37,38 +48,59 @@ pub(super) fn broadcast_infer(cx: &Ctx) -> R<Vec<Fact>> {
         )]);
     };
     let target = PartialShape::Ranked(t.clone());
-    let out = match mode.as_str() {
-        "numpy" => {
-            if let Some(d) = x.shape.dims() {
-                if d.len() > t.len() {
-                    return Err(format!(
-                        "input {} has a higher rank than the target shape {}",
-                        sh(&x.shape),
-                        sh(&target)
-                    )
-                    .into());
-                }
-                let off = t.len() - d.len();
-                for (i, &dd) in d.iter().enumerate() {
-                    let td = t[off + i];
-                    if let (Some(a), Some(b)) = (dd.get(), td.get()) {
-                        if a != 1 && a != b {
-                            return Err(format!(
-                                "input {} cannot be broadcast to {}",
-                                sh(&x.shape),
-                                sh(&target)
-                            )
-                            .into());
+    let out =
+        match mode.as_str() {
+            "numpy" => {
+                if let Some(d) = x.shape.dims() {
+                    if d.len() > t.len() {
+                        return Err(format!(
+                            "input {} has a higher rank than the target shape {}",
+                            sh(&x.shape),
+                            sh(&target)
+                        )
+                        .into());
+                    }
+                    let off = t.len() - d.len();
+                    for (i, &dd) in d.iter().enumerate() {
+                        let td = t[off + i];
+                        if let (Some(a), Some(b)) = (dd.get(), td.get()) {
+                            if a != 1 && a != b {
+                                return Err(format!(
+                                    "input {} cannot be broadcast to {}",
+                                    sh(&x.shape),
+                                    sh(&target)
+                                )
+                                .into());
+                            }
                         }
                     }
                 }
+                target
             }
-            target
-        }
-        "bidirectional" => broadcast_numpy(&x.shape, &target)?,
-        "explicit" => target,
-        m => return Err(format!("unknown broadcast mode '{m}'").into()),
-    };
+            "bidirectional" => broadcast_numpy(&x.shape, &target)?,
+            "explicit" => target,
+            "pdpd" => {
+                // OpenVINO 2026.4.1 accepts a pdpd Broadcast only when the ranks are equal (an
+                // input of lower rank fails inside its shape rule); then a 1 broadcasts.
+                if let (Some(xd), Some(td)) = (x.shape.dims(), target.dims()) {
+                    if xd.len() != td.len() {
+                        return Err(format!(
+                            "pdpd Broadcast of {} to {}: OpenVINO needs equal ranks",
+                            sh(&x.shape),
+                            sh(&target)
+                        )
+                        .into());
+                    }
+                }
+                super::super::util::AutoBroadcast::Pdpd(0).merge(&target, &x.shape)?
+            }
+            m => return Err(OpError::attr(
+                "mode",
+                format!(
+                    "unknown broadcast mode '{m}' (numpy, explicit/none, bidirectional or pdpd)"
+                ),
+            )),
+        };
     Ok(vec![Fact::new(x.et, out)])
 }
 
@@ -77,7 +109,7 @@ pub(super) fn bcast_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let v = cx.value(0)?;
     let out = broadcast_infer(cx)?;
     let os = out[0].shape.to_static().ok_or("dynamic")?;
-    let mode = cx.attr("mode").unwrap_or("numpy").to_ascii_lowercase();
+    let mode = broadcast_mode(cx);
     let in_shape = &v.shape;
     let r = os.len();
     // Align input axes to output axes.
@@ -88,6 +120,8 @@ pub(super) fn bcast_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
             a[ax as usize] = in_shape[i];
         }
         a
+    } else if mode == "pdpd" {
+        super::super::util::AutoBroadcast::Pdpd(0).numpy_shape(&os, in_shape)
     } else {
         left_pad(in_shape, r)
     };
