@@ -184,15 +184,16 @@ impl Ctx<'_> {
 
     /// Per-element (lower, upper) bounds of integer input `i`, as OpenVINO's `get_input_bounds`
     /// gives them to shape rules: an exact value is (v, v); a bound equal to the limit of the
-    /// input's element type (an i32 `INT32_MAX`) reads as the i64 limit (unbounded).
+    /// input's element type, for i32 and i64 only (an i32 `INT32_MAX`), reads as the i64 limit.
     pub fn input_bounds(&self, i: usize) -> Option<Vec<(i64, i64)>> {
         let f = self.inputs.get(i)?;
         let b = f.int_bounds()?;
-        let (min, max) = type_limits(f.et);
+        // OpenVINO's get_value_or_limit_of: only i32 and i64 have limits that mean "unbounded".
+        let i32_ = f.et == ElementType::I32;
         let lim = |v: i64| {
-            if v >= max {
+            if i32_ && v >= i32::MAX as i64 {
                 i64::MAX
-            } else if v <= min {
+            } else if i32_ && v <= i32::MIN as i64 {
                 i64::MIN
             } else {
                 v

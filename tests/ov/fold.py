@@ -583,6 +583,13 @@ for _n, _a, _b, _s in _SLICES:
     add("slice_%s" % _n, _f)
 add("slice_i32_rev", lambda: [op8.slice(C(np.arange(10), "i32"), C([-1], "i32"), C([I32_MIN], "i32"),
                                         C([-1], "i32"))])
+# A reverse start below the dim clips to the first element (one element taken), as OpenVINO's
+# shape rule and kernels agree.
+add("slice_rev_start_below", lambda: [op8.slice(R([4, 3]), C([-10]), C([-20]), C([-1]))])
+add("slice_rev_start_below_step2", lambda: [op8.slice(R([5], "i32"), C([-7]), C([I64_MIN]), C([-2]))])
+add("strided_slice_rev_begin_below_end_masked", lambda: [op1.strided_slice(R([4]), C([-10]), C([0]), C([-1]), [0], [1])])
+add("strided_slice_shrink_new_ellipsis", lambda: [op1.strided_slice(R([3, 4, 5, 2]), C([1, 0, 0, 1]), C([3, 0, 0, 5]),
+    C([1, 1, 1, -2]), [0, 0, 0, 0], [0, 0, 0, 1], [0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 1, 0])])
 add("slice_2d_axes", lambda: [op8.slice(R([4, 6], "f32"), C([1, -5]), C([3, 100]), C([1, 2]), C([0, -1]))])
 add("slice_3d_noaxes", lambda: [op8.slice(R([2, 3, 4], "i64", -100, 100), C([1, 0]), C([2, 3]), C([1, 2]))])
 add("slice_3d_axes_perm", lambda: [op8.slice(R([2, 3, 4], "f16"), C([3, 0]), C([0, 2]), C([-2, 1]), C([2, 0]))])

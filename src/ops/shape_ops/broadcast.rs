@@ -48,59 +48,60 @@ pub(super) fn broadcast_infer(cx: &Ctx) -> R<Vec<Fact>> {
         )]);
     };
     let target = PartialShape::Ranked(t.clone());
-    let out =
-        match mode.as_str() {
-            "numpy" => {
-                if let Some(d) = x.shape.dims() {
-                    if d.len() > t.len() {
-                        return Err(format!(
-                            "input {} has a higher rank than the target shape {}",
-                            sh(&x.shape),
-                            sh(&target)
-                        )
-                        .into());
-                    }
-                    let off = t.len() - d.len();
-                    for (i, &dd) in d.iter().enumerate() {
-                        let td = t[off + i];
-                        if let (Some(a), Some(b)) = (dd.get(), td.get()) {
-                            if a != 1 && a != b {
-                                return Err(format!(
-                                    "input {} cannot be broadcast to {}",
-                                    sh(&x.shape),
-                                    sh(&target)
-                                )
-                                .into());
-                            }
+    let out = match mode.as_str() {
+        "numpy" => {
+            if let Some(d) = x.shape.dims() {
+                if d.len() > t.len() {
+                    return Err(format!(
+                        "input {} has a higher rank than the target shape {}",
+                        sh(&x.shape),
+                        sh(&target)
+                    )
+                    .into());
+                }
+                let off = t.len() - d.len();
+                for (i, &dd) in d.iter().enumerate() {
+                    let td = t[off + i];
+                    if let (Some(a), Some(b)) = (dd.get(), td.get()) {
+                        if a != 1 && a != b {
+                            return Err(format!(
+                                "input {} cannot be broadcast to {}",
+                                sh(&x.shape),
+                                sh(&target)
+                            )
+                            .into());
                         }
                     }
                 }
-                target
             }
-            "bidirectional" => broadcast_numpy(&x.shape, &target)?,
-            "explicit" => target,
-            "pdpd" => {
-                // OpenVINO 2026.4.1 accepts a pdpd Broadcast only when the ranks are equal (an
-                // input of lower rank fails inside its shape rule); then a 1 broadcasts.
-                if let (Some(xd), Some(td)) = (x.shape.dims(), target.dims()) {
-                    if xd.len() != td.len() {
-                        return Err(format!(
-                            "pdpd Broadcast of {} to {}: OpenVINO needs equal ranks",
-                            sh(&x.shape),
-                            sh(&target)
-                        )
-                        .into());
-                    }
+            target
+        }
+        "bidirectional" => broadcast_numpy(&x.shape, &target)?,
+        "explicit" => target,
+        "pdpd" => {
+            // OpenVINO 2026.4.1 accepts a pdpd Broadcast only when the ranks are equal (an
+            // input of lower rank fails inside its shape rule); then a 1 broadcasts.
+            if let (Some(xd), Some(td)) = (x.shape.dims(), target.dims()) {
+                if xd.len() != td.len() {
+                    return Err(format!(
+                        "pdpd Broadcast of {} to {}: OpenVINO needs equal ranks",
+                        sh(&x.shape),
+                        sh(&target)
+                    )
+                    .into());
                 }
-                super::super::util::AutoBroadcast::Pdpd(0).merge(&target, &x.shape)?
             }
-            m => return Err(OpError::attr(
+            super::super::util::AutoBroadcast::Pdpd(0).merge(&target, &x.shape)?
+        }
+        m => {
+            return Err(OpError::attr(
                 "mode",
                 format!(
                     "unknown broadcast mode '{m}' (numpy, explicit/none, bidirectional or pdpd)"
                 ),
-            )),
-        };
+            ))
+        }
+    };
     Ok(vec![Fact::new(x.et, out)])
 }
 

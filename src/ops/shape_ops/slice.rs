@@ -5,39 +5,114 @@ use super::*;
 
 // ---------------------------------------------------------------- Slice-8
 
-/// Elements selected along one axis of length `d`.
-pub(super) fn slice_len(d: i64, start: i64, stop: i64, step: i64) -> i64 {
-    let norm = |v: i64| if v < 0 { v.saturating_add(d) } else { v };
-    let (s, e) = (norm(start), norm(stop));
-    if step > 0 {
-        let (s, e) = (s.clamp(0, d), e.clamp(0, d));
-        if e > s {
-            (e - s + step - 1) / step
+/// OpenVINO's `slice::get_sliced_value`: how many elements `start:stop:step` takes from a dim of
+/// length `dim` (`-1`: unbounded); `-1` for "unbounded". For a static length this is exactly what
+/// the kernels take; on bounds it is OpenVINO's shape rule, quirks included (i64 arithmetic
+/// wraps as it does in C++).
+pub(in crate::ops) fn sliced_value(dim: i64, start: i64, stop: i64, step: i64) -> i64 {
+    const INF: i64 = -1;
+    let rev = step < 0;
+    let nd = if dim == INF { i64::MAX } else { dim };
+    let nd_max = nd == i64::MAX;
+    let start_neg = start < 0;
+    let diff_sign = start_neg != (stop < 0);
+    let start_max = start == i64::MAX;
+    let start_limit = start_max || start == i64::MIN;
+    let stop_max = stop == i64::MAX;
+    let any_max = start_max || stop_max;
+    let (lb, ub);
+    if nd_max && (diff_sign || any_max || start_limit) {
+        ub = if rev {
+            if start_neg || any_max {
+                INF
+            } else {
+                INF.wrapping_sub(start)
+            }
+        } else if start_neg && !start_limit {
+            if stop_max {
+                start.wrapping_neg()
+            } else {
+                stop
+            }
         } else {
-            0
-        }
+            INF
+        };
+        lb = 0;
     } else {
-        let (s, e) = (s.clamp(-1, d - 1), e.clamp(-1, d - 1));
-        if s > e {
-            (s - e + (-step) - 1) / (-step)
-        } else {
-            0
-        }
+        let norm = |v: i64| if v < 0 { v.wrapping_add(nd) } else { v };
+        let lower_max = if rev { nd - 1 } else { nd };
+        let upper_min = if rev { INF } else { 0 };
+        lb = norm(start).max(0).min(lower_max);
+        ub = norm(stop).max(upper_min).min(nd);
     }
+    if nd_max && lb == 0 && ub == INF {
+        return INF;
+    }
+    let d = ub.wrapping_sub(lb);
+    let mut v = if rev { d.min(0) } else { d.max(0) };
+    if step == -1 {
+        v = v.wrapping_neg();
+    } else if v != 0 && step != 1 {
+        v = if rev { v + 1 } else { v - 1 };
+        v = v.wrapping_div(step);
+        v += 1;
+    }
+    v
 }
 
-/// A sliced interval dim: evaluated at both ends of the interval (the length is monotone in D).
-pub(in crate::ops) fn slice_dim(d: Dim, start: i64, stop: i64, step: i64) -> Dim {
-    const BIG: i64 = 1 << 62;
-    let lo = slice_len(d.min.min(BIG as u64) as i64, start, stop, step);
-    let hi = match d.max() {
-        Some(m) => Some(slice_len(m.min(BIG as u64) as i64, start, stop, step) as u64),
-        None => {
-            let v = slice_len(BIG, start, stop, step);
-            (v < BIG / 4).then_some(v as u64)
-        }
+/// Elements selected along one axis of static length `d`.
+pub(super) fn slice_len(d: i64, start: i64, stop: i64, step: i64) -> i64 {
+    sliced_value(d, start, stop, step).max(0)
+}
+
+/// (lower, upper) bounds of one start or stop value.
+pub(in crate::ops) type Bound = (i64, i64);
+
+/// The dim OpenVINO builds from `Dimension(lb, ub)`: `-1` is "unbounded" (or 0 as a lower
+/// bound), negatives clip to 0, and an empty interval (upper below lower) is printed and
+/// serialized as `?`.
+fn ov_dim(lb: i64, ub: i64) -> Dim {
+    let lo = if lb == -1 { 0 } else { lb };
+    let hi = if ub == -1 { i64::MAX } else { ub };
+    if hi < lo {
+        return Dim::any();
+    }
+    let (lo, hi) = (lo.max(0) as u64, hi.max(0));
+    Dim::interval(lo, (hi != i64::MAX).then_some(hi as u64))
+}
+
+/// OpenVINO's `slice::make_dim`: the sliced dim for start and stop bounds.
+pub(in crate::ops) fn make_dim(d: Dim, start: Bound, stop: Bound, step: i64) -> Dim {
+    let dmin = d.min.min(i64::MAX as u64) as i64;
+    let dmax = d.max().map_or(-1, |m| m.min(i64::MAX as u64) as i64);
+    let crossing = |b: Bound| b.0 < 0 && b.1 >= 0;
+    let lb_within = |lb: i64| dmax == -1 || lb.wrapping_add(dmax) >= 0;
+    let ub_within = |ub: i64| dmax == -1 || ub < dmax;
+    let fix = |b: Bound| {
+        let c = crossing(b);
+        (
+            if c && lb_within(b.0) { 0 } else { b.0 },
+            if c && ub_within(b.1) { -1 } else { b.1 },
+        )
     };
-    Dim::interval(lo as u64, hi)
+    let (s, e) = (fix(start), fix(stop));
+    let (lb, ub) = if step > 0 {
+        (
+            sliced_value(dmin, s.1, e.0, step),
+            sliced_value(dmax, s.0, e.1, step),
+        )
+    } else {
+        (
+            sliced_value(dmin, s.0, e.1, step),
+            sliced_value(dmax, s.1, e.0, step),
+        )
+    };
+    ov_dim(lb, ub)
+}
+
+/// A dim sliced by exact start and stop values.
+pub(in crate::ops) fn slice_dim(d: Dim, start: i64, stop: i64, step: i64) -> Dim {
+    make_dim(d, (start, start), (stop, stop), step)
 }
 
 pub(super) struct SliceSpec {
@@ -120,43 +195,98 @@ pub(super) fn slice_spec(cx: &Ctx, rank: usize) -> R<Option<SliceSpec>> {
     }))
 }
 
+/// Slice-8 as OpenVINO's `slice_shape_inference.hpp`: start and stop are read as per-element
+/// bounds (i32 limits meaning "unbounded"), step and axes as values. Without known axes (or,
+/// with no axes input, without start) any dim may be sliced: each becomes `[0, its max]`.
 pub(super) fn slice_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(4, 5)?;
+    for (i, w) in [(1, "start"), (2, "stop"), (3, "step"), (4, "axes")] {
+        if i < cx.inputs.len() {
+            cx.expect_int(i, w)?;
+        }
+    }
     let x = cx.input(0)?;
+    let rank = x.shape.rank();
+    let mut len1d = None;
+    for (i, w) in [(1, "start"), (2, "stop"), (3, "step"), (4, "axes")] {
+        let Some(f) = cx.inputs.get(i) else { break };
+        if let Some(dims) = f.shape.dims() {
+            if dims.len() != 1 {
+                return Err(OpError::input(
+                    i,
+                    format!("{w} must be a 1D tensor, has shape {}", sh(&f.shape)),
+                ));
+            }
+            if let (Some(r), true) = (rank, dims[0].min > rank.unwrap_or(0) as u64) {
+                return Err(OpError::input(
+                    i,
+                    format!("{w} has {} elements but the data has rank {r}", dims[0].min),
+                ));
+            }
+            if let Some(n) = dims[0].get() {
+                match len1d {
+                    Some((m, mw)) if m != n => {
+                        return Err(format!(
+                            "{mw} has {m} elements but {w} has {n}: they must match"
+                        )
+                        .into())
+                    }
+                    _ => len1d = Some((n, w)),
+                }
+            }
+        }
+    }
     let Some(d) = x.shape.dims() else {
         return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
     };
-    let Some(spec) = slice_spec(cx, d.len())? else {
-        // Unknown bounds: every sliced dim is at most its input length. Which axes are sliced
-        // is unknown without `axes`, so each dim becomes [0, max].
-        let n = cx
-            .input(1)?
-            .shape
-            .to_static()
-            .and_then(|s| s.first().copied());
-        let axes_known = cx.inputs.len() == 5 && cx.ints(4).is_some();
-        let mut out: Dims = d.iter().copied().collect();
-        let sliced: Vec<usize> = if axes_known {
-            cx.ints(4)
-                .unwrap_or_default()
-                .iter()
-                .filter_map(|&a| norm_axis(a, d.len()).ok())
-                .collect()
-        } else if cx.inputs.len() == 4 {
-            (0..n.unwrap_or(d.len() as u64) as usize).collect()
-        } else {
-            (0..d.len()).collect()
-        };
-        for i in sliced {
-            if i < out.len() {
-                out[i] = Dim::interval(0, out[i].max());
+    let (start, stop, steps) = (cx.input_bounds(1), cx.input_bounds(2), cx.ints(3));
+    // Axis -> index into start/stop/step; `None` when any dim may be sliced.
+    let axes: Option<std::collections::BTreeMap<usize, usize>> = if cx.inputs.len() > 4 {
+        match cx.ints(4) {
+            Some(a) => {
+                let mut m = std::collections::BTreeMap::new();
+                for (i, &v) in a.iter().enumerate() {
+                    if m.insert(norm_axis(v, d.len())?, i).is_some() {
+                        return Err(OpError::input(4, "values in axes must be unique"));
+                    }
+                }
+                Some(m)
             }
+            None => None,
         }
-        return Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))]);
+    } else {
+        start
+            .as_ref()
+            .map(|s| (0..s.len()).map(|i| (i, i)).collect())
     };
-    let mut out: Dims = d.iter().copied().collect();
-    for k in 0..spec.axes.len() {
-        let a = spec.axes[k];
-        out[a] = slice_dim(d[a], spec.start[k], spec.stop[k], spec.step[k]);
+    let mut out = Dims::new();
+    for (i, &dim) in d.iter().enumerate() {
+        let Some(axes) = &axes else {
+            out.push(Dim::interval(0, dim.max()));
+            continue;
+        };
+        let Some(&k) = axes.get(&i) else {
+            out.push(dim);
+            continue;
+        };
+        match (&start, &stop, &steps) {
+            (Some(st), Some(sp), Some(steps)) => {
+                let (Some(&b), Some(&e), Some(&step)) = (st.get(k), sp.get(k), steps.get(k)) else {
+                    return Err(format!(
+                        "start, stop and step have different lengths ({}, {}, {})",
+                        st.len(),
+                        sp.len(),
+                        steps.len()
+                    )
+                    .into());
+                };
+                if step == 0 {
+                    return Err(OpError::input(3, "step must be non-zero"));
+                }
+                out.push(make_dim(dim, b, e, step));
+            }
+            _ => out.push(Dim::interval(0, dim.max())),
+        }
     }
     Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
 }
@@ -179,12 +309,17 @@ pub(super) fn select_map(
 }
 
 pub(in crate::ops) fn picks_for(d: i64, start: i64, stop: i64, step: i64) -> Vec<u64> {
+    // The first index as OpenVINO clips it: [0, d] forward, [0, d-1] backward.
     let n = slice_len(d, start, stop, step);
-    let norm = |v: i64| if v < 0 { v.saturating_add(d) } else { v };
-    let s = if step > 0 {
-        norm(start).clamp(0, d)
+    let s = if start < 0 {
+        start.saturating_add(d)
     } else {
-        norm(start).clamp(-1, d - 1)
+        start
+    };
+    let s = if step > 0 {
+        s.clamp(0, d)
+    } else {
+        s.clamp(0, (d - 1).max(0))
     };
     (0..n).map(|i| (s + i * step) as u64).collect()
 }
@@ -220,13 +355,191 @@ pub(super) enum SsAxis {
     NewAxis,
 }
 
+/// A StridedSlice mask: each value 0 or 1, as OpenVINO checks.
 pub(super) fn mask(cx: &Ctx, k: &str) -> R<Vec<bool>> {
-    Ok(cx
-        .attr_ints(k)?
+    cx.attr_ints(k)?
         .unwrap_or_default()
         .into_iter()
-        .map(|v| v != 0)
-        .collect())
+        .map(|v| match v {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(OpError::attr(
+                k,
+                format!("every value of {k} must be 0 or 1, found {v}"),
+            )),
+        })
+        .collect()
+}
+
+/// The five masks, checked as OpenVINO checks them (the non-empty ones of one length, at most
+/// one ellipsis).
+pub(super) struct Masks {
+    begin: Vec<bool>,
+    end: Vec<bool>,
+    new_axis: Vec<bool>,
+    shrink: Vec<bool>,
+    ellipsis: Vec<bool>,
+}
+
+pub(super) fn masks(cx: &Ctx) -> R<Masks> {
+    let m = Masks {
+        begin: mask(cx, "begin_mask")?,
+        end: mask(cx, "end_mask")?,
+        new_axis: mask(cx, "new_axis_mask")?,
+        shrink: mask(cx, "shrink_axis_mask")?,
+        ellipsis: mask(cx, "ellipsis_mask")?,
+    };
+    let lens: Vec<usize> = [&m.begin, &m.end, &m.new_axis, &m.shrink, &m.ellipsis]
+        .iter()
+        .map(|v| v.len())
+        .filter(|&l| l > 0)
+        .collect();
+    if lens.windows(2).any(|w| w[0] != w[1]) {
+        return Err("all masks of StridedSlice must have the same size".into());
+    }
+    if m.ellipsis.iter().filter(|&&b| b).count() > 1 {
+        return Err(OpError::attr(
+            "ellipsis_mask",
+            "at most one ellipsis is allowed",
+        ));
+    }
+    Ok(m)
+}
+
+fn bit(m: &[bool], i: usize) -> bool {
+    m.get(i).copied().unwrap_or(false)
+}
+
+/// StridedSlice-1 as OpenVINO's `strided_slice_shape_inference.hpp`: begin and end read as
+/// per-element bounds, strides as values; a masked begin or end is the dim's own end (its
+/// upper bound, or "unbounded"); without begin/end values each range axis is `[0, its max]`;
+/// without any length of begin, end or strides the rank is unknown.
+fn ss_shape(cx: &Ctx, d: &[Dim]) -> R<PartialShape> {
+    let m = masks(cx)?;
+    let (begin, end) = (cx.input_bounds(1), cx.input_bounds(2));
+    let strides = if cx.inputs.len() > 3 {
+        cx.ints(3)
+    } else {
+        begin.as_ref().map(|b| vec![1; b.len()])
+    };
+    let len_of = |i: usize| -> R<Option<i64>> {
+        match cx.input(i)?.shape.dims() {
+            Some(s) if s.len() != 1 => Err(OpError::input(
+                i,
+                format!("must be 1D, has shape {}", sh(&cx.input(i)?.shape)),
+            )),
+            Some(s) => Ok(s[0].get().map(|v| v as i64)),
+            None => Ok(None),
+        }
+    };
+    let mut n = len_of(1)?;
+    let n_end = len_of(2)?;
+    if cx.inputs.len() > 3 {
+        len_of(3)?;
+    }
+    match (n, n_end) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(format!("begin has {a} values but end has {b}: they must match").into())
+        }
+        (None, Some(b)) => n = Some(b),
+        _ => {}
+    }
+    if let Some(s) = &strides {
+        match n {
+            Some(a) if a != s.len() as i64 => {
+                return Err(
+                    format!("strides has {} values but begin and end have {a}", s.len()).into(),
+                )
+            }
+            None => n = Some(s.len() as i64),
+            _ => {}
+        }
+    }
+    let Some(n) = n else {
+        return Ok(PartialShape::Dynamic);
+    };
+    let n = n as usize;
+    let rank = d.len();
+    let n_new = m.new_axis.iter().filter(|&&b| b).count();
+    if !m.ellipsis.contains(&true) && rank + n_new < n {
+        return Err(format!(
+            "begin and end have {n} values but the data's rank {rank} plus {n_new} new axes is smaller"
+        )
+        .into());
+    }
+    let mut out = Dims::new();
+    let mut idx = 0usize;
+    let dim_at = |i: usize| -> R<Dim> {
+        d.get(i).copied().ok_or_else(|| {
+            OpError::from(format!(
+                "begin, end and the masks address more axes than the data's rank {rank}"
+            ))
+        })
+    };
+    for axis in 0..n {
+        if bit(&m.ellipsis, axis) {
+            let before = (0..axis).filter(|&i| !bit(&m.new_axis, i)).count() as i64;
+            let new_after = match &begin {
+                Some(b) => (axis + 1..b.len()).filter(|&i| bit(&m.new_axis, i)).count() as i64,
+                None => 0,
+            };
+            let after = n as i64 - axis as i64 - new_after - 1;
+            let hidden = rank as i64 - after - before;
+            for _ in 0..hidden.max(0) {
+                out.push(dim_at(idx)?);
+                idx += 1;
+            }
+        } else if bit(&m.new_axis, axis) {
+            out.push(Dim::known(1));
+        } else if bit(&m.shrink, axis) {
+            idx += 1;
+        } else if let Some(s) = &strides {
+            let dim = dim_at(idx)?;
+            let stride = s.get(axis).copied().unwrap_or(1);
+            if stride == 0 {
+                return Err(OpError::input(3, "stride must be non-zero"));
+            }
+            let norm_dim = dim
+                .max()
+                .map_or(i64::MAX, |v| v.min(i64::MAX as u64) as i64);
+            let (dstart, dstop) = if stride < 0 {
+                ((norm_dim, norm_dim), (-1 - norm_dim, -1 - norm_dim))
+            } else {
+                ((0, 0), (norm_dim, norm_dim))
+            };
+            // A masked begin or end is not read; one that is read but unknown leaves at most
+            // every |stride|-th element (OpenVINO 2026.4.1, measured).
+            let start =
+                match (bit(&m.begin, axis), &begin) {
+                    (true, _) => Some(dstart),
+                    (false, Some(b)) => Some(b.get(axis).copied().ok_or_else(|| {
+                        OpError::from(format!("begin has no value for axis {axis}"))
+                    })?),
+                    (false, None) => None,
+                };
+            let stop =
+                match (bit(&m.end, axis), &end) {
+                    (true, _) => Some(dstop),
+                    (false, Some(e)) => Some(e.get(axis).copied().ok_or_else(|| {
+                        OpError::from(format!("end has no value for axis {axis}"))
+                    })?),
+                    (false, None) => None,
+                };
+            out.push(match (start, stop) {
+                (Some(a), Some(b)) => make_dim(dim, a, b, stride),
+                _ => {
+                    let st = stride.unsigned_abs();
+                    Dim::interval(0, dim.max().map(|m| m.div_ceil(st)))
+                }
+            });
+            idx += 1;
+        } else {
+            out.push(Dim::interval(0, dim_at(idx)?.max()));
+            idx += 1;
+        }
+    }
+    out.extend(d.iter().skip(idx).copied());
+    Ok(PartialShape::Ranked(out))
 }
 
 /// Expand StridedSlice's begin/end/stride and masks into per-output-axis specs, plus the input
@@ -238,23 +551,14 @@ pub(super) fn ss_plan(
     end: &[i64],
     stride: &[i64],
 ) -> R<Vec<SsAxis>> {
-    let bm = mask(cx, "begin_mask")?;
-    let em = mask(cx, "end_mask")?;
-    let nm = mask(cx, "new_axis_mask")?;
-    let sm = mask(cx, "shrink_axis_mask")?;
-    let el = mask(cx, "ellipsis_mask")?;
-    let lens: Vec<usize> = [&bm, &em, &nm, &sm, &el]
-        .iter()
-        .map(|m| m.len())
-        .filter(|&l| l > 0)
-        .collect();
-    if lens.windows(2).any(|w| w[0] != w[1]) {
-        return Err("all masks of StridedSlice must have the same size".into());
-    }
-    if el.iter().filter(|&&b| b).count() > 1 {
-        return Err("at most one ellipsis is allowed".into());
-    }
-    let get = |m: &[bool], i: usize| m.get(i).copied().unwrap_or(false);
+    let Masks {
+        begin: bm,
+        end: em,
+        new_axis: nm,
+        shrink: sm,
+        ellipsis: el,
+    } = masks(cx)?;
+    let get = |m: &[bool], i: usize| bit(m, i);
     let n = begin.len();
     // Input axes consumed by specs other than the ellipsis and new axes.
     let consumed = (0..n).filter(|&i| !get(&nm, i) && !get(&el, i)).count();
@@ -339,46 +643,21 @@ pub(super) fn ss_inputs(cx: &Ctx) -> R<Option<SsInputs>> {
 }
 
 pub(super) fn ss_infer(cx: &Ctx) -> R<Vec<Fact>> {
-    let x = cx.input(0)?;
-    let Some(d) = x.shape.dims() else {
-        return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
-    };
-    let Some((b, e, s)) = ss_inputs(cx)? else {
-        let nm = mask(cx, "new_axis_mask")?.iter().filter(|&&v| v).count();
-        let sm = mask(cx, "shrink_axis_mask")?.iter().filter(|&&v| v).count();
-        let r = (d.len() + nm).saturating_sub(sm);
-        return Ok(vec![Fact::new(
-            x.et,
-            PartialShape::Ranked((0..r).map(|_| Dim::any()).collect()),
-        )]);
-    };
-    let plan = ss_plan(cx, d.len(), &b, &e, &s)?;
-    let mut out = Dims::new();
-    for p in plan {
-        match p {
-            SsAxis::NewAxis => out.push(Dim::known(1)),
-            SsAxis::Shrink { in_axis, index } => {
-                if let Some(len) = d[in_axis].get() {
-                    let len = len as i64;
-                    if index < -len || index >= len {
-                        return Err(format!(
-                            "shrink index {index} is out of range for dimension {len} of axis {in_axis}"
-                        ).into());
-                    }
-                }
-            }
-            SsAxis::Range {
-                in_axis,
-                start,
-                stop,
-                step,
-            } => {
-                let (st, en) = ss_range(start, stop, step);
-                out.push(slice_dim(d[in_axis], st, en, step));
-            }
+    cx.expect_inputs(3, 4)?;
+    for (i, w) in [(1, "begin"), (2, "end"), (3, "strides")] {
+        if i < cx.inputs.len() {
+            cx.expect_int(i, w)?;
         }
     }
-    Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
+    let x = cx.input(0)?;
+    let shape = match x.shape.dims() {
+        Some(d) => ss_shape(cx, d)?,
+        None => {
+            masks(cx)?;
+            PartialShape::Dynamic
+        }
+    };
+    Ok(vec![Fact::new(x.et, shape)])
 }
 
 pub(super) fn ss_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
