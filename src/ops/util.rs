@@ -421,6 +421,22 @@ pub fn dim_bounds(d: Dim) -> (i64, i64) {
     )
 }
 
+/// OpenVINO's `Dimension::operator/(divisor)`: `?` stays `?`; otherwise the lower bound divided
+/// rounding up and the upper one rounding down, both in double, so an unbounded upper bound
+/// (2^63 as a double) becomes 2^62.
+pub fn ov_dim_div(d: Dim, k: u64) -> Dim {
+    if k == 1 || (d.min == 0 && d.max().is_none()) {
+        return d;
+    }
+    let hi = d.max().map_or(i64::MAX as f64, |m| m as f64);
+    let lo = (d.min as f64 / k as f64).ceil();
+    let hi = (hi / k as f64).floor();
+    if hi < lo {
+        return Dim::any();
+    }
+    Dim::interval(lo as u64, Some(hi as u64))
+}
+
 /// Dim arithmetic with intervals.
 pub fn dim_add(a: Dim, b: Dim) -> Dim {
     Dim::interval(

@@ -560,6 +560,63 @@ fn yuv_infer(cx: &Ctx) -> R<Vec<Fact>> {
     )])
 }
 
+/// RGBtoNV12-17 and BGRtoNV12-17: an NHWC image with 3 channels (u8 or floating point, even
+/// height and width) → one NV12 plane `[N, H·3/2, W, 1]`, or (`single_plane="false"`) the Y
+/// plane `[N, H, W, 1]` and the UV plane `[N, H/2, W/2, 2]`. Interval dims are divided as
+/// OpenVINO's `Dimension::operator/` divides them (in double: an unbounded upper bound becomes
+/// 2^62, not unbounded).
+fn to_nv12_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(1, 1)?;
+    let x = cx.input(0)?;
+    if !matches!(x.et, E::U8 | E::Dynamic) && !x.et.is_float() {
+        return Err(format!("the image must be u8 or floating point, is {}", x.et).into());
+    }
+    let single = match cx.attr("single_plane").unwrap_or("true") {
+        "true" | "True" | "1" => true,
+        "false" | "False" | "0" => false,
+        v => {
+            return Err(OpError::attr(
+                "single_plane",
+                format!("single_plane must be true or false, is '{v}'"),
+            ))
+        }
+    };
+    let (n, h, w) = match x.shape.dims() {
+        Some(d) => {
+            if d.len() != 4 {
+                return Err(format!(
+                    "the image {} must have 4 dimensions (N, H, W, C)",
+                    sh(&x.shape)
+                )
+                .into());
+            }
+            if merge_dim(d[3], Dim::known(3)).is_none() {
+                return Err(format!("the image {} must have 3 channels", sh(&x.shape)).into());
+            }
+            for (v, what) in [(d[1], "height"), (d[2], "width")] {
+                if let Some(v) = v.get().filter(|v| v % 2 != 0) {
+                    return Err(format!("the image {what} {v} must be even").into());
+                }
+            }
+            (d[0], d[1], d[2])
+        }
+        None => (Dim::any(), Dim::any(), Dim::any()),
+    };
+    let shape = |dims: [Dim; 4]| PartialShape::Ranked(dims.into_iter().collect());
+    Ok(if single {
+        let h = ov_dim_div(dim_mul(h, Dim::known(3)), 2);
+        vec![Fact::new(x.et, shape([n, h, w, Dim::known(1)]))]
+    } else {
+        vec![
+            Fact::new(x.et, shape([n, h, w, Dim::known(1)])),
+            Fact::new(
+                x.et,
+                shape([n, ov_dim_div(h, 2), ov_dim_div(w, 2), Dim::known(2)]),
+            ),
+        ]
+    })
+}
+
 fn strides(shape: &[u64]) -> Vec<u64> {
     let mut s = vec![1u64; shape.len()];
     for i in (0..shape.len().saturating_sub(1)).rev() {
@@ -587,6 +644,9 @@ pub(super) fn register(r: &mut Reg) {
     r.add("Col2Im", &all, d(col2im_infer));
     for ty in ["NV12toRGB", "NV12toBGR", "I420toRGB", "I420toBGR"] {
         r.add(ty, &all, d(yuv_infer));
+    }
+    for ty in ["RGBtoNV12", "BGRtoNV12"] {
+        r.add(ty, &all, d(to_nv12_infer));
     }
 }
 

@@ -475,6 +475,69 @@ def _():
     return [x, b, e, t], [op1.strided_slice(x, b, e, t, [], [])]
 
 
+# --- opset17: GroupedMatMul (2-D x 3-D with offsets, 3-D x 3-D), ErfInv, RGB/BGRtoNV12 ----------
+import openvino.opset17 as op17  # noqa: E402
+from openvino.utils.node_factory import NodeFactory  # noqa: E402
+
+GMM = {
+    "2x3": ([6, 4], [3, 5, 4], [3]),
+    "2x3_short_offsets": ([6, 4], [3, 5, 4], [2]),
+    "3x3": ([3, 2, 4], [3, 5, 4], None),
+    "3x3_offsets": ([3, 2, 4], [3, 5, 4], [3]),
+    "2x3_dyn_tokens": ([-1, 4], [3, 5, 4], [3]),
+    "2x3_intervals": ([(2, 9), -1], [(1, 4), 5, (3, 6)], [-1]),
+    "2x3_interval_k": ([6, (3, 5)], [3, 5, (4, 9)], [3]),
+    "3x3_dyn": ([-1, -1, -1], [3, 5, 4], None),
+    "3x3_intervals": ([(1, 4), 2, 4], [(3, 8), 5, 4], None),
+    "dynrank_a": (None, [3, 5, 4], [3]),
+    "dynrank_b": ([6, 4], None, [3]),
+    "dynrank_both": (None, None, None),
+    "3x3_dynrank_b": ([3, 2, 4], None, None),
+    "dynrank_offsets": ([6, 4], [3, 5, 4], None),
+}
+
+
+def _gmm(a, b, off, et, oet):
+    ins = [P(a, et, name="a"), P(b, et, name="b")]
+    if off is not None:
+        ins.append(P(off, oet, name="off"))
+    elif a is not None and len(a) == 2:
+        ins.append(P(None, oet, name="off"))  # offsets of unknown rank
+    return ins, [op17.grouped_matmul(*ins)]
+
+
+for _k, (_a, _b, _off) in GMM.items():
+    for _et, _oet in ((np.float32, np.int32), (np.float16, np.int64), (np.int8, np.int32)):
+        CASES.append((f"grouped_matmul_{_k}_{np.dtype(_et).name}",
+                      (lambda a=_a, b=_b, off=_off, et=_et, oet=_oet: _gmm(a, b, off, et, oet))))
+
+for _s in ([2, 3], [], [(1, 4), -1, 0], None):
+    for _et in (np.float32, np.float16, np.float64):
+        CASES.append((f"erfinv_{_s}_{np.dtype(_et).name}", (lambda s=_s, et=_et: (lambda x: ([x], [op17.erfinv(x)]))(P(s, et)))))
+
+NV12_DIMS = [(0, 1), (0, 3), (1, 2), (1, 3), (3, 4), (5, 9), (0, -1), (1, -1), (3, -1), (4, -1), (6, -1), -1, 0, 2, 8, 480]
+
+
+def _to_nv12(ty, single, shape, et):
+    x = P(shape, et)
+    n = NodeFactory("opset17").create(ty, [x.output(0)], {"single_plane": single})
+    return [x], [n.output(i) for i in range(n.get_output_size())]
+
+
+for _ty in ("RGBtoNV12", "BGRtoNV12"):
+    for _single in (True, False):
+        for _i, _d in enumerate(NV12_DIMS):
+            for _where in ("h", "w"):
+                _shape = [1, _d, 6, 3] if _where == "h" else [2, 4, _d, 3]
+                CASES.append((f"{_ty}_{'single' if _single else 'planes'}_{_where}{_i}",
+                              (lambda t=_ty, s=_single, sh=_shape: _to_nv12(t, s, sh, np.float32))))
+        for _name, _shape, _et in (("dyn", [-1, -1, -1, -1], np.float32), ("dynrank", None, np.float32),
+                                   ("u8", [2, 4, 6, 3], np.uint8), ("f16_dyn_c", [1, 4, 6, -1], np.float16),
+                                   ("interval_n", [(1, 3), (2, 9), (3, 8), 3], np.float32)):
+            CASES.append((f"{_ty}_{'single' if _single else 'planes'}_{_name}",
+                          (lambda t=_ty, s=_single, sh=_shape, et=_et: _to_nv12(t, s, sh, et))))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-k", default="")
