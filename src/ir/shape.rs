@@ -24,7 +24,15 @@ impl Dim {
             hi: UNBOUNDED,
         }
     }
+    /// `[min, max]`. An empty interval (max below min) is a bug in the caller: debug builds
+    /// check it (OpenVINO can build one; irc says `?` there instead).
     pub const fn interval(min: u64, max: Option<u64>) -> Self {
+        if let Some(m) = max {
+            debug_assert!(
+                m >= min,
+                "an empty dimension interval (upper bound below lower)"
+            );
+        }
         Dim {
             min,
             hi: match max {

@@ -149,6 +149,8 @@ fn binary_bounds(kind: Bin, cx: &Ctx, a: &Bounds, b: &Bounds) -> Option<Bounds> 
     let (_, ia, ib) = bcast_maps(&sa, &sb)?;
     const INF: i64 = i64::MAX;
     let et = cx.inputs[0].et;
+    let type_max = super::util::type_limits(et).1;
+    let floor = cx.attr_bool("m_pythondiv", true).unwrap_or(true);
     let mut lo = Vec::with_capacity(ia.len());
     let mut hi = Vec::with_capacity(ia.len());
     for (&i, &j) in ia.iter().zip(&ib) {
@@ -161,26 +163,87 @@ fn binary_bounds(kind: Bin, cx: &Ctx, a: &Bounds, b: &Bounds) -> Option<Bounds> 
                 let sure = al == ah && bl == bh && al == bl;
                 (sure as i64, (al <= bh && bl <= ah) as i64)
             }
-            Bin::Div if al >= 0 && bl > 0 => {
-                (al / bh.max(1), if ah == INF { INF } else { ah / bl })
-            }
+            // Measured on OpenVINO 2026.4.1: an element whose input bound is the type's maximum
+            // (unbounded) has no bounds through any of these: [0, max].
+            _ if [al, ah, bl, bh].iter().any(|&v| v == INF || v >= type_max) => (0, INF),
+            Bin::Div => div_bounds(et, floor, (al, ah), (bl, bh))?,
             Bin::Max => (al.max(bl), ah.max(bh)),
-            // OpenVINO 2026.4.1 keeps an unbounded upper bound unbounded through Minimum
-            // (measured: x [2..,3], Minimum(ShapeOf(x), 2) gives [2..,2], not [2,2]).
-            Bin::Min => (
-                al.min(bl),
-                if ah == INF || bh == INF {
-                    INF
-                } else {
-                    ah.min(bh)
-                },
-            ),
+            Bin::Min => (al.min(bl), ah.min(bh)),
+            // The op on every pair of bounds: FloorMod (2..5 mod 1..4 is 0..2), Power.
+            Bin::FloorMod | Bin::Pow => {
+                let mut v = Vec::with_capacity(4);
+                for (x, y) in [(al, bl), (al, bh), (ah, bl), (ah, bh)] {
+                    v.push(int_scalar(kind, et, x, y)?);
+                }
+                (*v.iter().min()?, *v.iter().max()?)
+            }
             _ => return None,
         };
         lo.push(l);
         hi.push(h);
     }
     Some(Bounds { lo, hi })
+}
+
+/// One integer division as the kernel computes it (floor for signed types under pythondiv).
+fn int_div(et: E, floor: bool, x: i64, y: i64) -> Option<i64> {
+    if y == 0 {
+        return None;
+    }
+    let q = x.wrapping_div(y);
+    let q = if et.is_signed() && floor && x.wrapping_rem(y) != 0 && ((x < 0) != (y < 0)) {
+        q - 1
+    } else {
+        q
+    };
+    Some(match et {
+        E::I32 => q as i32 as i64,
+        E::U32 => q as u32 as i64,
+        _ => q,
+    })
+}
+
+/// Divide's bounds as OpenVINO's `divide::evaluate_bound`: a positive divisor range gives
+/// [lo/hi, hi/lo], a negative one [hi/lo, lo/hi]; a range around zero gives [MIN, MAX]; an
+/// upper divisor bound of 0 reads as 1 for the upper result (then MAX).
+fn div_bounds(et: E, floor: bool, a: (i64, i64), b: (i64, i64)) -> Option<(i64, i64)> {
+    let pos = 0 < b.1;
+    let cross = b.0 < 0 && pos;
+    let lo = if cross {
+        i64::MIN
+    } else if pos {
+        int_div(et, floor, a.0, b.1)?
+    } else {
+        int_div(et, floor, a.1, b.0)?
+    };
+    let (v1, v2) = if pos { (a.1, b.0) } else { (a.0, b.1) };
+    let hi = if cross || v2 == 0 {
+        i64::MAX
+    } else {
+        int_div(et, floor, v1, v2)?
+    };
+    Some((lo, hi))
+}
+
+/// One integer FloorMod or Power as the kernels compute it (None: undefined, e.g. mod by 0).
+fn int_scalar(kind: Bin, et: E, x: i64, y: i64) -> Option<i64> {
+    match kind {
+        Bin::FloorMod if et.is_signed() => {
+            let (xd, yd) = (x as f64, y as f64);
+            let r = xd - yd * (xd / yd).floor();
+            // Narrower types convert through a 32-bit conversion (NaN: INT32_MIN).
+            Some(if et == E::I64 {
+                convert::f_to_i64(r)
+            } else {
+                convert::f_to_i32(r) as i64
+            })
+        }
+        Bin::FloorMod if y == 0 => None,
+        Bin::FloorMod => Some((x as u64 % y as u64) as i64),
+        Bin::Pow if et == E::I32 => Some(convert::f_to_i32((x as f64).powf(y as f64)) as i64),
+        Bin::Pow => Some(convert::f_to_i64((x as f64).powf(y as f64))),
+        _ => None,
+    }
 }
 
 /// Bounds of Add/Subtract/Multiply as OpenVINO's `interval_bound_evaluator` computes them: the
@@ -231,7 +294,10 @@ fn binary_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let signed = a.et.is_signed();
     // Every element of `b` is read when the output is not empty.
     let empty = a.shape.contains(&0) || b.shape.contains(&0);
-    if matches!(kind, Bin::Div | Bin::Mod | Bin::FloorMod) && !empty && vb.contains(&0) {
+    // A signed FloorMod by zero is NaN in double, converted as x86 converts it (OpenVINO folds
+    // it so); the others have no defined result (OpenVINO's own fold raises or traps).
+    let nan_ok = matches!(kind, Bin::FloorMod) && signed;
+    if matches!(kind, Bin::Div | Bin::Mod | Bin::FloorMod) && !nan_ok && !empty && vb.contains(&0) {
         return Err(if matches!(kind, Bin::Div) {
             "division by zero"
         } else {
@@ -265,10 +331,8 @@ fn binary_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
 
         Bin::FloorMod if signed => {
             // x - y * floor(x / (double)y) in double, then cast (as OpenVINO).
-            m!(|x, y| {
-                let (xd, yd) = (x as f64, y as f64);
-                convert::f_to_i64(xd - yd * (xd / yd).floor())
-            })
+            let et = a.et;
+            m!(|x, y| int_scalar(Bin::FloorMod, et, x, y).unwrap_or(0))
         }
         Bin::FloorMod => m!(|x, y| (x as u64 % y as u64) as i64),
         // static_cast<T>(std::pow(double, double)): a negative exponent truncates toward zero

@@ -38,7 +38,61 @@ fn reduce_infer(cx: &Ctx) -> R<Vec<Fact>> {
             out.push(Dim::known(1));
         }
     }
-    Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
+    let mut f = Fact::new(x.et, PartialShape::Ranked(out));
+    if let (Some(b), Some(shape)) = (
+        x.bounds.as_ref().filter(|_| x.value.is_none()),
+        x.shape.to_static(),
+    ) {
+        f.bounds = reduce_bounds(ty, x.et, b, &shape, &rm).map(std::sync::Arc::new);
+    }
+    Ok(vec![f])
+}
+
+/// Value bounds through a reduction, as OpenVINO 2026.4.1 evaluates them (measured):
+/// ReduceMax/ReduceMin reduce the lower and the upper bounds; ReduceProd multiplies the lower
+/// bounds and the upper ones, an unbounded (or overflowing) upper bound staying unbounded;
+/// the other reductions carry no bounds.
+fn reduce_bounds(ty: &str, et: E, b: &Bounds, shape: &[u64], rm: &[bool]) -> Option<Bounds> {
+    let axes: Vec<usize> = (0..rm.len()).filter(|&a| rm[a]).collect();
+    let idx = reduce_index(shape, &axes);
+    let n_out = shape
+        .iter()
+        .zip(rm)
+        .filter(|(_, &r)| !r)
+        .map(|(&d, _)| d as usize)
+        .product::<usize>();
+    let max = super::util::type_limits(et).1;
+    let (mut lo, mut hi): (Vec<i64>, Vec<i64>) = match ty {
+        "ReduceMax" => (vec![i64::MIN; n_out], vec![i64::MIN; n_out]),
+        "ReduceMin" => (vec![i64::MAX; n_out], vec![i64::MAX; n_out]),
+        "ReduceProd" => (vec![1; n_out], vec![1; n_out]),
+        _ => return None,
+    };
+    for (k, &o) in idx.iter().enumerate() {
+        let (l, h) = (*b.lo.get(k)?, *b.hi.get(k)?);
+        match ty {
+            "ReduceMax" => {
+                lo[o] = lo[o].max(l);
+                hi[o] = hi[o].max(h);
+            }
+            "ReduceMin" => {
+                lo[o] = lo[o].min(l);
+                hi[o] = hi[o].min(h);
+            }
+            _ => {
+                lo[o] = lo[o].wrapping_mul(l);
+                hi[o] = if hi[o] == i64::MAX || h >= max {
+                    i64::MAX
+                } else {
+                    hi[o].checked_mul(h).unwrap_or(i64::MAX)
+                };
+            }
+        }
+    }
+    if n_out == 0 || idx.is_empty() {
+        return None;
+    }
+    Some(Bounds { lo, hi })
 }
 
 /// Output flat index of every input element (row-major), for reducing `axes`.

@@ -129,172 +129,249 @@ fn shape_of_infer(cx: &Ctx) -> R<Vec<Fact>> {
 
 // ---------------------------------------------------------------- Reshape
 
-/// The output without known target values: `?` dims when the target's length is static, else
-/// dynamic rank.
-fn reshape_unknown_target(tgt: &Fact) -> PartialShape {
-    match tgt
-        .shape
-        .to_static()
-        .and_then(|s| s.first().copied().or(Some(1)))
-    {
-        Some(n) if tgt.shape.rank() == Some(1) => {
-            PartialShape::Ranked((0..n).map(|_| Dim::any()).collect())
-        }
-        _ => PartialShape::Dynamic,
+/// OpenVINO's `Dimension(lower, upper)` from two i64 bounds: `-1` is "unbounded" (0 as a
+/// lower bound), negatives clip to 0, an empty interval is `?`.
+fn ov_dimension(lo: i64, hi: i64) -> Dim {
+    let lo = if lo == -1 { 0 } else { lo };
+    let hi = if hi == -1 { i64::MAX } else { hi };
+    if hi < lo {
+        return Dim::any();
     }
+    let (lo, hi) = (lo.max(0), hi.max(0));
+    Dim::interval(lo as u64, (hi != i64::MAX).then_some(hi as u64))
 }
 
-/// The target dims from the target's bounds: `None` at the (single) -1, the input's dim where
-/// special_zero copies a 0, intervals for inexact values. Also the position of the -1.
-fn reshape_target_dims(
-    data: &PartialShape,
-    b: &Bounds,
-    special_zero: bool,
-) -> R<(Vec<Option<Dim>>, Option<usize>)> {
-    let mut out: Vec<Option<Dim>> = Vec::with_capacity(b.lo.len());
-    let mut minus_one = None;
-    for (i, (&lo, &hi)) in b.lo.iter().zip(&b.hi).enumerate() {
-        if lo != hi {
-            out.push(Some(dim_from_bounds(lo, hi)));
-            continue;
-        }
-        match lo {
-            -1 => {
-                if minus_one.replace(i).is_some() {
-                    return Err("the target shape has more than one -1".into());
-                }
-                out.push(None);
-            }
-            0 if special_zero => {
-                let d = data.dims().and_then(|d| d.get(i).copied());
-                match (data.rank(), d) {
-                    (Some(_), Some(d)) => out.push(Some(d)),
-                    (Some(r), None) => {
-                        return Err(format!(
-                            "special_zero copies dim {i}, but the input has rank {r}"
-                        )
-                        .into())
-                    }
-                    (None, _) => out.push(Some(Dim::any())),
-                }
-            }
-            v if v < -1 => {
-                return Err(format!("the target shape holds {v}; dims must be >= -1").into())
-            }
-            v => out.push(Some(Dim::known(v as u64))),
-        }
-    }
-    Ok((out, minus_one))
+/// OpenVINO's `Dimension::operator*` on interval dims (`clip_times` on both ends).
+fn ov_mul(a: Dim, b: Dim) -> Dim {
+    dim_mul(a, b)
 }
 
-/// The -1 dim: the input element count `ic` divided by the product of the other dims (exact
-/// when both are static, an interval otherwise).
-fn reshape_divide(data: &PartialShape, ic: Dim, others: Dim) -> R<Dim> {
-    if let (Some(a), Some(o)) = (ic.get(), others.get()) {
-        return if o == 0 {
-            if a != 0 {
-                return Err(format!(
-                    "cannot infer -1: the other target dims multiply to 0 but the input {} has {a} elements",
-                    sh(data)
-                ).into());
+/// Reshape's `Product<Dimension>`: the static and the dynamic products of the input dims and
+/// of the output pattern dims, equal static dims cancelling out.
+struct Product {
+    inputs: Vec<Dim>,
+    outputs: Vec<Dim>,
+    in_: (Dim, Dim),
+    out: (Dim, Dim),
+}
+
+impl Product {
+    fn new() -> Self {
+        let one = Dim::known(1);
+        Product {
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            in_: (one, one),
+            out: (one, one),
+        }
+    }
+    fn set_inf(&mut self) {
+        self.in_.1 = Dim::any();
+        self.out.1 = Dim::any();
+    }
+    fn calculate(&mut self) {
+        fn mul(p: &mut (Dim, Dim), v: Dim) {
+            if v.is_static() {
+                p.0 = ov_mul(v, p.0);
+            } else {
+                p.1 = ov_mul(v, p.1);
             }
-            Ok(Dim::known(0))
-        } else if a % o != 0 {
-            Err(format!(
-                "cannot reshape {} ({a} elements) to a shape whose other dims multiply to {o}",
-                sh(data)
-            )
-            .into())
-        } else {
-            Ok(Dim::known(a / o))
+        }
+        let mut outs = self.outputs.clone();
+        for &d in &self.inputs {
+            // Without symbols only equal static dims cancel.
+            match outs
+                .iter()
+                .position(|&p| p == d && d.is_static() && d != Dim::known(0))
+            {
+                Some(k) => {
+                    outs.remove(k);
+                }
+                None => mul(&mut self.in_, d),
+            }
+        }
+        for o in outs {
+            mul(&mut self.out, o);
+        }
+        if self.in_.0 != self.out.0 {
+            self.in_.1 = ov_mul(self.in_.1, self.in_.0);
+            self.out.1 = ov_mul(self.out.1, self.out.0);
+        }
+    }
+    /// `resolve_minus_one_dim`; `None` for an empty interval (the dims do not divide).
+    fn minus_one(&self) -> Option<Dim> {
+        let (m, po) = (self.in_.1, self.out.1);
+        if let (Some(a), Some(b)) = (m.get(), po.get()) {
+            // Dimension::operator/ in double: ceil of the lower, floor of the upper bound.
+            return match b {
+                0 => Some(Dim::any()),
+                _ if a % b != 0 => None,
+                _ => Some(Dim::known(a / b)),
+            };
+        }
+        let max = match m.max() {
+            Some(mx) if po.min != 0 && po != Dim::any() => Some(mx / po.min),
+            _ => None,
         };
-    }
-    let min = match others.max() {
-        Some(om) if om > 0 => ic.min.div_ceil(om),
-        _ => 0,
-    };
-    let max = match (ic.max(), others.min) {
-        (Some(im), om) if om > 0 => Some(im / om),
-        _ => None,
-    };
-    Ok(Dim::interval(min, max.map(|x| x.max(min))))
-}
-
-/// The -1 dim: input element count divided by the product of the other dims. A dim that
-/// special_zero copies from the input cancels out of both products, so it does not have to be
-/// static (`[?,3,4]` with `[0,3,-1]` → `[?,3,4]`).
-fn reshape_minus_one(
-    data: &PartialShape,
-    b: &Bounds,
-    out: &[Option<Dim>],
-    special_zero: bool,
-) -> R<Dim> {
-    let copied: Vec<bool> = (0..out.len())
-        .map(|i| special_zero && b.lo[i] == 0 && b.hi[i] == 0)
-        .collect();
-    let Some(d) = data.dims() else {
-        return Ok(Dim::any());
-    };
-    let ic = d
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !copied.get(*i).copied().unwrap_or(false))
-        .try_fold(Dim::known(1), |a, (_, &x)| checked_dim_mul(a, x))
-        .map_err(|e| format!("the input {} has too many elements: {e}", sh(data)))?;
-    let others = out
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !copied[*i])
-        .filter_map(|(_, d)| *d)
-        .fold(Dim::known(1), dim_mul);
-    reshape_divide(data, ic, others)
-}
-
-/// Element counts must agree when both sides are static.
-fn reshape_check_count(data: &PartialShape, dims: &Dims) -> R<()> {
-    if let (Some(a), Some(o)) = (
-        data.to_static(),
-        PartialShape::Ranked(dims.clone()).to_static(),
-    ) {
-        let (pa, po): (u128, u128) = (
-            a.iter().map(|&x| x as u128).product(),
-            o.iter().map(|&x| x as u128).product(),
-        );
-        if pa != po {
-            return Err(format!(
-                "cannot reshape {} ({pa} elements) to {} ({po} elements)",
-                sh(data),
-                sh(&PartialShape::Ranked(dims.clone()))
-            )
-            .into());
+        let mut min = m.min;
+        if po.max() != Some(0) {
+            let div = po.max().unwrap_or(i64::MAX as u64);
+            min = if min == 0 { 0 } else { 1 + (min - 1) / div };
+        }
+        match max {
+            // OpenVINO leaves the interval empty here (lower above upper, printed `1..0` and
+            // written as -1); irc gives `?`, never an empty interval.
+            Some(x) if x < min => Some(Dim::any()),
+            _ => Some(Dim::interval(min, max)),
         }
     }
-    Ok(())
 }
 
+/// Reshape-1 as OpenVINO's `reshape_shape_inference.hpp`: the pattern read as per-element
+/// bounds (`(-1,-1)` is the inferred dim; a bound pair with one negative end is `?`), special
+/// zero copying the input dim where a pattern dim is exactly 0, the -1 dim resolved from the
+/// static and dynamic products of the dims that do not cancel out.
 fn reshape_shape(cx: &Ctx) -> R<PartialShape> {
     cx.expect_inputs(2, 2)?;
     cx.expect_int(1, "the target shape")?;
     let data = &cx.input(0)?.shape;
     let special_zero = cx.attr_bool("special_zero", false)?;
     let tgt = cx.input(1)?;
-    if let Some(r) = tgt.shape.rank() {
-        if r > 1 {
-            return Err(
-                format!("the target shape must be 0-D or 1-D, is {}", sh(&tgt.shape)).into(),
-            );
+    if tgt.shape.rank().is_some_and(|r| r > 1) {
+        return Err(format!("the target shape must be 0-D or 1-D, is {}", sh(&tgt.shape)).into());
+    }
+    let Some(bounds) = cx.input_bounds(1) else {
+        return Ok(match tgt.shape.dims() {
+            Some([]) => {
+                if data.rank().is_some_and(|r| r != 0) {
+                    return Err(format!(
+                        "the target shape is a scalar, so the input {} must be one",
+                        sh(data)
+                    )
+                    .into());
+                }
+                PartialShape::Dynamic
+            }
+            Some(t) => match t[0].get() {
+                Some(n) => PartialShape::Ranked((0..n).map(|_| Dim::any()).collect()),
+                None => PartialShape::Dynamic,
+            },
+            None => PartialShape::Dynamic,
+        });
+    };
+    let mut pattern: Vec<Dim> = Vec::with_capacity(bounds.len());
+    let mut minus_one: Option<usize> = None;
+    for (i, &(lo, hi)) in bounds.iter().enumerate() {
+        if (lo, hi) == (-1, -1) && minus_one.replace(i).is_some() {
+            return Err("the target shape has more than one -1".into());
+        }
+        if (lo, hi) >= (-1, -1) {
+            pattern.push(ov_dimension(lo, hi));
+        } else if (lo < 0) != (hi < 0) {
+            pattern.push(Dim::any());
+        } else {
+            return Err(format!(
+                "the target shape's dim {i} has invalid bounds {lo}..{hi} (dims must be >= -1)"
+            )
+            .into());
         }
     }
-    let Some(b) = tgt.int_bounds() else {
-        return Ok(reshape_unknown_target(tgt));
-    };
-    let (mut out, minus_one) = reshape_target_dims(data, &b, special_zero)?;
-    if let Some(m) = minus_one {
-        out[m] = Some(reshape_minus_one(data, &b, &out, special_zero)?);
+    if tgt.shape.rank() == Some(0) {
+        if pattern.first() != Some(&Dim::known(1)) {
+            return Err(format!(
+                "a scalar target shape must be 1, is {}",
+                bounds.first().map_or(0, |b| b.0)
+            )
+            .into());
+        }
+        pattern.clear();
     }
-    let dims: Dims = out.into_iter().map(|d| d.unwrap_or(Dim::any())).collect();
-    reshape_check_count(data, &dims)?;
-    Ok(PartialShape::Ranked(dims))
+    let zero = Dim::known(0);
+    let mut product = Product::new();
+    let mut out: Vec<Dim> = Vec::with_capacity(pattern.len());
+    match data.dims() {
+        None => {
+            for &p in &pattern {
+                if special_zero && p == zero {
+                    out.push(Dim::any());
+                    product.set_inf();
+                } else {
+                    out.push(p);
+                    product.outputs.push(p);
+                }
+            }
+        }
+        Some(d) => {
+            let mut it = d.iter();
+            for (i, &p) in pattern.iter().enumerate() {
+                let ignore = special_zero && p == zero;
+                if Some(i) == minus_one {
+                    out.push(Dim::any());
+                } else if ignore {
+                    let Some(&x) = d.get(i) else {
+                        return Err(format!(
+                            "special_zero copies dim {i}, but the input {} has rank {}",
+                            sh(data),
+                            d.len()
+                        )
+                        .into());
+                    };
+                    out.push(x);
+                } else {
+                    out.push(p);
+                    product.outputs.push(p);
+                }
+                if let Some(&x) = it.next() {
+                    if !ignore {
+                        product.inputs.push(x);
+                    }
+                }
+            }
+            product.inputs.extend(it.copied());
+        }
+    }
+    product.calculate();
+    if let Some(m) = minus_one {
+        let dim = product.minus_one();
+        if product.out.0 == zero {
+            if product.in_.0 != zero {
+                return Err(format!(
+                    "cannot infer -1: the other target dims multiply to 0 but the input {} has elements",
+                    sh(data)
+                )
+                .into());
+            }
+        } else if dim.is_none() {
+            return Err(format!(
+                "cannot reshape {} to {}: the other target dims do not divide the input's element count",
+                sh(data),
+                sh(&PartialShape::Ranked(pattern.iter().copied().collect()))
+            )
+            .into());
+        }
+        out[m] = dim.unwrap_or(Dim::any());
+    }
+    let res: Dims = out.into_iter().collect();
+    if let (Some(a), Some(o)) = (
+        data.to_static(),
+        PartialShape::Ranked(res.clone()).to_static(),
+    ) {
+        let zero_dims = pattern.contains(&zero);
+        let backward = (zero_dims && special_zero) || minus_one.is_some();
+        let (pa, po): (u128, u128) = (
+            a.iter().map(|&x| x as u128).product(),
+            o.iter().map(|&x| x as u128).product(),
+        );
+        if !backward && pa != po {
+            return Err(format!(
+                "cannot reshape {} ({pa} elements) to {} ({po} elements)",
+                sh(data),
+                sh(&PartialShape::Ranked(res))
+            )
+            .into());
+        }
+    }
+    Ok(PartialShape::Ranked(res))
 }
 
 fn reshape_infer(cx: &Ctx) -> R<Vec<Fact>> {

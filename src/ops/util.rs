@@ -404,6 +404,10 @@ pub fn merge_et(a: ElementType, b: ElementType) -> R<ElementType> {
 
 /// A dim from integer bounds (`hi == i64::MAX` → unbounded); negative lower bounds clamp to 0.
 pub fn dim_from_bounds(lo: i64, hi: i64) -> Dim {
+    if lo == i64::MAX {
+        // OpenVINO's Dimension(MAX, MAX) is the empty interval, shown as `?`.
+        return Dim::any();
+    }
     let min = lo.max(0) as u64;
     let max = if hi == i64::MAX || hi < 0 {
         None
@@ -448,10 +452,13 @@ pub fn dim_add(a: Dim, b: Dim) -> Dim {
     )
 }
 
+/// OpenVINO's `Interval::operator*` (`clip_times`): a bound of 0 gives 0 even against an
+/// unbounded one (`? * 0` is `0`), an unbounded or overflowing product is unbounded.
 pub fn dim_mul(a: Dim, b: Dim) -> Dim {
     Dim::interval(
         a.min.saturating_mul(b.min),
         match (a.max(), b.max()) {
+            (Some(0), _) | (_, Some(0)) => Some(0),
             (Some(x), Some(y)) => x.checked_mul(y),
             _ => None,
         },

@@ -1,0 +1,3082 @@
+#!/usr/bin/env python3
+"""Seeded differential fuzzer: random small graphs, irc against OpenVINO 2026.4.1.
+
+Every graph is rebuilt from (seed, index) alone with `random.Random("seed:index")`. It is one of
+  * a shape graph: Parameters (static, -1, interval, dynamic-rank dims) -> a chain of 1-4 ops ->
+    Results; `irc infer-shapes --format json` must give every Result's element type and partial
+    shape exactly as OpenVINO reads the serialized model (rank- and interval-exact, bounds.py's
+    comparison);
+  * a fold graph: Constants (edge values: +-0, +-inf, NaN, denormals, integer limits, values that
+    overflow a cast) -> a chain of 1-4 ops -> Results; `irc fold` must leave, in front of every
+    Result that OpenVINO's ConstantFolding turns into a Constant, a Const with the same element
+    type, shape and bytes (NaN payloads aside; sub-byte types code by code, fold.py's comparison).
+    Results OpenVINO leaves unfolded are counted, not compared.
+Each op of a chain has its own Results (all its outputs), so a disagreement is attributed to the
+first op in chain order whose outputs differ. Shape inputs (Reshape targets, pads, Slice
+bounds, axes, k, depth, ...) are constants, unknown Parameters, or ShapeOf -> Gather/Concat/
+arithmetic/Convert subgraphs of helper Parameters, so value bounds are exercised.
+
+OpenVINO builds, reads and folds in a worker process (its ConstantFolding can raise for a whole
+model or crash, e.g. integer INT_MIN / -1): graphs are batched, one irc run per batch, and a batch
+that fails anywhere is bisected down to single graphs. A graph OpenVINO refuses to build (or read
+back, or fold without raising) is counted per op and dropped; irc failing on a graph OpenVINO
+accepts is a disagreement.
+
+Usage:  python tests/ov/fuzz.py [--seed S | --random] [--count N] [--ops A,B] [--mode shape|fold]
+                               [-v] [--keep DIR] [--repro SEED:INDEX]
+Env:    IRC_BIN (default <repo>/target/release/irc)
+Output: per-op table (built, rejected by OV, agreed, disagreed, OV left unfolded), one line per
+        disagreement with its reproduction, last line `N passed, M failed` (graphs); exit 1 iff
+        any failed.
+"""
+import argparse
+import json
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import warnings
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+_REPO = Path(__file__).resolve().parents[2]
+IRC_BIN = os.environ.get("IRC_BIN", str(_REPO / "target" / "release" / "irc"))
+DEFAULT_SEED = 20251125
+DEFAULT_COUNT = 2000
+BATCH = 40
+
+INF = float("inf")
+NAN = float("nan")
+I64_MAX, I64_MIN = (1 << 63) - 1, -(1 << 63)
+I32_MAX, I32_MIN = (1 << 31) - 1, -(1 << 31)
+
+FLOATS = ["f32", "f16", "bf16", "f64"]
+SINTS = ["i8", "i16", "i32", "i64"]
+UINTS = ["u8", "u16", "u32", "u64"]
+INTS = SINTS + UINTS
+NUM = FLOATS + INTS
+ALL = NUM + ["boolean"]
+EXOTIC = ["u4", "i4", "u1", "f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1", "nf4", "u2", "u3", "u6"]
+IDX = ["i32", "i64"]
+
+_TW = {"f32": 30, "f16": 8, "bf16": 5, "f64": 5, "i64": 14, "i32": 14, "i8": 3, "u8": 4, "i16": 2, "u16": 2,
+       "u32": 2, "u64": 2, "boolean": 6}
+NPT = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "i64": np.int64, "i32": np.int32,
+       "i16": np.int16, "i8": np.int8, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32,
+       "u64": np.uint64, "boolean": np.bool_}
+
+# ---------------------------------------------------------------------------------------------
+# Byte comparison of constants (copied from fold.py)
+# ---------------------------------------------------------------------------------------------
+BITS = {"u1": 1, "u2": 2, "u3": 3, "u6": 6, "u4": 4, "i4": 4, "f4e2m1": 4, "nf4": 4}
+WIDTH = {"f64": 8, "i64": 8, "u64": 8, "f32": 4, "i32": 4, "u32": 4, "f16": 2, "bf16": 2,
+         "i16": 2, "u16": 2, "i8": 1, "u8": 1, "boolean": 1, "f8e4m3": 1, "f8e5m2": 1, "f8e8m0": 1}
+_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+_NPVIEW = {"f64": np.float64, "f32": np.float32, "f16": np.float16, "i64": np.int64, "u64": np.uint64,
+           "i32": np.int32, "u32": np.uint32, "i16": np.int16, "u16": np.uint16, "i8": np.int8,
+           "u8": np.uint8, "boolean": np.uint8}
+
+
+def is_nan_code(t, c):
+    c = int(c)
+    if t == "f32":
+        return (c & 0x7F800000) == 0x7F800000 and (c & 0x7FFFFF) != 0
+    if t == "f64":
+        return (c & 0x7FF0000000000000) == 0x7FF0000000000000 and (c & 0xFFFFFFFFFFFFF) != 0
+    if t == "f16":
+        return (c & 0x7C00) == 0x7C00 and (c & 0x3FF) != 0
+    if t == "bf16":
+        return (c & 0x7F80) == 0x7F80 and (c & 0x7F) != 0
+    if t == "f8e4m3":
+        return (c & 0x7F) == 0x7F
+    if t == "f8e5m2":
+        return (c & 0x7C) == 0x7C and (c & 3) != 0
+    if t == "f8e8m0":
+        return c == 0xFF
+    return False
+
+
+def codes(t, raw, n):
+    b = np.frombuffer(raw, dtype=np.uint8)
+    if t in BITS:
+        bits = BITS[t]
+        if bits == 1:
+            return np.unpackbits(b)[:n]
+        if bits == 4:
+            out = np.empty(b.size * 2, dtype=np.uint8)
+            out[0::2] = b & 0x0F
+            out[1::2] = b >> 4
+            return out[:n]
+        if bits == 2:
+            out = np.empty(b.size * 4, dtype=np.uint8)
+            for k in range(4):
+                out[k::4] = (b >> (6 - 2 * k)) & 3
+            return out[:n]
+        raise ValueError("cannot unpack %s" % t)
+    w = WIDTH[t]
+    return np.frombuffer(raw[: n * w], dtype=_UINT[w])
+
+
+def show_code(t, c):
+    c = int(c)
+    w = WIDTH.get(t)
+    s = "0x%0*x" % (max(1, 2 * w) if w else 1, c)
+    try:
+        if t in _NPVIEW and t != "boolean":
+            v = np.array([c], dtype=_UINT[w]).view(_NPVIEW[t])[0]
+            return "%s (%s)" % (s, repr(v.item()))
+        if t == "bf16":
+            return "%s (%r)" % (s, float(np.array([c << 16], dtype=np.uint32).view(np.float32)[0]))
+    except Exception:
+        pass
+    return s
+
+
+def nelem(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def compare_const(exp, got):
+    """exp/got: (type, shape, raw bytes). None or a compact reason."""
+    et, es, eb = exp
+    gt, gs, gb = got
+    if et != gt:
+        return "element type: ov %s irc %s" % (et, gt)
+    if list(es) != list(gs):
+        return "shape: ov %s irc %s" % (list(es), list(gs))
+    n = nelem(es)
+    if et not in BITS and et not in WIDTH:
+        return None if eb == gb else "bytes differ (type %s)" % et
+    if et in BITS and BITS[et] not in (1, 2, 4):
+        return None if eb == gb else "bytes differ (type %s)" % et
+    need = (n * BITS[et] + 7) // 8 if et in BITS else n * WIDTH[et]
+    if len(gb) < need:
+        return "irc const has %d bytes, expected %d" % (len(gb), need)
+    ec, gc = codes(et, eb, n), codes(gt, gb, n)
+    diff = np.nonzero(ec != gc)[0]
+    bad = [int(i) for i in diff if not (is_nan_code(et, ec[i]) and is_nan_code(et, gc[i]))]
+    if not bad:
+        return None
+    i = bad[0]
+    more = " (+%d more of %d)" % (len(bad) - 1, n) if len(bad) > 1 else ""
+    return "elem %d: ov %s irc %s%s" % (i, show_code(et, ec[i]), show_code(et, gc[i]), more)
+
+
+_PREC_SPECIAL = {"BOOL": "boolean", "BIN": "u1", "UNSPECIFIED": "dynamic", "DYNAMIC": "dynamic",
+                 "UNDEFINED": "dynamic", "STRING": "string"}
+
+
+def canon_type(s):
+    u = s.strip().upper()
+    if u in _PREC_SPECIAL:
+        return _PREC_SPECIAL[u]
+    if u.startswith("FP"):
+        return "f" + u[2:].lower()
+    return s.strip().lower()
+
+
+class IrcIR:
+    """irc's folded XML: layers, edges, constants (from fold.py)."""
+
+    def __init__(self, xml_path):
+        self.xml = Path(xml_path)
+        root = ET.parse(xml_path).getroot()
+        self.layers = {l.get("id"): l for l in root.find("layers").findall("layer")}
+        self.src = {}
+        edges = root.find("edges")
+        for e in (edges.findall("edge") if edges is not None else []):
+            self.src[(e.get("to-layer"), e.get("to-port"))] = (e.get("from-layer"), e.get("from-port"))
+        self._bin = None
+
+    def bin(self):
+        if self._bin is None:
+            p = self.xml.with_suffix(".bin")
+            self._bin = p.read_bytes() if p.exists() else b""
+        return self._bin
+
+    def producer(self, lid, k):
+        inp = self.layers[lid].find("input")
+        ports = [p.get("id") for p in inp.findall("port")] if inp is not None else []
+        if k >= len(ports):
+            return None
+        s = self.src.get((lid, ports[k]))
+        return s[0] if s else None
+
+    def results(self):
+        return {l.get("name"): lid for lid, l in self.layers.items() if l.get("type") == "Result"}
+
+    def const(self, lid):
+        d = self.layers[lid].find("data")
+        t = canon_type(d.get("element_type"))
+        sh = d.get("shape", "").strip()
+        shape = [int(x) for x in sh.split(",") if x.strip()] if sh else []
+        off, size = int(d.get("offset", 0)), int(d.get("size", 0))
+        return t, shape, self.bin()[off: off + size]
+
+
+def irc_shape(js):
+    """irc's JSON shape (ints / "?" / "a..b", or non-list for dynamic rank) -> OpenVINO's text."""
+    if not isinstance(js, list):
+        return "[...]"
+    return "[" + ",".join(str(d) for d in js) + "]"
+
+
+# =============================================================================================
+# Worker side: everything that touches OpenVINO runs here (it may raise or crash on a graph)
+# =============================================================================================
+ov = None
+NF = {}
+
+
+def _import_ov():
+    global ov
+    if ov is None:
+        import openvino
+        ov = openvino
+    warnings.filterwarnings("ignore")
+    np.seterr(all="ignore")
+
+
+def nf(opset):
+    if opset not in NF:
+        from openvino.utils.node_factory import NodeFactory
+        NF[opset] = NodeFactory("opset%d" % opset)
+    return NF[opset]
+
+
+def outp(x):
+    return x if isinstance(x, ov.Output) else x.output(0)
+
+
+def mk(opset, typ, inputs, attrs=None):
+    return nf(opset).create(typ, [outp(i) for i in inputs], attrs or {})
+
+
+def etn(x):
+    return outp(x).get_element_type().get_type_name()
+
+
+def make_const(vals, shape, et):
+    if et in NPT:
+        a = np.array(vals, dtype=NPT[et] if et != "boolean" else np.bool_).reshape(shape)
+        return ov.op.Constant(a)
+    return ov.op.Constant(getattr(ov.Type, et), ov.Shape(list(shape)), [float(v) for v in vals])
+
+
+def _fit(v, et):
+    """Is the integer v representable in et?"""
+    if et in FLOATS:
+        return True
+    if et == "boolean":
+        return v in (0, 1)
+    info = np.iinfo(NPT[et])
+    return int(info.min) <= v <= int(info.max)
+
+
+F_EDGE = {
+    "f32": [0.0, -0.0, INF, -INF, NAN, -NAN, 1e-40, -1e-45, 1.1754944e-38, 3.4028235e38, -3.4028235e38,
+            1e10, -1e10, 0.5, -0.5, 1.5, 2.5, -2.5, 65504.0, 65520.0, 1e5, 2147483648.0, -2147483904.0,
+            4294967296.0, 9.3e18, -9.3e18, 1e-8, 255.5, 256.0, -129.0, 1.0, -1.0, 448.0, 57344.0],
+    "f16": [0.0, -0.0, INF, -INF, NAN, 6e-8, -6e-8, 6.1e-5, 65504.0, -65504.0, 0.5, -0.5, 1.5, 2.5, -2.5,
+            255.5, 256.0, -129.0, 1.0, -1.0, 2048.0, 2049.0, 1e-4, 448.0, 32768.0],
+    "bf16": [0.0, -0.0, INF, -INF, NAN, 1e-39, -1e-40, 3.0e38, -3.0e38, 1e10, 0.5, -0.5, 1.5, 2.5, -2.5,
+             65536.0, 2147483648.0, 1.0, -1.0, 256.0, -129.0, 1.00390625],
+    "f64": [0.0, -0.0, INF, -INF, NAN, 5e-324, -1e-310, 1.7976931348623157e308, -1.7976931348623157e308,
+            1e300, 1e10, -1e10, 0.5, -0.5, 1.5, 2.5, -2.5, 9.223372036854775807e18, 1.8446744073709552e19,
+            9007199254740993.0, 2147483648.5, -2147483649.0, 4294967296.0, 1.0, -1.0, 1e-8, 3.5e38],
+}
+
+
+def int_edges(et):
+    info = np.iinfo(NPT[et])
+    lo, hi = int(info.min), int(info.max)
+    e = [lo, hi, 0, 1, hi - 1, lo + 1]
+    if lo < 0:
+        e += [-1, -2]
+    return e
+
+
+class Reject(Exception):
+    """The generator gives up on an op (no valid configuration); counted as rejected."""
+
+
+class G:
+    """One graph under construction: a seeded rnd, the mode, the chain value, helper inputs."""
+
+    def __init__(self, rnd, mode, idx):
+        self.r = rnd
+        self.mode = mode
+        self.idx = idx
+        self.np = 0
+        self.chain = None
+        self.used = False
+        self.truth = {}
+
+    # --- random helpers ---------------------------------------------------------------------
+    def p(self, prob):
+        return self.r.random() < prob
+
+    def pick(self, seq, weights=None):
+        if weights:
+            return self.r.choices(seq, weights)[0]
+        return self.r.choice(seq)
+
+    def et(self, types):
+        return self.r.choices(types, [_TW.get(t, 2) for t in types])[0]
+
+    def iet(self, extra=False):
+        if extra and self.p(0.06):
+            return self.pick(["i8", "u8", "i16", "u16", "u32", "u64"])
+        return self.pick(["i64", "i32"], [62, 38])
+
+    @property
+    def fold(self):
+        return self.mode == "fold"
+
+    def key(self, x):
+        x = outp(x)
+        return (x.get_node().get_name(), x.get_index())
+
+    # --- shapes ------------------------------------------------------------------------------
+    def rdim(self):
+        r = self.r.random()
+        if self.fold:
+            if r < 0.04:
+                return 0
+            if r < 0.30:
+                return 1
+            return self.r.randint(2, 5)
+        if r < 0.04:
+            return 0
+        if r < 0.28:
+            return 1
+        if r < 0.75:
+            return self.r.randint(2, 6)
+        if r < 0.90:
+            return self.r.randint(7, 16)
+        if r < 0.97:
+            return self.r.randint(17, 300)
+        return self.r.randint(1000, 100000)
+
+    def rrank(self, rmin=0, rmax=5):
+        w = {0: 5, 1: 20, 2: 25, 3: 25, 4: 18, 5: 7}
+        ks = [k for k in range(rmin, rmax + 1)]
+        return self.r.choices(ks, [w.get(k, 3) for k in ks])[0]
+
+    def shrink(self, shape, maxel=None):
+        maxel = maxel or (48 if self.fold else 10 ** 9)
+        shape = list(shape)
+        while nelem(shape) > maxel:
+            i = max(range(len(shape)), key=lambda k: shape[k])
+            shape[i] = max(1, shape[i] // 2)
+        return shape
+
+    def rshape(self, rmin=0, rmax=5):
+        return self.shrink([self.rdim() for _ in range(self.rrank(rmin, rmax))])
+
+    def blur(self, shape, p_static=0.35):
+        """A PartialShape whose true value is shape: dims kept, -1, intervals, or dynamic rank."""
+        r = self.r.random()
+        if r < 0.05:
+            return ov.PartialShape.dynamic()
+        if r < p_static:
+            return ov.PartialShape([ov.Dimension(d) for d in shape])
+        dims = []
+        for d in shape:
+            k = self.r.random()
+            if k < 0.5:
+                dims.append(ov.Dimension(d))
+            elif k < 0.7:
+                dims.append(ov.Dimension())
+            elif k < 0.88:
+                lo = self.r.randint(0, d)
+                hi = d + self.r.randint(0, 6)
+                if hi == lo:
+                    hi += 1
+                dims.append(ov.Dimension(lo, hi))
+            elif k < 0.97:
+                dims.append(ov.Dimension(self.r.randint(0, d), -1))
+            else:
+                lo = self.r.randint(0, 8)
+                dims.append(ov.Dimension(lo, lo + self.r.randint(1, 8)))
+        return ov.PartialShape(dims)
+
+    def dims(self, x):
+        """True (or guessed, cached) dims of x."""
+        k = self.key(x)
+        t = self.truth.get(k)
+        ps = outp(x).get_partial_shape()
+        if ps.rank.is_static:
+            out = []
+            for i, d in enumerate(ps):
+                if d.is_static:
+                    out.append(d.get_length())
+                elif t is not None and len(t) == len(ps):
+                    out.append(t[i])
+                else:
+                    lo, hi = d.get_min_length(), d.get_max_length()
+                    if hi < 0 or hi > lo + 6:
+                        hi = lo + 4
+                    out.append(self.r.randint(max(lo, 1 if hi > 0 else 0), max(hi, 1)) if hi >= lo else lo)
+            self.truth[k] = out
+            return list(out)
+        if t is None:
+            t = [self.r.randint(1, 4) for _ in range(self.r.randint(1, 4))]
+            self.truth[k] = t
+        return list(t)
+
+    def rank(self, x):
+        return len(self.dims(x))
+
+    # --- values ------------------------------------------------------------------------------
+    def values(self, n, et, kind="any", lo=None, hi=None):
+        r = self.r
+        if et == "boolean":
+            return [r.random() < 0.5 for _ in range(n)]
+        if lo is not None:
+            if et in FLOATS or et in EXOTIC:
+                return [r.choice([r.uniform(lo, hi), float(r.randint(int(math.floor(lo)), int(math.ceil(hi))))])
+                        for _ in range(n)]
+            return [r.randint(int(lo), int(hi)) for _ in range(n)]
+        isf = et in FLOATS or et in EXOTIC
+        unsigned = et in UINTS or et in ("u4", "u1", "u2", "u3", "u6", "f8e8m0")
+        out = []
+        for _ in range(n):
+            if kind in ("any", "nonzero") and r.random() < 0.14:
+                if et in F_EDGE:
+                    out.append(r.choice(F_EDGE[et]))
+                elif et in NPT:
+                    out.append(r.choice(int_edges(et)))
+                else:
+                    out.append(r.choice([0.0, 1.0, -1.0, 7.0, -8.0, 0.5, 15.0]))
+                continue
+            if isf:
+                k = r.random()
+                if kind == "pos":
+                    v = r.choice([r.uniform(0.05, 10), float(r.randint(1, 10)), r.randint(1, 20) / 4])
+                elif kind == "unit":
+                    v = r.uniform(-1, 1)
+                elif k < 0.35:
+                    v = r.uniform(-10, 10)
+                elif k < 0.6:
+                    v = float(r.randint(-10, 10))
+                elif k < 0.8:
+                    v = r.randint(-20, 20) / 2
+                elif k < 0.9:
+                    v = r.uniform(-1, 1)
+                else:
+                    v = r.uniform(-300, 300)
+                if unsigned or et in ("f8e8m0",):
+                    v = abs(v)
+                if et == "f4e2m1" or et == "nf4":
+                    v = max(-6.0, min(6.0, v)) if et == "f4e2m1" else max(-1.0, min(1.0, v / 10))
+                out.append(v)
+            else:
+                if kind == "pos":
+                    v = r.randint(1, 12)
+                elif kind == "small":
+                    v = r.randint(-4, 4)
+                else:
+                    v = r.randint(-12, 12) if r.random() < 0.85 else r.randint(-300, 300)
+                if unsigned:
+                    v = abs(v)
+                if et in ("u4",):
+                    v = v % 16
+                elif et == "i4":
+                    v = max(-8, min(7, v))
+                elif et in ("u1",):
+                    v = v % 2
+                elif et in ("u2",):
+                    v = v % 4
+                elif et in ("u3",):
+                    v = v % 8
+                elif et in ("u6",):
+                    v = v % 64
+                elif not _fit(v, et):
+                    v = 0
+                if kind == "nonzero" and v == 0 and r.random() < 0.97:
+                    v = 1
+                out.append(v)
+        return out
+
+    # --- tensors -----------------------------------------------------------------------------
+    def param(self, pshape, et):
+        p = ov.op.Parameter(getattr(ov.Type, et), pshape)
+        p.set_friendly_name("g%d_p%d" % (self.idx, self.np))
+        self.np += 1
+        return p
+
+    def tensor(self, shape, et, kind="any", lo=None, hi=None, const=False, p_static=0.35):
+        """A data tensor of true shape `shape`: a Parameter (shape graphs) or a Constant (fold
+        graphs, or const=True)."""
+        shape = [int(d) for d in shape]
+        if self.fold or const:
+            c = make_const(self.values(nelem(shape), et, kind, lo, hi), shape, et)
+            return c.output(0)
+        p = self.param(self.blur(shape, p_static), et)
+        self.truth[self.key(p)] = shape
+        return p.output(0)
+
+    def data(self, types, rmin=0, rmax=5, kind="any"):
+        c = self.chain
+        if c is not None and not self.used and etn(c) in types:
+            ps = c.get_partial_shape()
+            if ps.rank.is_dynamic or rmin <= ps.rank.get_length() <= rmax:
+                self.used = True
+                return c
+        return self.tensor(self.rshape(rmin, rmax), self.et(types), kind)
+
+    def like(self, x, et=None, kind="any"):
+        """A fresh tensor of x's (true) shape."""
+        return self.tensor(self.dims(x), et or etn(x), kind)
+
+    def bshape(self, dims, mode="numpy"):
+        """A shape that broadcasts with dims under auto_broadcast `mode`."""
+        r = self.r
+        if mode == "none":
+            return list(dims)
+        if mode == "pdpd":
+            k = r.randint(0, len(dims))
+            out = [d if r.random() < 0.7 else 1 for d in dims[:k]]
+            return out + [1] * (r.random() < 0.2)
+        k = r.random()
+        if k < 0.3:
+            out = list(dims)
+        elif k < 0.55:
+            out = list(dims[r.randint(0, len(dims)):])
+        elif k < 0.8:
+            out = [d if r.random() < 0.6 else 1 for d in dims]
+        elif k < 0.9:
+            out = [r.randint(1, 3) for _ in range(r.randint(1, 2))] + list(dims)
+        else:
+            out = []
+        if r.random() < 0.04 and out:
+            out[r.randrange(len(out))] = r.randint(2, 5)  # likely incompatible
+        return self.shrink(out)
+
+    # --- shape-like integer inputs -----------------------------------------------------------
+    def ivals(self, vals, et=None, scalar=False, const=False, chain_ok=True):
+        """An integer input whose intended value is vals (a list; a scalar if scalar=True)."""
+        et = et or self.iet()
+        vals = [int(v) for v in (vals if isinstance(vals, (list, tuple)) else [vals])]
+        if scalar:
+            vals = vals[:1]
+        if not all(_fit(v, et) for v in vals):
+            et = "i64" if all(_fit(v, "i64") for v in vals) else et
+            vals = [v if _fit(v, et) else 0 for v in vals]
+        shape = [] if scalar else [len(vals)]
+        c = self.chain
+        if (chain_ok and not const and c is not None and not self.used and etn(c) in IDX + INTS
+                and self.p(0.25)):
+            ps = c.get_partial_shape()
+            if ps.rank.is_static and ps.rank.get_length() == len(shape) and (
+                    scalar or (ps[0].is_static and ps[0].get_length() == len(vals))):
+                self.used = True
+                return c
+        r = self.r.random()
+        if self.fold:
+            if const or r < 0.85 or not vals:
+                return make_const(vals, shape, et).output(0)
+            return self._fold_expr(vals, et, scalar)
+        if const or r < 0.62:
+            return make_const(vals, shape, et).output(0)
+        if r < 0.72:
+            ps = [] if scalar else [len(vals) if self.p(0.8) else -1]
+            return self.param(ov.PartialShape(ps), et).output(0)
+        return self._shape_expr(vals, et, scalar)
+
+    def _fold_expr(self, vals, et, scalar):
+        k = self.r.random()
+        shape = [] if scalar else [len(vals)]
+        if k < 0.4 and all(_fit(v - 1, et) for v in vals):
+            a = make_const([v - 1 for v in vals], shape, et)
+            return mk(1, "Add", [a, make_const([1], [], et)]).output(0)
+        if k < 0.7 and not scalar:
+            other = "i32" if et == "i64" else "i64"
+            if all(_fit(v, other) for v in vals):
+                return mk(1, "Convert", [make_const(vals, shape, other)], {"destination_type": et}).output(0)
+        if not scalar and len(vals) > 1:
+            cut = self.r.randint(1, len(vals) - 1)
+            return mk(1, "Concat", [make_const(vals[:cut], [cut], et), make_const(vals[cut:], [len(vals) - cut], et)],
+                      {"axis": 0}).output(0)
+        return make_const(vals, shape, et).output(0)
+
+    def _helper(self, dims):
+        """A helper Parameter whose true shape is dims (blurred; mostly not static)."""
+        p = self.param(self.blur(dims, p_static=0.15), self.pick(["f32", "i64", "u8"]))
+        self.truth[self.key(p)] = list(dims)
+        return p
+
+    def _shape_of(self, p, et):
+        if et in IDX and self.p(0.8):
+            return mk(3, "ShapeOf", [p], {"output_type": et}).output(0)
+        s = mk(1, "ShapeOf", [p]).output(0)
+        return s if et == "i64" else mk(1, "Convert", [s], {"destination_type": et}).output(0)
+
+    def _piece(self, v, et):
+        """A [1] tensor of value v computed from a helper's dims."""
+        r = self.r
+        use = v >= 0 and r.random() < 0.6
+        d = v if use else r.randint(0, 12)
+        k = r.random()
+        if k < 0.2 and d > 1 and use:
+            a = r.choice([x for x in range(1, d + 1) if d % x == 0])
+            p = self._helper([a, d // a])
+            s = self._shape_of(p, et)
+            piece = mk(1, "ReduceProd", [s, make_const([0], [1], "i64")], {"keep_dims": True}).output(0)
+        else:
+            pre = [r.randint(1, 3) for _ in range(r.randint(0, 2))]
+            p = self._helper(pre + [d])
+            s = self._shape_of(p, et)
+            if r.random() < 0.5:
+                piece = mk(8, "Gather", [s, make_const([len(pre)], [1], "i64"), make_const([0], [], "i64")],
+                           {"batch_dims": 0}).output(0)
+            else:
+                piece = mk(8, "Slice", [s, make_const([len(pre)], [1], "i64"), make_const([len(pre) + 1], [1], "i64"),
+                                        make_const([1], [1], "i64")]).output(0)
+        if d == v:
+            if r.random() < 0.2:
+                piece = mk(1, r.choice(["Maximum", "Minimum"]), [piece, make_const([d], [1], et)]).output(0)
+            return piece
+        delta = v - d
+        k = r.random()
+        if d != 0 and v % d == 0 and k < 0.3 and _fit(v // d, et):
+            return mk(1, "Multiply", [piece, make_const([v // d], [1], et)]).output(0)
+        if k < 0.6 and _fit(delta, et):
+            return mk(1, "Add", [piece, make_const([delta], [1], et)]).output(0)
+        if k < 0.8 and _fit(-delta, et):
+            return mk(1, "Subtract", [piece, make_const([-delta], [1], et)]).output(0)
+        if _fit(v + d, et):
+            return mk(1, "Subtract", [make_const([v + d], [1], et), piece]).output(0)
+        return make_const([v], [1], et).output(0)
+
+    def _shape_expr(self, vals, et, scalar):
+        r = self.r
+        if vals and not scalar and all(v >= 0 for v in vals) and r.random() < 0.35:
+            out = self._shape_of(self._helper(vals), et)
+        else:
+            pieces = [make_const([v], [1], et).output(0) if r.random() < 0.35 else self._piece(v, et)
+                      for v in vals]
+            if not pieces:
+                return make_const([], [0], et).output(0)
+            out = pieces[0] if len(pieces) == 1 else mk(1, "Concat", pieces, {"axis": 0}).output(0)
+        if r.random() < 0.1:
+            other = "i32" if et == "i64" else "i64"
+            out = mk(1, "Convert", [mk(1, "Convert", [out], {"destination_type": other})], {"destination_type": et}).output(0)
+        if scalar:
+            if r.random() < 0.5:
+                out = mk(1, "Squeeze", [out, make_const([0], [1], "i64")]).output(0)
+            else:
+                out = mk(1, "Reshape", [out, make_const([], [0], "i64")], {"special_zero": False}).output(0)
+        return out
+
+    # --- attribute helpers -------------------------------------------------------------------
+    def axis(self, r, neg=True, oob=0.03):
+        if r <= 0:
+            return self.r.randint(-1, 0) if neg else 0
+        if self.p(oob):
+            return self.pick([r, -r - 1])
+        a = self.r.randint(0, r - 1)
+        if neg and self.p(0.35):
+            a -= r
+        return a
+
+    def axes(self, r, kmin=0, kmax=None, neg=True, sort=False):
+        kmax = r if kmax is None else min(kmax, r)
+        k = self.r.randint(min(kmin, kmax), kmax) if kmax >= 0 else 0
+        ax = self.r.sample(range(r), k) if r > 0 else []
+        if sort:
+            ax.sort()
+        return [a - r if neg and self.p(0.3) else a for a in ax]
+
+
+# =============================================================================================
+# Op builders: fn(g) -> Node (every output is compared). Labels follow docs/ops.md (Type-version).
+# =============================================================================================
+class Op:
+    def __init__(self, label, fn, modes, weight, types):
+        self.label, self.fn, self.modes, self.weight, self.types = label, fn, modes, weight, types
+
+
+OPS = {}
+
+
+def op(label, modes="sf", w=1.0, types=None):
+    def deco(fn):
+        assert label not in OPS, label
+        OPS[label] = Op(label, fn, modes, w, types)
+        return fn
+    return deco
+
+
+def reg(label, fn, modes="sf", w=1.0, types=None):
+    op(label, modes, w, types)(fn)
+
+
+def factor(n, k, rnd):
+    """k dims whose product is n (n > 0), random split of n's factors."""
+    dims = [1] * k
+    if k == 0:
+        return dims
+    m = n
+    f = 2
+    fs = []
+    while f * f <= m:
+        while m % f == 0:
+            fs.append(f)
+            m //= f
+        f += 1
+    if m > 1:
+        fs.append(m)
+    for x in fs:
+        dims[rnd.randrange(k)] *= x
+    return dims
+
+
+# --- elementwise unary ---------------------------------------------------------------------
+def _unary(opset, typ, types, attrs=None):
+    def fn(g):
+        x = g.data(types)
+        return mk(opset, typ, [x], attrs(g) if attrs else {})
+    return fn
+
+
+for _opset, _t, _types in [
+        (1, "Abs", NUM), (1, "Acos", NUM), (4, "Acosh", NUM), (1, "Asin", NUM), (4, "Asinh", NUM),
+        (1, "Atan", NUM), (4, "Atanh", NUM), (1, "Ceiling", NUM), (1, "Cos", NUM), (1, "Cosh", NUM),
+        (1, "Erf", NUM), (1, "Exp", NUM), (1, "Floor", NUM), (1, "Log", NUM), (1, "Negative", NUM),
+        (1, "Relu", NUM), (1, "Sigmoid", NUM), (1, "Sign", NUM), (1, "Sin", NUM), (1, "Sinh", NUM),
+        (1, "Sqrt", NUM), (1, "Tan", NUM), (1, "Tanh", NUM), (4, "HSwish", FLOATS), (5, "HSigmoid", FLOATS),
+        (4, "Mish", FLOATS), (4, "SoftPlus", FLOATS), (9, "SoftSign", FLOATS), (10, "IsFinite", FLOATS),
+        (10, "IsNaN", FLOATS), (1, "LogicalNot", ["boolean"]), (13, "BitwiseNot", INTS + ["boolean"]),
+        (16, "Identity", ALL)]:
+    reg(_t, _unary(_opset, _t, _types), w=0.6, types=_types)
+reg("Gelu-0", _unary(2, "Gelu", FLOATS), w=0.5, types=FLOATS)
+reg("Gelu-7", _unary(7, "Gelu", FLOATS, lambda g: {"approximation_mode": g.pick(["erf", "tanh"])}), w=0.5, types=FLOATS)
+reg("Round", _unary(5, "Round", NUM, lambda g: {"mode": g.pick(["half_to_even", "half_away_from_zero"])}),
+    types=NUM)
+reg("Elu", _unary(1, "Elu", FLOATS, lambda g: {"alpha": g.pick([1.0, 0.5, 2.0, 0.0, 0.1])}), w=0.5, types=FLOATS)
+reg("IsInf", _unary(10, "IsInf", FLOATS, lambda g: {"detect_positive": g.p(0.7), "detect_negative": g.p(0.7)}),
+    w=0.5, types=FLOATS)
+
+
+@op("Clamp", types=NUM)
+def _(g):
+    x = g.data(NUM)
+    a = g.pick([0.0, -1.0, -0.5, 1.5, -10.0, 2.0, -3.4e38, 0.3, 255.0, -128.5])
+    b = a + g.pick([0.0, 0.5, 1.0, 3.0, 6.0, 300.0, 1e38])
+    if g.p(0.04):
+        a, b = b, a
+    return mk(1, "Clamp", [x], {"min": a, "max": b})
+
+
+@op("Selu", types=FLOATS, w=0.5)
+def _(g):
+    x = g.data(FLOATS)
+    t = etn(x)
+    return mk(1, "Selu", [x, g.tensor([1] if g.p(0.5) else [], t, "pos", const=True),
+                          g.tensor([1] if g.p(0.5) else [], t, "pos", const=True)])
+
+
+@op("HardSigmoid", types=FLOATS, w=0.5)
+def _(g):
+    x = g.data(FLOATS)
+    t = etn(x)
+    return mk(1, "HardSigmoid", [x, g.tensor([], t, "unit", const=True), g.tensor([], t, "unit", const=True)])
+
+
+@op("Swish", types=FLOATS, w=0.5)
+def _(g):
+    x = g.data(FLOATS)
+    ins = [x]
+    if g.p(0.6):
+        ins.append(g.tensor([], etn(x), "small", const=g.p(0.7)))
+    return mk(4, "Swish", ins)
+
+
+@op("PRelu", types=NUM)
+def _(g):
+    x = g.data(NUM)
+    d = g.dims(x)
+    k = g.r.random()
+    if k < 0.4 and len(d) >= 2:
+        s = [d[1]]
+    elif k < 0.6:
+        s = [1]
+    elif k < 0.8:
+        s = g.bshape(d)
+    else:
+        s = d[-1:] if d else []
+    return mk(1, "PRelu", [x, g.tensor(s, etn(x))])
+
+
+# --- elementwise binary --------------------------------------------------------------------
+def _binary(opset, typ, types, extra=None, kind2="any"):
+    def fn(g):
+        a = g.data(types)
+        t = etn(a)
+        ab = g.pick(["numpy", "none", "pdpd"], [86, 6, 8])
+        b = g.tensor(g.bshape(g.dims(a), ab), t, kind2)
+        if ab == "numpy" and g.p(0.3):
+            a, b = b, a
+        attrs = {"auto_broadcast": ab}
+        if extra:
+            attrs.update(extra(g))
+        return mk(opset, typ, [a, b], attrs)
+    return fn
+
+
+for _t in ["Add", "Subtract", "Multiply", "Maximum", "Minimum", "SquaredDifference"]:
+    reg(_t, _binary(1, _t, NUM), types=NUM)
+reg("Divide", _binary(1, "Divide", NUM, lambda g: {"m_pythondiv": g.p(0.7)}, kind2="nonzero"), types=NUM)
+reg("Power", _binary(1, "Power", NUM, kind2="small"), types=NUM)
+reg("FloorMod", _binary(1, "FloorMod", NUM, kind2="nonzero"), types=NUM)
+reg("Mod", _binary(1, "Mod", NUM, kind2="nonzero"), types=NUM)
+for _t in ["Equal", "NotEqual", "Greater", "GreaterEqual", "Less", "LessEqual"]:
+    reg(_t, _binary(1, _t, ALL if "Equal" in _t and "er" not in _t and "ss" not in _t else NUM), w=0.7, types=ALL)
+for _t in ["LogicalAnd", "LogicalOr", "LogicalXor"]:
+    reg(_t, _binary(1, _t, ["boolean"]), w=0.6, types=["boolean"])
+for _t in ["BitwiseAnd", "BitwiseOr", "BitwiseXor"]:
+    reg(_t, _binary(13, _t, INTS + ["boolean"]), w=0.5, types=INTS + ["boolean"])
+for _t in ["BitwiseLeftShift", "BitwiseRightShift"]:
+    reg(_t, _binary(15, _t, INTS, kind2="small"), w=0.6, types=INTS)
+
+
+@op("Select", types=ALL)
+def _(g):
+    a = g.data(ALL)
+    ab = g.pick(["numpy", "none", "pdpd"], [88, 6, 6])
+    d = g.dims(a)
+    b = g.tensor(g.bshape(d, ab), etn(a))
+    c = g.tensor(g.bshape(d, ab), "boolean")
+    if ab == "numpy" and g.p(0.3):
+        a, b = b, a
+    return mk(1, "Select", [c, a, b], {"auto_broadcast": ab})
+
+
+# --- type conversion -----------------------------------------------------------------------
+@op("Convert", w=2.0, types=ALL + EXOTIC)
+def _(g):
+    if g.fold and g.p(0.08):
+        src = g.pick(["u4", "i4", "u1", "f8e4m3", "f8e5m2", "nf4", "f4e2m1", "f8e8m0"])
+        x = g.tensor(g.rshape(0, 3), src)
+    else:
+        x = g.data(ALL + EXOTIC)
+    dst = g.pick(ALL + EXOTIC, [_TW.get(t, 1) for t in ALL + EXOTIC])
+    return mk(1, "Convert", [x], {"destination_type": dst})
+
+
+@op("ConvertLike", types=ALL)
+def _(g):
+    x = g.data(ALL)
+    like = g.tensor(g.rshape(0, 2), g.et(ALL))
+    return mk(1, "ConvertLike", [x, like])
+
+
+@op("ConvertPromoteTypes", types=ALL)
+def _(g):
+    a = g.data(ALL)
+    b = g.tensor(g.bshape(g.dims(a)), g.et(ALL))
+    return mk(14, "ConvertPromoteTypes", [a, b], {"promote_unsafe": g.p(0.5), "pytorch_scalar_promotion": g.p(0.3),
+                                                  "u64_integer_promotion_target": g.pick(["f32", "i64", "f64"])})
+
+
+# --- shape and data movement ---------------------------------------------------------------
+@op("ShapeOf-0", types=None, w=0.8)
+def _(g):
+    return mk(1, "ShapeOf", [g.data(ALL)])
+
+
+@op("ShapeOf-3", types=None, w=1.2)
+def _(g):
+    return mk(3, "ShapeOf", [g.data(ALL)], {"output_type": g.pick(IDX)})
+
+
+@op("Reshape", w=2.5, types=None)
+def _(g):
+    x = g.data(ALL)
+    d = g.dims(x)
+    n = nelem(d)
+    sz = g.p(0.5)
+    k = g.rrank(0, 5)
+    if n == 0:
+        tgt = [g.r.randint(1, 4) for _ in range(max(k, 1))]
+        tgt[g.r.randrange(len(tgt))] = 0
+    elif k == 0 and n != 1:
+        k = 1
+        tgt = [n]
+    else:
+        tgt = factor(n, k, g.r)
+    if tgt and g.p(0.35):
+        tgt[g.r.randrange(len(tgt))] = -1
+    if sz and g.p(0.5):
+        for i in range(min(len(tgt), len(d))):
+            if tgt[i] == d[i] and g.p(0.6):
+                tgt[i] = 0
+    if g.p(0.04):
+        tgt = [g.r.randint(-1, 5) for _ in range(g.r.randint(0, 4))]
+    return mk(1, "Reshape", [x, g.ivals(tgt, g.iet(True))], {"special_zero": sz})
+
+
+def _squeeze(ver):
+    def fn(g):
+        x = g.data(ALL)
+        d = g.dims(x)
+        r = len(d)
+        ones = [i for i in range(r) if d[i] == 1]
+        k = g.r.random()
+        if k < 0.08:
+            return mk(ver, "Squeeze", [x], {"allow_axis_skip": g.p(0.5)} if ver == 15 else {})
+        if k < 0.6 and ones:
+            ax = g.r.sample(ones, g.r.randint(1, len(ones)))
+        elif k < 0.7:
+            ax = []
+        else:
+            ax = g.r.sample(range(r), g.r.randint(1, r)) if r else [0]
+        ax = [a - r if g.p(0.3) else a for a in ax]
+        if g.p(0.03):
+            ax.append(g.pick([r, -r - 1]))
+        sc = len(ax) == 1 and g.p(0.3)
+        attrs = {"allow_axis_skip": g.p(0.4)} if ver == 15 else {}
+        return mk(ver, "Squeeze", [x, g.ivals(ax, g.iet(True), scalar=sc)], attrs)
+    return fn
+
+
+reg("Squeeze-0", _squeeze(1), w=1.2)
+reg("Squeeze-15", _squeeze(15), w=1.0)
+
+
+@op("Unsqueeze", w=1.2)
+def _(g):
+    x = g.data(ALL)
+    r = g.rank(x)
+    m = g.r.randint(1, 3)
+    R = r + m
+    ax = g.r.sample(range(R), m)
+    ax = [a - R if g.p(0.3) else a for a in ax]
+    if g.p(0.04):
+        ax.append(ax[0])
+    sc = len(ax) == 1 and g.p(0.3)
+    return mk(1, "Unsqueeze", [x, g.ivals(ax, g.iet(True), scalar=sc)])
+
+
+@op("Transpose", w=1.5)
+def _(g):
+    x = g.data(ALL)
+    r = g.rank(x)
+    perm = list(range(r))
+    g.r.shuffle(perm)
+    if g.p(0.1):
+        perm = []
+    elif g.p(0.03):
+        perm = perm[:-1] if perm else [0]
+    elif g.p(0.05):
+        perm = [p - r for p in perm]
+    return mk(1, "Transpose", [x, g.ivals(perm, g.iet(True))])
+
+
+@op("Concat", w=1.5)
+def _(g):
+    x = g.data(ALL, rmin=1)
+    d = g.dims(x)
+    r = len(d)
+    axis = g.axis(r)
+    ins = [x]
+    for _ in range(g.r.randint(0, 3)):
+        dd = list(d)
+        dd[axis % r] = g.r.randint(0, 4)
+        ins.append(g.tensor(g.shrink(dd), etn(x)))
+    g.r.shuffle(ins)
+    return mk(1, "Concat", ins, {"axis": axis})
+
+
+@op("Split")
+def _(g):
+    x = g.data(ALL, rmin=1)
+    d = g.dims(x)
+    r = len(d)
+    axis = g.axis(r)
+    n = d[axis % r]
+    divs = [k for k in range(1, min(n, 6) + 1) if n % k == 0] if n else [1, 2, 3]
+    ns = g.pick(divs)
+    if g.p(0.03):
+        ns = g.r.randint(1, 5)
+    return mk(1, "Split", [x, g.ivals(axis, g.iet(True), scalar=g.p(0.9))], {"num_splits": ns})
+
+
+@op("VariadicSplit")
+def _(g):
+    x = g.data(ALL, rmin=1)
+    d = g.dims(x)
+    r = len(d)
+    axis = g.axis(r)
+    n = d[axis % r]
+    k = g.r.randint(1, 4)
+    cuts = sorted(g.r.randint(0, n) for _ in range(k - 1))
+    lens = [b - a for a, b in zip([0] + cuts, cuts + [n])]
+    if g.p(0.4):
+        lens[g.r.randrange(k)] = -1
+    if g.p(0.03):
+        lens[0] += 1
+    return mk(1, "VariadicSplit", [x, g.ivals(axis, g.iet(True), scalar=g.p(0.9)), g.ivals(lens, g.iet(True))])
+
+
+def _gather(ver):
+    def fn(g):
+        x = g.data(ALL, rmin=1)
+        d = g.dims(x)
+        r = len(d)
+        bd = 0
+        if ver >= 7 and r > 1 and g.p(0.3):
+            bd = g.r.randint(1, r - 1)
+        axis = g.r.randint(bd, r - 1)
+        ishape = d[:bd] + g.shrink([g.rdim() for _ in range(g.r.randint(0, 2))], 24)
+        n = d[axis]
+        if ver == 8:
+            lo, hi = -n, n - 1
+        else:
+            lo, hi = 0, n - 1
+        if g.fold and ver == 8 and g.p(0.1):
+            lo, hi = -n - 2, n + 2
+        if hi < lo:
+            lo, hi = 0, 0
+        it = g.pick(IDX) if g.p(0.9) else g.pick(["i8", "u8", "i16", "u16", "u32", "u64"])
+        if it in UINTS:
+            lo = max(lo, 0)
+        ind = g.tensor(ishape, it, lo=lo, hi=max(hi, lo))
+        if bd and g.p(0.3):
+            bd -= len(ishape)
+        ax_v = axis - r if g.p(0.3) else axis
+        axis_in = g.ivals(ax_v, g.iet(True), scalar=g.p(0.85), chain_ok=False)
+        return mk(ver, "Gather", [x, ind, axis_in], {"batch_dims": bd} if ver >= 7 else {})
+    return fn
+
+
+reg("Gather-1", _gather(1), w=1.0)
+reg("Gather-7", _gather(7), w=1.0)
+reg("Gather-8", _gather(8), w=1.5)
+
+
+@op("GatherElements")
+def _(g):
+    x = g.data(ALL, rmin=1)
+    d = g.dims(x)
+    r = len(d)
+    axis = g.axis(r)
+    ish = list(d)
+    ish[axis % r] = g.r.randint(1, 4)
+    n = d[axis % r]
+    ind = g.tensor(g.shrink(ish), g.pick(IDX), lo=-n if n else 0, hi=max(n - 1, 0))
+    return mk(6, "GatherElements", [x, ind], {"axis": axis})
+
+
+def _gather_nd(ver):
+    def fn(g):
+        x = g.data(ALL, rmin=1)
+        d = g.dims(x)
+        r = len(d)
+        b = g.r.randint(0, r - 1) if r > 1 and g.p(0.3) else 0
+        k = g.r.randint(1, r - b)
+        mid = [g.r.randint(1, 3) for _ in range(g.r.randint(0, 2))]
+        ishape = d[:b] + mid + [k]
+        n = nelem(ishape[:-1])
+        vals = []
+        for _ in range(n):
+            vals += [g.r.randint(0, max(d[b + j] - 1, 0)) for j in range(k)]
+        it = g.pick(IDX)
+        if g.fold:
+            ind = make_const(vals, ishape, it).output(0)
+        else:
+            ind = g.tensor(ishape, it)
+        return mk(ver, "GatherND", [x, ind], {"batch_dims": b})
+    return fn
+
+
+reg("GatherND-5", _gather_nd(5))
+reg("GatherND-8", _gather_nd(8))
+
+
+@op("GatherTree", types=FLOATS + ["i32"])
+def _(g):
+    t = g.pick(["f32", "i32"])
+    T, B, W = g.r.randint(1, 4), g.r.randint(1, 3), g.r.randint(1, 3)
+    step = g.tensor([T, B, W], t, lo=0, hi=W + 1)
+    par = g.tensor([T, B, W], t, lo=0, hi=W - 1)
+    msl = g.tensor([B], t, lo=0, hi=T)
+    end = g.tensor([], t, lo=0, hi=W)
+    return mk(1, "GatherTree", [step, par, msl, end])
+
+
+@op("ScatterUpdate")
+def _(g):
+    x = g.data(ALL, rmin=1)
+    d = g.dims(x)
+    r = len(d)
+    axis = g.r.randint(0, r - 1)
+    ish = g.shrink([g.r.randint(1, 3) for _ in range(g.r.randint(0, 2))], 6)
+    n = d[axis]
+    if g.fold:
+        vals = g.r.sample(range(n), min(n, nelem(ish))) if n >= nelem(ish) else []
+        if len(vals) != nelem(ish):
+            vals = [g.r.randint(0, max(n - 1, 0)) for _ in range(nelem(ish))]
+        ind = make_const(vals, ish, g.pick(IDX)).output(0)
+    else:
+        ind = g.tensor(ish, g.pick(IDX))
+    ush = d[:axis] + ish + d[axis + 1:]
+    upd = g.tensor(g.shrink(ush) if g.p(0.02) else ush, etn(x))
+    ax = axis - r if g.p(0.3) else axis
+    return mk(3, "ScatterUpdate", [x, ind, upd, g.ivals(ax, g.iet(), scalar=g.p(0.8), chain_ok=False)])
+
+
+def _scatter_el(ver):
+    def fn(g):
+        x = g.data(ALL if ver == 3 else NUM + ["boolean"], rmin=1)
+        d = g.dims(x)
+        r = len(d)
+        axis = g.axis(r, oob=0.01)
+        ish = [g.r.randint(min(1, k), k) for k in d]
+        n = d[axis % r] if -r <= axis < r else 1
+        if g.fold:
+            vals = [g.r.randint(-n, n - 1) if n else 0 for _ in range(nelem(ish))]
+            if ver == 3 or g.p(0.5):
+                # unique positions per line keep the result independent of update order
+                vals = [v % n if n else 0 for v in vals]
+            ind = make_const(vals, ish, g.pick(IDX)).output(0)
+        else:
+            ind = g.tensor(ish, g.pick(IDX))
+        upd = g.tensor(ish, etn(x))
+        ins = [x, ind, upd, g.ivals(axis, g.iet(), scalar=g.p(0.8), chain_ok=False)]
+        if ver == 3:
+            return mk(3, "ScatterElementsUpdate", ins)
+        return mk(12, "ScatterElementsUpdate", ins, {
+            "reduction": g.pick(["none", "sum", "prod", "min", "max", "mean"]), "use_init_val": g.p(0.6)})
+    return fn
+
+
+reg("ScatterElementsUpdate-3", _scatter_el(3))
+reg("ScatterElementsUpdate-12", _scatter_el(12))
+
+
+def _scatter_nd(ver):
+    def fn(g):
+        x = g.data(ALL, rmin=1)
+        d = g.dims(x)
+        r = len(d)
+        k = g.r.randint(1, r)
+        mid = g.shrink([g.r.randint(1, 3) for _ in range(g.r.randint(0, 2))], 6)
+        ishape = mid + [k]
+        n = nelem(mid)
+        if g.fold:
+            seen, vals = set(), []
+            for _ in range(n):
+                for _try in range(6):
+                    t = tuple(g.r.randint(-d[j], d[j] - 1) if d[j] else 0 for j in range(k))
+                    if t not in seen or ver == 15:
+                        break
+                seen.add(t)
+                vals += list(t)
+            ind = make_const(vals, ishape, g.pick(IDX)).output(0)
+        else:
+            ind = g.tensor(ishape, g.pick(IDX))
+        upd = g.tensor(mid + d[k:], etn(x))
+        if ver == 3:
+            return mk(3, "ScatterNDUpdate", [x, ind, upd])
+        return mk(15, "ScatterNDUpdate", [x, ind, upd],
+                  {"reduction": g.pick(["none", "sum", "sub", "prod", "min", "max"])})
+    return fn
+
+
+reg("ScatterNDUpdate-3", _scatter_nd(3))
+reg("ScatterNDUpdate-15", _scatter_nd(15))
+
+
+def _bound(g, n, et):
+    k = g.r.random()
+    lim = [I64_MAX, I64_MIN] if et == "i64" else [I32_MAX, I32_MIN]
+    if k < 0.55:
+        return g.r.randint(-n - 2, n + 2)
+    if k < 0.7:
+        return g.pick(lim)
+    if k < 0.85:
+        return g.r.randint(0, n)
+    return g.pick([-1, 0, n, -n, 2 * n + 3, -2 * n - 3, 1000])
+
+
+def _slice_params(g, d, et):
+    r = len(d)
+    n = g.r.randint(1, max(r, 1))
+    use_axes = g.p(0.45)
+    if use_axes:
+        ax = g.r.sample(range(r), min(n, r)) if r else [0]
+        n = len(ax)
+        ax = [a - r if g.p(0.3) else a for a in ax]
+    else:
+        ax = None
+    dims = [d[(ax[i] if ax else i) % r] if r else 1 for i in range(n)]
+    st = [_bound(g, dims[i], et) for i in range(n)]
+    sp = [_bound(g, dims[i], et) for i in range(n)]
+    stp = [g.pick([1, 1, 1, 2, -1, -1, -2, 3, -3, 7, I32_MAX if et == "i32" else I64_MAX]) for _ in range(n)]
+    if g.p(0.02):
+        stp[0] = 0
+    return n, ax, st, sp, stp, dims
+
+
+def _sl_len(n, a, b, s):
+    return len(range(n)[slice(a, b, s)])
+
+
+@op("Slice", w=2.0)
+def _(g):
+    x = g.data(ALL, rmin=1)
+    d = g.dims(x)
+    et = g.iet()
+    n, ax, st, sp, stp, _ = _slice_params(g, d, et)
+    ins = [x, g.ivals(st, et), g.ivals(sp, et), g.ivals(stp, et, const=g.p(0.8))]
+    if ax is not None:
+        ins.append(g.ivals(ax, g.iet(), const=g.p(0.8)))
+    return mk(8, "Slice", ins)
+
+
+@op("StridedSlice", w=2.0)
+def _(g):
+    x = g.data(ALL, rmin=1)
+    d = g.dims(x)
+    et = g.iet()
+    r = len(d)
+    n = g.r.randint(1, r + 1)
+    dims = d + [1] * n
+    st = [_bound(g, dims[i], et) for i in range(n)]
+    sp = [_bound(g, dims[i], et) for i in range(n)]
+    stp = [g.pick([1, 1, 1, 2, -1, -1, -2, 3, -3]) for _ in range(n)]
+    masks = [[int(g.p(p)) for _ in range(n)] for p in (0.25, 0.25, 0.1, 0.12)]
+    ell = [0] * n
+    if g.p(0.12):
+        ell[g.r.randrange(n)] = 1
+    for i in range(n):
+        if ell[i]:
+            masks[2][i] = masks[3][i] = 0
+        elif masks[2][i]:
+            masks[3][i] = 0
+    for m in masks + [ell]:
+        while m and g.p(0.4) and m[-1] == 0:
+            m.pop()
+    ins = [x, g.ivals(st, et), g.ivals(sp, et), g.ivals(stp, et, const=g.p(0.85))]
+    if g.p(0.08):
+        ins = ins[:3]
+    return mk(1, "StridedSlice", ins, {"begin_mask": masks[0], "end_mask": masks[1], "new_axis_mask": masks[2],
+                                       "shrink_axis_mask": masks[3], "ellipsis_mask": ell})
+
+
+@op("SliceScatter")
+def _(g):
+    x = g.data(ALL, rmin=1)
+    d = g.dims(x)
+    et = g.iet()
+    n, ax, st, sp, stp, dims = _slice_params(g, d, et)
+    if 0 in stp:
+        stp = [s or 1 for s in stp]
+    ud = list(d)
+    for i in range(n):
+        a = (ax[i] if ax else i) % len(d)
+        ud[a] = _sl_len(d[a], st[i], sp[i], stp[i])
+    upd = g.tensor(ud, etn(x))
+    ins = [x, upd, g.ivals(st, et), g.ivals(sp, et), g.ivals(stp, et, const=g.p(0.8))]
+    if ax is not None:
+        ins.append(g.ivals(ax, g.iet(), const=g.p(0.8)))
+    return mk(15, "SliceScatter", ins)
+
+
+def _broadcast(ver):
+    def fn(g):
+        x = g.data(ALL)
+        d = g.dims(x)
+        modes = ["numpy", "explicit", "pdpd"] + (["bidirectional"] if ver == 3 else [])
+        mode = g.pick(modes, [45, 20, 10, 25][:len(modes)])
+        r = len(d)
+        if mode == "explicit":
+            R = r + g.r.randint(0, 2)
+            pos = sorted(g.r.sample(range(R), r))
+            tgt = [g.r.randint(1, 4) for _ in range(R)]
+            for i, p in enumerate(pos):
+                tgt[p] = d[i]
+            tgt = g.shrink(tgt, 96 if g.fold else None)
+            return mk(ver, "Broadcast", [x, g.ivals(tgt, g.iet(True)), g.ivals(pos, g.iet(True), const=g.p(0.8))],
+                      {"mode": mode if ver == 3 or g.p(0.5) else "none"})
+        pre = [g.r.randint(1, 4) for _ in range(g.r.randint(0, 2))]
+        if mode == "bidirectional":
+            tgt = pre + [(g.r.randint(1, 4) if v == 1 else g.pick([v, v, 1])) for v in d]
+            if g.p(0.3):
+                tgt = tgt[g.r.randint(0, len(tgt)):]
+        elif mode == "pdpd":
+            tgt = [(g.r.randint(1, 4) if v == 1 else v) for v in d]
+        else:
+            tgt = pre + [(g.r.randint(1, 4) if v == 1 else v) for v in d]
+        if g.p(0.03):
+            tgt = [g.r.randint(0, 4) for _ in tgt]
+        if g.fold and nelem(tgt) > 96:
+            raise Reject("too big")
+        attrs = {"mode": mode}
+        if mode == "pdpd" and g.p(0.3):
+            attrs["axis"] = g.r.randint(-1, 1)
+        return mk(ver, "Broadcast", [x, g.ivals(tgt, g.iet(True))], attrs)
+    return fn
+
+
+reg("Broadcast-1", _broadcast(1), w=1.2)
+reg("Broadcast-3", _broadcast(3), w=1.5)
+
+
+@op("Tile", w=1.5)
+def _(g):
+    x = g.data(ALL)
+    r = g.rank(x)
+    k = g.r.randint(max(0, r - 1), r + 2) if g.p(0.7) else r
+    reps = [g.pick([1, 1, 2, 3, 0, 4]) for _ in range(k)]
+    if g.p(0.03) and reps:
+        reps[0] = -1
+    if g.fold and nelem(g.dims(x)) * nelem(reps) > 200:
+        reps = [min(v, 1) for v in reps]
+    return mk(1, "Tile", [x, g.ivals(reps, g.iet(True))])
+
+
+def _pad(ver):
+    def fn(g):
+        x = g.data(ALL)
+        d = g.dims(x)
+        r = len(d)
+        mode = g.pick(["constant", "edge", "reflect", "symmetric"], [55, 15, 15, 15])
+        lo = -2 if ver == 12 or g.p(0.2) else 0
+
+        def one(n):
+            hi = 3
+            if mode == "reflect":
+                hi = max(n - 1, 0)
+            elif mode == "symmetric":
+                hi = n
+            v = g.r.randint(lo, max(lo, min(hi, 3)))
+            return v if not (mode == "edge" and n == 0) else 0
+        pb = [one(n) for n in d]
+        pe = [one(n) for n in d]
+        if g.p(0.03):
+            pb = pb[:-1]
+        et = g.iet()
+        ins = [x, g.ivals(pb, et), g.ivals(pe, et if g.p(0.9) else g.iet())]
+        if mode == "constant" and g.p(0.5):
+            ins.append(g.tensor([], etn(x), const=g.p(0.6)))
+        return mk(ver, "Pad", ins, {"pad_mode": mode})
+    return fn
+
+
+reg("Pad-1", _pad(1), w=1.2)
+reg("Pad-12", _pad(12), w=1.2)
+
+
+def _range(ver):
+    def fn(g):
+        if ver == 1:
+            t = g.et(NUM)
+            ts = [t, t, t]
+        else:
+            ts = [g.et(NUM) for _ in range(3)]
+        isf = [t in FLOATS for t in ts]
+        k = g.r.random()
+        start = g.r.randint(-5, 6)
+        step = g.pick([1, 1, 2, 3, -1, -2, 5])
+        cnt = g.r.randint(0, 12)
+        stop = start + step * cnt + (g.r.randint(-1, 1) if abs(step) > 1 else 0)
+        vals = [start, stop, step]
+        if g.p(0.3):
+            vals = [v + g.pick([0.5, 0.25, -0.5, 0.3]) if f else v for v, f in zip(vals, isf)]
+        if g.p(0.02):
+            vals[2] = 0
+        ins = []
+        for v, t, f in zip(vals, ts, isf):
+            if t in UINTS and v < 0:
+                v = 0 if v != vals[2] else 1
+            if f or t not in IDX or g.p(0.3):
+                ins.append(make_const([v], [] if g.p(0.9) else [1], t).output(0))
+            else:
+                ins.append(g.ivals(int(v), t, scalar=True))
+        if ver == 1:
+            return mk(1, "Range", ins)
+        return mk(4, "Range", ins, {"output_type": g.et(NUM)})
+    return fn
+
+
+reg("Range-0", _range(1), w=0.8, types=[])
+reg("Range-4", _range(4), w=1.2, types=[])
+
+
+def _reduce(typ, opset, types):
+    def fn(g):
+        x = g.data(types)
+        r = g.rank(x)
+        ax = g.axes(r, 0 if g.p(0.1) else 1)
+        if g.p(0.03) and r:
+            ax.append(ax[0] if ax else r)
+        sc = len(ax) == 1 and g.p(0.3)
+        return mk(opset, typ, [x, g.ivals(ax, g.iet(True), scalar=sc)], {"keep_dims": g.p(0.5)})
+    return fn
+
+
+for _t, _o, _ty in [("ReduceL1", 4, NUM), ("ReduceL2", 4, NUM), ("ReduceMax", 1, NUM), ("ReduceMean", 1, NUM),
+                    ("ReduceMin", 1, NUM), ("ReduceProd", 1, NUM), ("ReduceSum", 1, NUM),
+                    ("ReduceLogicalAnd", 1, ["boolean"]), ("ReduceLogicalOr", 1, ["boolean"])]:
+    reg(_t, _reduce(_t, _o, _ty), w=0.8, types=_ty)
+
+
+def _topk(ver):
+    def fn(g):
+        types = NUM if ver != 1 else FLOATS + IDX
+        x = g.data(types, rmin=1)
+        d = g.dims(x)
+        r = len(d)
+        axis = g.axis(r)
+        n = d[axis % r]
+        k = g.r.randint(0, n) if g.p(0.85) else g.r.randint(0, n + 3)
+        attrs = {"axis": axis, "mode": g.pick(["max", "min"]), "sort": g.pick(["value", "index", "none"]),
+                 "index_element_type": g.pick(IDX)}
+        if ver == 11:
+            attrs["stable"] = g.p(0.5)
+        return mk(ver, "TopK", [x, g.ivals(k, g.iet(True), scalar=True)], attrs)
+    return fn
+
+
+reg("TopK-1", _topk(1), w=0.8)
+reg("TopK-3", _topk(3), w=0.8)
+reg("TopK-11", _topk(11), w=1.0)
+
+
+@op("NonZero")
+def _(g):
+    return mk(3, "NonZero", [g.data(ALL)], {"output_type": g.pick(IDX)})
+
+
+def _onehot(ver):
+    def fn(g):
+        x = g.data(IDX + (["u8", "i8"] if g.p(0.1) else []))
+        r = g.rank(x)
+        depth = g.r.randint(0, 6)
+        t = g.et(ALL)
+        if etn(x) in IDX and g.fold and not g.used:
+            pass
+        attrs = {"axis": g.r.randint(-r - 1, r)}
+        if ver == 16:
+            attrs["negative_indices_mode"] = g.pick(["ignore_negative", "normalize"])
+        return mk(ver, "OneHot", [x, g.ivals(depth, g.iet(), scalar=g.p(0.85)), g.tensor([], t, const=True),
+                                  g.tensor([], t, const=True)], attrs)
+    return fn
+
+
+reg("OneHot-1", _onehot(1), types=IDX)
+reg("OneHot-16", _onehot(16), types=IDX)
+
+
+@op("Eye", types=[])
+def _(g):
+    et = g.iet()
+    ins = [g.ivals(g.r.randint(0, 5), et, scalar=g.p(0.7)), g.ivals(g.r.randint(0, 5), et, scalar=g.p(0.7)),
+           g.ivals(g.r.randint(-5, 5), g.iet(), scalar=g.p(0.7))]
+    if g.p(0.5):
+        ins.append(g.ivals([g.r.randint(0, 3) for _ in range(g.r.randint(0, 2))], et))
+    return mk(9, "Eye", ins, {"output_type": g.et(NUM + ["boolean"])})
+
+
+@op("MatMul", w=1.5, types=NUM)
+def _(g):
+    a = g.data(NUM, rmin=1, rmax=4)
+    d = g.dims(a)
+    ta, tb = g.p(0.3), g.p(0.3)
+    if len(d) == 1:
+        K = d[0]
+        batch = []
+    else:
+        K = d[-2] if ta else d[-1]
+        batch = d[:-2]
+    N = g.r.randint(1, 4)
+    k = g.r.random()
+    if k < 0.3:
+        bb = []
+    elif k < 0.7:
+        bb = [v if g.p(0.7) else 1 for v in batch]
+    else:
+        bb = [g.r.randint(1, 3)] + batch
+    bshape = bb + ([N, K] if tb else [K, N])
+    if g.p(0.15):
+        bshape = [K]
+    if g.p(0.03):
+        bshape[-1] += 1
+    b = g.tensor(g.shrink(bshape), etn(a))
+    if g.p(0.2):
+        a, b = b, a
+        ta, tb = tb, ta
+    return mk(1, "MatMul", [a, b], {"transpose_a": ta, "transpose_b": tb})
+
+
+@op("Softmax-1", types=FLOATS)
+def _(g):
+    x = g.data(FLOATS, rmin=1)
+    return mk(1, "Softmax", [x], {"axis": g.r.randint(0, g.rank(x) - 1) if g.rank(x) else 0})
+
+
+@op("Softmax-8", types=FLOATS)
+def _(g):
+    x = g.data(FLOATS, rmin=1)
+    return mk(8, "Softmax", [x], {"axis": g.axis(g.rank(x))})
+
+
+@op("LogSoftmax", types=FLOATS)
+def _(g):
+    x = g.data(FLOATS, rmin=1)
+    return mk(5, "LogSoftmax", [x], {"axis": g.axis(g.rank(x))})
+
+
+@op("CumSum", types=NUM)
+def _(g):
+    x = g.data(NUM, rmin=1)
+    ins = [x]
+    if g.p(0.85):
+        ins.append(g.ivals(g.axis(g.rank(x)), g.iet(), scalar=True, chain_ok=False))
+    return mk(3, "CumSum", ins, {"exclusive": g.p(0.4), "reverse": g.p(0.4)})
+
+
+@op("Reverse")
+def _(g):
+    x = g.data(ALL, rmin=1)
+    r = g.rank(x)
+    if g.p(0.6):
+        ax = g.axes(r, 0, neg=False)
+        return mk(1, "Reverse", [x, g.ivals(ax, g.iet())], {"mode": "index"})
+    m = [g.p(0.5) for _ in range(r)]
+    return mk(1, "Reverse", [x, make_const(m, [r], "boolean")], {"mode": "mask"})
+
+
+@op("ReverseSequence")
+def _(g):
+    x = g.data(ALL, rmin=2)
+    d = g.dims(x)
+    r = len(d)
+    ba, sa = g.r.sample(range(r), 2)
+    ba = ba - r if g.p(0.3) else ba
+    sa = sa - r if g.p(0.3) else sa
+    st = g.pick(IDX + ["f32"])
+    ln = g.tensor([d[ba]], st, lo=0 if st != "f32" else 1, hi=d[sa])
+    return mk(1, "ReverseSequence", [x, ln], {"batch_axis": ba, "seq_axis": sa})
+
+
+@op("Roll")
+def _(g):
+    x = g.data(ALL, rmin=1)
+    r = g.rank(x)
+    ax = g.axes(r, 1, neg=True)
+    if g.p(0.3) and len(ax) == 1:
+        ax_in = g.ivals(ax[0], g.iet(), scalar=True)
+    else:
+        ax_in = g.ivals(ax, g.iet())
+    if g.p(0.3):
+        sh_in = g.ivals(g.r.randint(-7, 7), g.iet(), scalar=True)
+    else:
+        sh_in = g.ivals([g.pick([g.r.randint(-7, 7), g.r.randint(-7, 7), I32_MAX, -100]) for _ in ax], g.iet())
+    return mk(7, "Roll", [x, sh_in, ax_in])
+
+
+@op("Unique", types=NUM)
+def _(g):
+    x = g.data(NUM)
+    ins = [x]
+    r = g.rank(x)
+    if g.p(0.4) and r:
+        ins.append(g.ivals(g.axis(r), g.iet(), scalar=True, const=True))
+    return mk(10, "Unique", ins, {"sorted": g.p(0.6), "index_element_type": g.pick(IDX),
+                                  "count_element_type": g.pick(IDX)})
+
+
+@op("Bucketize", types=NUM)
+def _(g):
+    x = g.data(NUM)
+    n = g.r.randint(0, 6)
+    bt = etn(x) if g.p(0.6) else g.et(NUM)
+    b = sorted(g.values(n, bt, "small" if bt not in FLOATS else "any"),
+               key=lambda v: (v != v, v))
+    if g.p(0.1):
+        g.r.shuffle(b)
+    if g.fold or g.p(0.6):
+        bk = make_const(b, [n], bt).output(0)
+    else:
+        bk = g.tensor([n], bt)
+    return mk(3, "Bucketize", [x, bk], {"output_type": g.pick(IDX), "with_right_bound": g.p(0.5)})
+
+
+@op("SearchSorted", types=NUM)
+def _(g):
+    x = g.data(NUM)
+    d = g.dims(x)
+    t = etn(x)
+    n = g.r.randint(1, 6)
+    if g.p(0.5) or not d:
+        sshape = [n]
+    else:
+        sshape = d[:-1] + [n]
+    vals = g.values(nelem(sshape), t, "small" if t not in FLOATS else "any")
+    arr = np.array(vals, dtype=np.float64).reshape(sshape)
+    arr = np.sort(arr, axis=-1)
+    if g.fold or g.p(0.5):
+        s = make_const(arr.reshape(-1).tolist(), sshape, t).output(0)
+    else:
+        s = g.tensor(sshape, t)
+    return mk(15, "SearchSorted", [s, x], {"right_mode": g.p(0.5)})
+
+
+@op("ShuffleChannels")
+def _(g):
+    x = g.data(ALL, rmin=1)
+    d = g.dims(x)
+    r = len(d)
+    axis = g.axis(r)
+    n = d[axis % r]
+    divs = [k for k in range(1, n + 1) if n % k == 0] if n else [1]
+    return mk(1, "ShuffleChannels", [x], {"axis": axis, "group": g.pick(divs)})
+
+
+def _d2s(typ):
+    def fn(g):
+        x = g.data(ALL, rmin=3, rmax=5)
+        d = g.dims(x)
+        bs = g.pick([1, 2, 2, 3])
+        return mk(1, typ, [x], {"mode": g.pick(["blocks_first", "depth_first"]), "block_size": bs})
+    return fn
+
+
+reg("DepthToSpace", _d2s("DepthToSpace"))
+reg("SpaceToDepth", _d2s("SpaceToDepth"))
+
+
+@op("BatchToSpace")
+def _(g):
+    x = g.data(ALL, rmin=2, rmax=5)
+    d = g.dims(x)
+    r = len(d)
+    bs = [1] + [g.pick([1, 1, 2, 3]) for _ in range(r - 1)]
+    if not g.fold and g.p(0.1):
+        bs[0] = 2
+    cb = [0] + [g.r.randint(0, 1) for _ in range(r - 1)]
+    ce = [0] + [g.r.randint(0, 1) for _ in range(r - 1)]
+    et = "i64" if g.fold else g.iet()
+    return mk(2, "BatchToSpace", [x, g.ivals(bs, et), g.ivals(cb, et), g.ivals(ce, et)])
+
+
+@op("SpaceToBatch")
+def _(g):
+    x = g.data(ALL, rmin=2, rmax=5)
+    d = g.dims(x)
+    r = len(d)
+    bs = [1] + [g.pick([1, 1, 2, 3]) for _ in range(r - 1)]
+    pb = [0] + [g.r.randint(0, 2) for _ in range(r - 1)]
+    pe = [0] + [(-(d[i] + pb[i]) % bs[i]) for i in range(1, r)]
+    if g.p(0.1):
+        pe = [0] + [g.r.randint(0, 2) for _ in range(r - 1)]
+    et = "i64" if g.fold else g.iet()
+    return mk(2, "SpaceToBatch", [x, g.ivals(bs, et), g.ivals(pb, et), g.ivals(pe, et)])
+
+
+# --- convolution, pooling, resampling -------------------------------------------------------
+CONV_T = FLOATS + ["i8", "u8", "i32"]
+
+
+def _spatial(g, sp, allow_auto=True):
+    k = [g.pick([1, 1, 2, 3]) for _ in range(sp)]
+    s = [g.pick([1, 1, 2, 3]) for _ in range(sp)]
+    dl = [g.pick([1, 1, 1, 2]) for _ in range(sp)]
+    pb = [g.pick([0, 0, 1, 2]) for _ in range(sp)]
+    pe = [g.pick([0, 0, 1, 2]) for _ in range(sp)]
+    ap = g.pick(["explicit", "same_upper", "same_lower", "valid", "notset"], [70, 10, 8, 8, 4]) if allow_auto else "explicit"
+    return k, s, dl, pb, pe, ap
+
+
+def _conv(kind):
+    def fn(g):
+        x = g.data(CONV_T, rmin=3, rmax=5)
+        d = g.dims(x)
+        r = len(d)
+        sp = r - 2
+        C = d[1]
+        k, s, dl, pb, pe, ap = _spatial(g, sp)
+        t = etn(x)
+        if kind == "conv":
+            O = g.r.randint(1, 4)
+            w = g.tensor([O, C] + k, t)
+            return mk(1, "Convolution", [x, w], {"strides": s, "dilations": dl, "pads_begin": pb, "pads_end": pe,
+                                                 "auto_pad": ap})
+        if kind == "group":
+            divs = [v for v in range(1, C + 1) if C % v == 0] or [1]
+            G_ = g.pick(divs)
+            O = g.r.randint(1, 3)
+            w = g.tensor([G_, O, C // G_ if G_ else 0] + k, t)
+            return mk(1, "GroupConvolution", [x, w], {"strides": s, "dilations": dl, "pads_begin": pb,
+                                                      "pads_end": pe, "auto_pad": ap})
+        op_ = [g.r.randint(0, max(0, min(s[i], dl[i]) - 1)) for i in range(sp)] if g.p(0.3) else [0] * sp
+        attrs = {"strides": s, "dilations": dl, "pads_begin": pb, "pads_end": pe, "auto_pad": ap,
+                 "output_padding": op_}
+        if kind == "back":
+            O = g.r.randint(1, 4)
+            w = g.tensor([C, O] + k, t)
+            ins = [x, w]
+            typ = "ConvolutionBackpropData"
+        else:
+            divs = [v for v in range(1, C + 1) if C % v == 0] or [1]
+            G_ = g.pick(divs)
+            O = g.r.randint(1, 3)
+            w = g.tensor([G_, C // G_ if G_ else 0, O] + k, t)
+            ins = [x, w]
+            typ = "GroupConvolutionBackpropData"
+        if g.p(0.35):
+            outs = [max(0, (d[2 + i] - 1) * s[i] + dl[i] * (k[i] - 1) + 1 - pb[i] - pe[i] + g.r.randint(-1, 1))
+                    for i in range(sp)]
+            ins.append(g.ivals(outs, g.iet()))
+        return mk(1, typ, ins, attrs)
+    return fn
+
+
+reg("Convolution", _conv("conv"), w=1.5, types=CONV_T)
+reg("GroupConvolution", _conv("group"), types=CONV_T)
+reg("ConvolutionBackpropData", _conv("back"), types=CONV_T)
+reg("GroupConvolutionBackpropData", _conv("gback"), types=CONV_T)
+
+
+def _deform(ver):
+    def fn(g):
+        x = g.data(FLOATS, rmin=4, rmax=4)
+        d = g.dims(x)
+        N, C, H, W = d
+        k, s, dl, pb, pe, ap = _spatial(g, 2)
+        grp = g.pick([v for v in range(1, C + 1) if C % v == 0] or [1])
+        dg = g.pick([v for v in range(1, C + 1) if C % v == 0] or [1])
+        oh = [max(0, (n + pb[i] + pe[i] - (dl[i] * (k[i] - 1) + 1)) // s[i] + 1) for i, n in enumerate([H, W])]
+        t = etn(x)
+        off = g.tensor([N, 2 * dg * k[0] * k[1]] + oh, t)
+        O = grp * g.r.randint(1, 2)
+        w = g.tensor([O, C // grp if grp else 0] + k, t)
+        ins = [x, off, w]
+        attrs = {"strides": s, "dilations": dl, "pads_begin": pb, "pads_end": pe, "auto_pad": ap, "group": grp,
+                 "deformable_group": dg}
+        if ver == 8:
+            if g.p(0.5):
+                ins.append(g.tensor([N, dg * k[0] * k[1]] + oh, t))
+            attrs["bilinear_interpolation_pad"] = g.p(0.5)
+        return mk(ver, "DeformableConvolution", ins, attrs)
+    return fn
+
+
+reg("DeformableConvolution-1", _deform(1), w=0.5, types=FLOATS)
+reg("DeformableConvolution-8", _deform(8), w=0.5, types=FLOATS)
+
+
+@op("BinaryConvolution", w=0.4, types=FLOATS)
+def _(g):
+    x = g.data(["f32"], rmin=4, rmax=4)
+    d = g.dims(x)
+    k, s, dl, pb, pe, ap = _spatial(g, 2)
+    w = g.tensor([g.r.randint(1, 3), d[1]] + k, "u1", const=True)
+    return mk(1, "BinaryConvolution", [x, w], {"strides": s, "dilations": dl, "pads_begin": pb, "pads_end": pe,
+                                               "auto_pad": ap, "mode": "xnor-popcount", "pad_value": g.pick([0.0, 1.0])})
+
+
+def _pool(typ, ver):
+    def fn(g):
+        x = g.data(FLOATS + (["i8", "u8", "i32"] if typ == "MaxPool" else []), rmin=3, rmax=5)
+        r = g.rank(x)
+        sp = r - 2
+        k, s, dl, pb, pe, ap = _spatial(g, sp)
+        k = [max(v, 1) for v in k]
+        pb = [min(p, v - 1) for p, v in zip(pb, k)]
+        pe = [min(p, v - 1) for p, v in zip(pe, k)]
+        rt = g.pick(["floor", "ceil"] + (["ceil_torch"] if ver >= 14 else []))
+        attrs = {"kernel": k, "strides": s, "pads_begin": pb, "pads_end": pe, "rounding_type": rt, "auto_pad": ap}
+        if typ == "MaxPool" and ver >= 8:
+            attrs["dilations"] = dl
+            attrs["axis"] = g.r.randint(-r, r - 1) if g.p(0.5) else 0
+            attrs["index_element_type"] = g.pick(IDX)
+        if typ == "AvgPool":
+            attrs["exclude-pad"] = g.p(0.5)
+            if ver == 16 and g.p(0.5):
+                attrs["dilations"] = dl
+        return mk(ver, typ, [x], attrs)
+    return fn
+
+
+for _v in (1, 8, 14):
+    reg("MaxPool-%d" % _v, _pool("MaxPool", _v), w=0.8, types=FLOATS + ["i8", "u8", "i32"])
+for _v in (1, 14, 16):
+    reg("AvgPool-%d" % _v, _pool("AvgPool", _v), w=0.6, types=FLOATS)
+
+
+def _adaptive(typ):
+    def fn(g):
+        x = g.data(FLOATS, rmin=3, rmax=5)
+        sp = g.rank(x) - 2
+        outs = [g.r.randint(1, 5) for _ in range(sp)]
+        ins = [x, g.ivals(outs, g.iet())]
+        attrs = {"index_element_type": g.pick(IDX)} if typ == "AdaptiveMaxPool" else {}
+        return mk(8, typ, ins, attrs)
+    return fn
+
+
+reg("AdaptiveAvgPool", _adaptive("AdaptiveAvgPool"), w=0.6, types=FLOATS)
+reg("AdaptiveMaxPool", _adaptive("AdaptiveMaxPool"), w=0.6, types=FLOATS)
+
+INTERP_T = ["f32", "f16", "bf16", "i8", "u8", "i32", "f64"]
+
+
+@op("Interpolate-0", types=INTERP_T)
+def _(g):
+    x = g.data(INTERP_T, rmin=1, rmax=5)
+    d = g.dims(x)
+    r = len(d)
+    axes = sorted(g.r.sample(range(r), g.r.randint(1, min(r, 3))))
+    sizes = [g.r.randint(1, 8) for _ in axes]
+    return mk(1, "Interpolate", [x, g.ivals(sizes, g.iet())],
+              {"axes": axes, "mode": g.pick(["nearest", "linear", "cubic", "area"]), "align_corners": g.p(0.5),
+               "antialias": g.p(0.2), "pads_begin": [0] * r if g.p(0.7) else [g.r.randint(0, 1) for _ in range(r)],
+               "pads_end": [0] * r if g.p(0.7) else [g.r.randint(0, 1) for _ in range(r)]})
+
+
+def _interp(ver):
+    def fn(g):
+        x = g.data(INTERP_T, rmin=1, rmax=5)
+        d = g.dims(x)
+        r = len(d)
+        if r >= 3 and g.p(0.6):
+            axes = list(range(2, r)) if g.p(0.6) else sorted(g.r.sample(range(r), g.r.randint(1, r)))
+        else:
+            axes = sorted(g.r.sample(range(r), g.r.randint(1, r)))
+        modes = ["nearest", "linear", "linear_onnx", "cubic"] + (["bilinear_pillow", "bicubic_pillow"] if ver == 11 else [])
+        mode = g.pick(modes)
+        calc = g.pick(["sizes", "scales"])
+        sizes = [max(1, int(d[a] * g.pick([0.5, 1, 1.5, 2, 3]))) if g.p(0.8) else g.r.randint(1, 8) for a in axes]
+        scales = [g.pick([0.5, 1.0, 1.5, 2.0, 3.0, 0.25, 1.333]) for _ in axes]
+        attrs = {"mode": mode, "shape_calculation_mode": calc,
+                 "coordinate_transformation_mode": g.pick(["half_pixel", "pytorch_half_pixel", "asymmetric",
+                                                           "tf_half_pixel_for_nn", "align_corners"]),
+                 "nearest_mode": g.pick(["round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "simple"]),
+                 "antialias": g.p(0.2), "cube_coeff": g.pick([-0.75, -0.5]),
+                 "pads_begin": [0] * r if g.p(0.8) else [g.r.randint(0, 1) for _ in range(r)],
+                 "pads_end": [0] * r if g.p(0.8) else [g.r.randint(0, 1) for _ in range(r)]}
+        full = g.p(0.3)
+        ft = g.pick(["f32", "f32", "f16"]) if ver == 11 else "f32"
+        if full:
+            sizes = [sizes[axes.index(i)] if i in axes else d[i] for i in range(r)]
+            scales = [scales[axes.index(i)] if i in axes else 1.0 for i in range(r)]
+        sz_in = g.ivals(sizes, g.iet())
+        sc_in = make_const(scales, [len(scales)], ft).output(0)
+        ax_in = [] if full else [g.ivals(axes, g.iet(), const=g.p(0.8))]
+        if ver == 4:
+            ins = [x, sz_in, sc_in] + ax_in
+        else:
+            ins = [x, sz_in if calc == "sizes" else sc_in] + ax_in
+        return mk(ver, "Interpolate", ins, attrs)
+    return fn
+
+
+reg("Interpolate-4", _interp(4), w=1.2, types=INTERP_T)
+reg("Interpolate-11", _interp(11), w=1.2, types=INTERP_T)
+
+
+@op("GridSample", types=["f32"])
+def _(g):
+    x = g.data(["f32"] if g.fold else FLOATS, rmin=4, rmax=4)
+    d = g.dims(x)
+    t = etn(x)
+    gr = g.tensor([d[0], g.r.randint(1, 3), g.r.randint(1, 3), 2], t if g.p(0.8) else g.et(FLOATS), "unit")
+    return mk(9, "GridSample", [x, gr], {"align_corners": g.p(0.5), "mode": g.pick(["bilinear", "bicubic", "nearest"]),
+                                         "padding_mode": g.pick(["zeros", "border", "reflection"])})
+
+
+@op("ExtractImagePatches", types=NUM)
+def _(g):
+    x = g.data(NUM, rmin=4, rmax=4)
+    return mk(3, "ExtractImagePatches", [x], {"sizes": [g.r.randint(1, 3), g.r.randint(1, 3)],
+                                             "strides": [g.r.randint(1, 3), g.r.randint(1, 3)],
+                                             "rates": [g.r.randint(1, 2), g.r.randint(1, 2)],
+                                             "auto_pad": g.pick(["valid", "same_upper", "same_lower"])})
+
+
+@op("Col2Im", types=NUM)
+def _(g):
+    batched = g.p(0.6)
+    C = g.r.randint(1, 3)
+    ks = [g.r.randint(1, 3), g.r.randint(1, 3)]
+    osz = [g.r.randint(2, 6), g.r.randint(2, 6)]
+    st = [g.r.randint(1, 2), g.r.randint(1, 2)]
+    dl = [1, 1]
+    pb = [g.r.randint(0, 1), g.r.randint(0, 1)]
+    pe = [g.r.randint(0, 1), g.r.randint(0, 1)]
+    L = 1
+    for i in range(2):
+        L *= (osz[i] + pb[i] + pe[i] - dl[i] * (ks[i] - 1) - 1) // st[i] + 1
+    shape = ([g.r.randint(1, 2)] if batched else []) + [C * ks[0] * ks[1], max(L, 0)]
+    x = g.tensor(shape, g.et(NUM))
+    return mk(15, "Col2Im", [x, g.ivals(osz, g.iet()), g.ivals(ks, g.iet())],
+              {"strides": st, "dilations": dl, "pads_begin": pb, "pads_end": pe})
+
+
+# --- normalization ---------------------------------------------------------------------------
+@op("MVN-6", types=FLOATS)
+def _(g):
+    x = g.data(FLOATS, rmin=1)
+    r = g.rank(x)
+    return mk(6, "MVN", [x, g.ivals(g.axes(r, 1), g.iet())],
+              {"normalize_variance": g.p(0.6), "eps": g.pick([1e-5, 1e-9, 0.1]),
+               "eps_mode": g.pick(["inside_sqrt", "outside_sqrt"])})
+
+
+@op("MVN-0", types=FLOATS, w=0.5)
+def _(g):
+    x = g.data(FLOATS, rmin=2, rmax=5)
+    r = g.rank(x)
+    attrs = {"eps": 1e-5, "normalize_variance": g.p(0.6)}
+    if g.p(0.5):
+        attrs["across_channels"] = g.p(0.5)
+    else:
+        attrs["reduction_axes"] = sorted(g.r.sample(range(1, r), g.r.randint(1, r - 1)))
+    return mk(2, "MVN", [x], attrs)
+
+
+@op("NormalizeL2", types=FLOATS)
+def _(g):
+    x = g.data(FLOATS, rmin=0)
+    return mk(1, "NormalizeL2", [x, g.ivals(g.axes(g.rank(x), 0), g.iet())],
+              {"eps": g.pick([1e-6, 1e-12, 0.5]), "eps_mode": g.pick(["add", "max"])})
+
+
+@op("GRN", types=FLOATS, w=0.4)
+def _(g):
+    return mk(1, "GRN", [g.data(FLOATS, rmin=2, rmax=4)], {"bias": g.pick([1e-6, 1.0])})
+
+
+@op("LRN", types=FLOATS, w=0.4)
+def _(g):
+    x = g.data(FLOATS, rmin=2, rmax=5)
+    r = g.rank(x)
+    return mk(1, "LRN", [x, g.ivals(sorted(g.r.sample(range(1, r), g.r.randint(1, r - 1))), g.iet())],
+              {"alpha": 1e-4, "beta": 0.75, "bias": 1.0, "size": g.pick([1, 3, 5])})
+
+
+def _bn(ver):
+    def fn(g):
+        x = g.data(FLOATS, rmin=2, rmax=5)
+        C = g.dims(x)[1]
+        t = etn(x)
+        gam, bet, mean = (g.tensor([C], t) for _ in range(3))
+        var = g.tensor([C], t, "pos")
+        ins = [x, gam, bet, mean, var] if ver == 5 else [gam, bet, x, mean, var]
+        return mk(ver, "BatchNormInference", ins, {"epsilon": g.pick([1e-5, 1e-3])})
+    return fn
+
+
+reg("BatchNormInference-0", _bn(1), w=0.4, types=FLOATS)
+reg("BatchNormInference-5", _bn(5), w=0.4, types=FLOATS)
+
+
+@op("GroupNormalization", types=FLOATS, w=0.5)
+def _(g):
+    x = g.data(FLOATS, rmin=2, rmax=5)
+    C = g.dims(x)[1]
+    t = etn(x)
+    ng = g.pick([v for v in range(1, C + 1) if C % v == 0] or [1])
+    return mk(12, "GroupNormalization", [x, g.tensor([C], t), g.tensor([C], t)], {"num_groups": ng, "epsilon": 1e-5})
+
+
+@op("FakeQuantize", types=FLOATS)
+def _(g):
+    x = g.data(FLOATS)
+    d = g.dims(x)
+    t = etn(x)
+    ab = g.pick(["numpy", "none"], [90, 10])
+
+    def rng(lo, hi):
+        return g.tensor(g.bshape(d, ab) if g.p(0.5) else ([] if ab == "numpy" else d), t, lo=lo, hi=hi)
+    return mk(1, "FakeQuantize", [x, rng(-5, 0), rng(0.5, 6), rng(-3, 0), rng(0.5, 4)],
+              {"levels": g.pick([2, 3, 16, 255, 256]), "auto_broadcast": ab})
+
+
+@op("FakeConvert", types=["f32", "f16", "bf16"])
+def _(g):
+    x = g.data(["f32", "f16", "bf16"])
+    t = etn(x)
+    d = g.dims(x)
+    sh = [] if g.p(0.5) else [d[0] if d else 1] + [1] * max(0, len(d) - 1)
+    ins = [x, g.tensor(sh, t, "pos")]
+    if g.p(0.5):
+        ins.append(g.tensor(sh, t, "unit"))
+    return mk(13, "FakeConvert", ins, {"destination_type": g.pick(["f8e4m3", "f8e5m2"])})
+
+
+# --- signal / linear algebra -----------------------------------------------------------------
+def _dft(typ, ver):
+    def fn(g):
+        x = g.data(FLOATS, rmin=1 if typ == "RDFT" else 2, rmax=5)
+        d = g.dims(x)
+        r = len(d)
+        sr = r if typ == "RDFT" else r - 1
+        ax = g.axes(sr, 1, neg=True)
+        ins = [x, g.ivals(ax, g.iet())]
+        if g.p(0.4):
+            ins.append(g.ivals([g.pick([-1, 1, 2, 3, 4, 8]) for _ in ax], g.iet()))
+        return mk(ver, typ, ins)
+    return fn
+
+
+for _t, _v in [("DFT", 7), ("IDFT", 7), ("RDFT", 9), ("IRDFT", 9)]:
+    reg(_t, _dft(_t, _v), w=0.5, types=FLOATS)
+
+
+@op("Inverse", types=FLOATS, w=0.5)
+def _(g):
+    n = g.r.randint(1, 4)
+    x = g.tensor([g.r.randint(1, 3) for _ in range(g.r.randint(0, 2))] + [n, n], g.et(FLOATS))
+    return mk(14, "Inverse", [x], {"adjoint": g.p(0.5)})
+
+
+def _einsum_case(g):
+    letters = "abcdefg"
+    dimv = {c: g.r.randint(1, 4) for c in letters}
+    n_in = g.r.choices([1, 2, 3], [35, 55, 10])[0]
+    pool = list(letters[:g.r.randint(2, 6)])
+    ell = g.p(0.2)
+    ell_dims = [g.r.randint(1, 3) for _ in range(g.r.randint(0, 2))]
+    subs, shapes = [], []
+    for _ in range(n_in):
+        k = g.r.randint(0, 4)
+        s = [g.pick(pool) for _ in range(k)]
+        shape = [dimv[c] for c in s]
+        text = "".join(s)
+        if ell and g.p(0.7):
+            pos = g.r.randint(0, len(s))
+            text = "".join(s[:pos]) + "..." + "".join(s[pos:])
+            ed = [v if g.p(0.7) else 1 for v in ell_dims][g.r.randint(0, len(ell_dims)):]
+            shape = shape[:pos] + ed + shape[pos:]
+        subs.append(text)
+        shapes.append(shape)
+    used = sorted(set(c for s in subs for c in s if c != "."))
+    if g.p(0.25):
+        eq = ",".join(subs)
+    else:
+        out = [c for c in used if g.p(0.6)]
+        g.r.shuffle(out)
+        o = "".join(out)
+        if any("..." in s for s in subs) and g.p(0.8):
+            pos = g.r.randint(0, len(o))
+            o = o[:pos] + "..." + o[pos:]
+        eq = ",".join(subs) + "->" + o
+    return eq, shapes
+
+
+@op("Einsum", types=[], w=1.0)
+def _(g):
+    eq, shapes = _einsum_case(g)
+    t = g.et(["f32", "f32", "f16", "i32", "i64", "f64", "bf16"])
+    return mk(7, "Einsum", [g.tensor(s, t) for s in shapes], {"equation": eq})
+
+
+@op("STFT", types=FLOATS, w=0.4)
+def _(g):
+    t = g.et(FLOATS)
+    n = g.r.randint(4, 16)
+    fs = g.r.randint(1, n)
+    sig = g.tensor(([g.r.randint(1, 2)] if g.p(0.6) else []) + [n], t)
+    win = g.tensor([g.r.randint(1, fs)], t)
+    return mk(15, "STFT", [sig, win, g.ivals(fs, g.iet(), scalar=True), g.ivals(g.r.randint(1, 4), g.iet(), scalar=True)],
+              {"transpose_frames": g.p(0.5)})
+
+
+@op("ISTFT", types=FLOATS, w=0.4)
+def _(g):
+    t = g.et(FLOATS)
+    fs = g.r.randint(2, 8)
+    fr = g.r.randint(1, 5)
+    data = g.tensor(([g.r.randint(1, 2)] if g.p(0.5) else []) + [fs // 2 + 1, fr, 2], t)
+    win = g.tensor([g.r.randint(1, fs)], t)
+    ins = [data, win, g.ivals(fs, g.iet(), scalar=True), g.ivals(g.r.randint(1, fs), g.iet(), scalar=True)]
+    if g.p(0.4):
+        ins.append(g.ivals(g.r.randint(1, 20), g.iet(), scalar=True))
+    return mk(16, "ISTFT", ins, {"center": g.p(0.5), "normalized": g.p(0.5)})
+
+
+@op("ScaledDotProductAttention", types=FLOATS, w=0.5)
+def _(g):
+    t = g.et(FLOATS)
+    B = [g.r.randint(1, 2) for _ in range(g.r.randint(0, 2))]
+    L, S, E, Ev = (g.r.randint(1, 5) for _ in range(4))
+    ins = [g.tensor(B + [L, E], t), g.tensor(B + [S, E], t), g.tensor(B + [S, Ev], t)]
+    if g.p(0.5):
+        ins.append(g.tensor(g.bshape(B + [L, S]), t if g.p(0.8) else "boolean"))
+        if g.p(0.5):
+            ins.append(g.tensor([], t))
+    return mk(13, "ScaledDotProductAttention", ins, {"causal": g.p(0.4)})
+
+
+# --- detection, sequence and misc ops --------------------------------------------------------
+def _rois(g, n, H, W, t, extra=0):
+    vals = []
+    for _ in range(n):
+        x1, y1 = g.r.uniform(-1, W), g.r.uniform(-1, H)
+        vals += [x1, y1, x1 + g.r.uniform(0, W), y1 + g.r.uniform(0, H)] + [g.r.uniform(-3, 3) for _ in range(extra)]
+    return make_const(vals, [n, 4 + extra], t).output(0) if g.fold or g.p(0.5) else g.tensor([n, 4 + extra], t)
+
+
+def _roi_align(ver):
+    def fn(g):
+        x = g.data(FLOATS, rmin=4, rmax=4)
+        N, C, H, W = g.dims(x)
+        t = etn(x)
+        n = g.r.randint(1, 4)
+        bi = g.tensor([n], g.pick(IDX), lo=0, hi=max(N - 1, 0))
+        attrs = {"pooled_h": g.r.randint(1, 3), "pooled_w": g.r.randint(1, 3), "sampling_ratio": g.r.randint(0, 2),
+                 "spatial_scale": g.pick([1.0, 0.5, 2.0]), "mode": g.pick(["avg", "max"])}
+        if ver == 9:
+            attrs["aligned_mode"] = g.pick(["asymmetric", "half_pixel_for_nn", "half_pixel"])
+        return mk(ver, "ROIAlign", [x, _rois(g, n, H, W, t), bi], attrs)
+    return fn
+
+
+reg("ROIAlign-3", _roi_align(3), w=0.6, types=FLOATS)
+reg("ROIAlign-9", _roi_align(9), w=0.4, types=FLOATS)
+
+
+@op("ROIAlignRotated", types=FLOATS, w=0.4)
+def _(g):
+    x = g.data(FLOATS, rmin=4, rmax=4)
+    N, C, H, W = g.dims(x)
+    n = g.r.randint(1, 3)
+    bi = g.tensor([n], g.pick(IDX), lo=0, hi=max(N - 1, 0))
+    return mk(15, "ROIAlignRotated", [x, g.tensor([n, 5], etn(x)), bi],
+              {"pooled_h": g.r.randint(1, 3), "pooled_w": g.r.randint(1, 3), "sampling_ratio": g.r.randint(0, 2),
+               "spatial_scale": 1.0, "clockwise_mode": g.p(0.5)})
+
+
+@op("ROIPooling", types=FLOATS, w=0.4)
+def _(g):
+    x = g.data(FLOATS, rmin=4, rmax=4)
+    N, C, H, W = g.dims(x)
+    n = g.r.randint(1, 3)
+    vals = []
+    for _ in range(n):
+        vals += [g.r.randint(0, max(N - 1, 0)), g.r.uniform(0, W), g.r.uniform(0, H), g.r.uniform(0, W), g.r.uniform(0, H)]
+    coords = make_const(vals, [n, 5], etn(x)).output(0) if g.fold or g.p(0.5) else g.tensor([n, 5], etn(x))
+    return mk(2, "ROIPooling", [x, coords], {"output_size": [g.r.randint(1, 3), g.r.randint(1, 3)],
+                                            "spatial_scale": g.pick([1.0, 0.5]), "method": g.pick(["max", "bilinear"])})
+
+
+def _prior_box(ver):
+    def fn(g):
+        et = g.iet()
+        fs = [g.r.randint(1, 6), g.r.randint(1, 6)]
+        img = [g.r.randint(8, 64), g.r.randint(8, 64)]
+        attrs = {"min_size": [g.pick([2.0, 4.0, 8.0])], "max_size": [g.pick([8.0, 16.0])] if g.p(0.5) else [],
+                 "aspect_ratio": g.r.sample([1.0, 2.0, 3.0, 0.5], g.r.randint(0, 2)), "flip": g.p(0.5),
+                 "clip": g.p(0.5), "step": g.pick([0.0, 4.0, 8.0]), "offset": 0.5,
+                 "variance": g.pick([[], [0.1], [0.1, 0.1, 0.2, 0.2]]), "scale_all_sizes": g.p(0.7)}
+        if g.p(0.2):
+            attrs["fixed_size"] = [4.0]
+            if g.p(0.5):
+                attrs["fixed_ratio"] = [1.0, 2.0]
+            if g.p(0.5):
+                attrs["density"] = [1.0]
+        if ver == 8:
+            attrs["min_max_aspect_ratios_order"] = g.p(0.5)
+        return mk(ver, "PriorBox", [g.ivals(fs, et), g.ivals(img, et)], attrs)
+    return fn
+
+
+reg("PriorBox-0", _prior_box(1), w=0.5, types=[])
+reg("PriorBox-8", _prior_box(8), w=0.5, types=[])
+
+
+@op("PriorBoxClustered", types=[], w=0.5)
+def _(g):
+    et = g.iet()
+    n = g.r.randint(1, 3)
+    attrs = {"widths": [g.r.uniform(1, 8) for _ in range(n)], "heights": [g.r.uniform(1, 8) for _ in range(n)],
+             "clip": g.p(0.5), "step_widths": g.pick([0.0, 4.0]), "step_heights": g.pick([0.0, 4.0]),
+             "step": g.pick([0.0, 8.0]), "offset": 0.5, "variance": g.pick([[], [0.1], [0.1, 0.1, 0.2, 0.2]])}
+    return mk(1, "PriorBoxClustered", [g.ivals([g.r.randint(1, 6), g.r.randint(1, 6)], et),
+                                       g.ivals([g.r.randint(8, 64), g.r.randint(8, 64)], et)], attrs)
+
+
+@op("CTCGreedyDecoder", types=FLOATS, w=0.4)
+def _(g):
+    x = g.data(FLOATS, rmin=3, rmax=3)
+    T, N, C = g.dims(x)
+    return mk(1, "CTCGreedyDecoder", [x, g.tensor([T, N], etn(x), lo=0, hi=1)], {"ctc_merge_repeated": g.p(0.5)})
+
+
+@op("CTCGreedyDecoderSeqLen", types=FLOATS, w=0.4)
+def _(g):
+    x = g.data(FLOATS, rmin=3, rmax=3)
+    N, T, C = g.dims(x)
+    ins = [x, g.tensor([N], g.pick(IDX), lo=0, hi=T)]
+    if g.p(0.5):
+        ins.append(g.tensor([] if g.p(0.7) else [1], etn(ins[1]), lo=0, hi=max(C - 1, 0)))
+    return mk(6, "CTCGreedyDecoderSeqLen", ins, {"merge_repeated": g.p(0.5), "classes_index_type": g.pick(IDX),
+                                                 "sequence_length_type": g.pick(IDX)})
+
+
+@op("CTCLoss", types=FLOATS, w=0.4)
+def _(g):
+    N, T, C, L = g.r.randint(1, 3), g.r.randint(1, 5), g.r.randint(2, 5), g.r.randint(1, 4)
+    t = g.et(FLOATS)
+    it = g.pick(IDX)
+    ins = [g.tensor([N, T, C], t), g.tensor([N], it, lo=0, hi=T), g.tensor([N, L], it, lo=0, hi=C - 1),
+           g.tensor([N], it, lo=0, hi=L)]
+    if g.p(0.5):
+        ins.append(g.tensor([], it, lo=0, hi=C - 1))
+    return mk(4, "CTCLoss", ins, {"preprocess_collapse_repeated": g.p(0.5), "ctc_merge_repeated": g.p(0.5),
+                                  "unique": g.p(0.3)})
+
+
+def _emb(kind):
+    def fn(g):
+        x = g.data(NUM, rmin=1, rmax=3)
+        d = g.dims(x)
+        V = d[0]
+        it = g.pick(IDX)
+        n = g.r.randint(1, 6)
+        if kind in ("offsets_sum", "offsets15"):
+            B = g.r.randint(1, 3)
+            ins = [x, g.tensor([n], it, lo=0, hi=max(V - 1, 0)),
+                   make_const(sorted(g.r.randint(0, n) for _ in range(B)), [B], it).output(0)]
+            if g.p(0.5):
+                ins.append(g.tensor([], it, lo=-1, hi=max(V - 1, 0)))
+                if g.p(0.5) and kind == "offsets_sum":
+                    ins.append(g.tensor([n], etn(x)))
+            if kind == "offsets_sum":
+                return mk(3, "EmbeddingBagOffsetsSum", ins)
+            return mk(15, "EmbeddingBagOffsets", ins, {"reduction": g.pick(["sum", "mean"])})
+        if kind in ("packed_sum", "packed15"):
+            B = g.r.randint(1, 3)
+            ins = [x, g.tensor([B, n], it, lo=0, hi=max(V - 1, 0))]
+            if g.p(0.5) and kind == "packed_sum":
+                ins.append(g.tensor([B, n], etn(x)))
+            if kind == "packed_sum":
+                return mk(3, "EmbeddingBagPackedSum", ins)
+            return mk(15, "EmbeddingBagPacked", ins, {"reduction": g.pick(["sum", "mean"])})
+        S = g.r.randint(1, 4)
+        ins = [x, g.tensor([n], it, lo=0, hi=max(V - 1, 0)), make_const(sorted(g.r.randint(0, S - 1) for _ in range(n)), [n], it).output(0),
+               g.ivals(S, it, scalar=True)]
+        if g.p(0.5):
+            ins.append(g.tensor([], it, lo=0, hi=max(V - 1, 0)))
+            if g.p(0.5):
+                ins.append(g.tensor([n], etn(x)))
+        return mk(3, "EmbeddingSegmentsSum", ins)
+    return fn
+
+
+reg("EmbeddingBagOffsetsSum", _emb("offsets_sum"), w=0.4, types=NUM)
+reg("EmbeddingBagOffsets", _emb("offsets15"), w=0.4, types=NUM)
+reg("EmbeddingBagPackedSum", _emb("packed_sum"), w=0.4, types=NUM)
+reg("EmbeddingBagPacked", _emb("packed15"), w=0.4, types=NUM)
+reg("EmbeddingSegmentsSum", _emb("segments"), w=0.4, types=NUM)
+
+
+@op("RegionYolo", types=FLOATS, w=0.4)
+def _(g):
+    coords, classes, num = 4, g.r.randint(1, 4), g.r.randint(1, 3)
+    sm = g.p(0.5)
+    mask = sorted(g.r.sample(range(num), g.r.randint(1, num)))
+    C = (coords + classes + 1) * (num if sm else len(mask))
+    x = g.tensor([g.r.randint(1, 2), C, g.r.randint(1, 5), g.r.randint(1, 5)], g.et(FLOATS))
+    return mk(1, "RegionYolo", [x], {"coords": coords, "classes": classes, "num": num, "do_softmax": sm, "mask": mask,
+                                     "axis": 1, "end_axis": g.pick([-1, 3, 1, 2]), "anchors": []})
+
+
+@op("ReorgYolo", types=NUM, w=0.4)
+def _(g):
+    s = g.r.randint(1, 3)
+    x = g.tensor([g.r.randint(1, 2), s * s * g.r.randint(1, 3), s * g.r.randint(1, 3), s * g.r.randint(1, 3)], g.et(NUM))
+    return mk(2, "ReorgYolo", [x], {"stride": [s, s]})
+
+
+@op("SegmentMax", types=NUM, w=0.5)
+def _(g):
+    x = g.data(NUM, rmin=1)
+    n = g.dims(x)[0]
+    ids = sorted(g.r.randint(0, 4) for _ in range(n))
+    ins = [x, make_const(ids, [n], g.pick(IDX)).output(0) if g.fold or g.p(0.5) else g.tensor([n], g.pick(IDX))]
+    if g.p(0.5):
+        ins.append(g.ivals(g.r.randint(0, 6), etn(ins[1]), scalar=True))
+    return mk(16, "SegmentMax", ins, {"fill_mode": g.pick(["ZERO", "LOWEST"])})
+
+
+@op("SparseFillEmptyRows", types=NUM, w=0.4)
+def _(g):
+    n = g.r.randint(0, 5)
+    it = g.pick(IDX)
+    rows, cols = g.r.randint(1, 5), g.r.randint(1, 5)
+    vals = []
+    for _ in range(n):
+        vals += [g.r.randint(0, rows - 1), g.r.randint(0, cols - 1)]
+    t = g.et(NUM)
+    return mk(16, "SparseFillEmptyRows", [g.tensor([n], t), g.ivals([rows, cols], it),
+                                          make_const(vals, [n, 2], it).output(0), g.tensor([], t)])
+
+
+@op("Multinomial", types=FLOATS, w=0.4, modes="s")
+def _(g):
+    x = g.tensor([g.r.randint(1, 3), g.r.randint(1, 5)] if g.p(0.7) else [g.r.randint(1, 5)], g.et(FLOATS))
+    return mk(13, "Multinomial", [x, g.ivals(g.r.randint(1, 5), g.iet(), scalar=g.p(0.5))],
+              {"convert_type": g.pick(IDX), "with_replacement": g.p(0.5), "log_probs": g.p(0.5),
+               "global_seed": 1, "op_seed": 2})
+
+
+@op("RandomUniform", types=[], w=0.4, modes="s")
+def _(g):
+    t = g.et(FLOATS + IDX)
+    return mk(8, "RandomUniform", [g.ivals([g.r.randint(0, 4) for _ in range(g.r.randint(0, 3))], g.iet()),
+                                   make_const([0], [1], t), make_const([10], [1], t)],
+              {"output_type": t, "global_seed": 3, "op_seed": 4})
+
+
+def _nms(ver):
+    def fn(g):
+        B, N, C = g.r.randint(1, 2), g.r.randint(1, 6), g.r.randint(1, 3)
+        t = g.pick(["f32", "f16"])
+        ins = [g.tensor([B, N, 4], t), g.tensor([B, C, N], t), g.ivals(g.r.randint(0, 5), g.iet(), scalar=True)]
+        if g.p(0.7):
+            ins.append(make_const([0.5], [], t))
+            ins.append(make_const([0.1], [], t))
+        attrs = {"box_encoding": g.pick(["corner", "center"]), "sort_result_descending": g.p(0.5)}
+        if ver >= 3:
+            attrs["output_type"] = g.pick(IDX)
+        if ver == 9 and len(ins) == 5 and g.p(0.5):
+            ins.append(make_const([0.0], [], t))
+        return mk(ver, "NonMaxSuppression", ins, attrs)
+    return fn
+
+
+reg("NonMaxSuppression-5", _nms(5), w=0.3, types=[])
+reg("NonMaxSuppression-9", _nms(9), w=0.3, types=[])
+
+
+def _cell(kind):
+    def fn(g):
+        t = g.et(FLOATS)
+        B, I, H = g.r.randint(1, 3), g.r.randint(1, 4), g.r.randint(1, 4)
+        gates = {"rnn": 1, "gru": 3, "lstm": 4}[kind]
+        ins = [g.tensor([B, I], t), g.tensor([B, H], t)]
+        if kind == "lstm":
+            ins.append(g.tensor([B, H], t))
+        ins += [g.tensor([gates * H, I], t), g.tensor([gates * H, H], t)]
+        lbr = kind == "gru" and g.p(0.3)
+        ins.append(g.tensor([(gates + (1 if lbr else 0)) * H], t))
+        attrs = {"hidden_size": H, "clip": 0.0}
+        if kind == "gru":
+            attrs["linear_before_reset"] = lbr
+            return mk(3, "GRUCell", ins, attrs)
+        if kind == "lstm":
+            return mk(4, "LSTMCell", ins, attrs)
+        return mk(1, "RNNCell", ins, attrs)
+    return fn
+
+
+reg("RNNCell", _cell("rnn"), w=0.3, types=[], modes="s")
+reg("GRUCell", _cell("gru"), w=0.3, types=[], modes="s")
+reg("LSTMCell-4", _cell("lstm"), w=0.3, types=[], modes="s")
+
+
+def _seq(kind):
+    def fn(g):
+        t = g.et(FLOATS)
+        B, T, I, H = g.r.randint(1, 3), g.r.randint(1, 4), g.r.randint(1, 4), g.r.randint(1, 4)
+        dirn = g.pick(["forward", "reverse", "bidirectional"])
+        D = 2 if dirn == "bidirectional" else 1
+        gates = {"rnn": 1, "gru": 3, "lstm": 4}[kind]
+        ins = [g.tensor([B, T, I], t), g.tensor([B, D, H], t)]
+        if kind == "lstm":
+            ins.append(g.tensor([B, D, H], t))
+        ins.append(g.tensor([B], g.pick(IDX), lo=0, hi=T))
+        lbr = kind == "gru" and g.p(0.3)
+        ins += [g.tensor([D, gates * H, I], t), g.tensor([D, gates * H, H], t),
+                g.tensor([D, (gates + (1 if lbr else 0)) * H], t)]
+        attrs = {"hidden_size": H, "direction": dirn, "clip": 0.0}
+        if kind == "gru":
+            attrs["linear_before_reset"] = lbr
+            return mk(5, "GRUSequence", ins, attrs)
+        if kind == "lstm":
+            return mk(5, "LSTMSequence", ins, attrs)
+        return mk(5, "RNNSequence", ins, attrs)
+    return fn
+
+
+reg("RNNSequence", _seq("rnn"), w=0.3, types=[], modes="s")
+reg("GRUSequence", _seq("gru"), w=0.3, types=[], modes="s")
+reg("LSTMSequence", _seq("lstm"), w=0.3, types=[], modes="s")
+
+
+# =============================================================================================
+# Graphs: construction, description, Python reproduction
+# =============================================================================================
+def graph_mode(idx, modes):
+    return modes[idx % len(modes)]
+
+
+def build_graph(seed, idx, mode, allowed):
+    """-> (g, chain [(label, node)], rejection (label, reason) or None)."""
+    rnd = random.Random("%s:%d" % (seed, idx))
+    g = G(rnd, mode, idx)
+    n_ops = rnd.choices([1, 2, 3, 4], [40, 30, 18, 12])[0]
+    chain, rej = [], None
+    cands = [o for o in allowed if mode[0] in o.modes]
+    if not cands:
+        return g, chain, ("-", "no op for mode %s" % mode)
+    for k in range(n_ops):
+        if g.chain is None:
+            pool = cands
+        else:
+            t = etn(g.chain)
+            pool = [o for o in cands if o.types is None or t in o.types] or cands
+        o = rnd.choices(pool, [x.weight for x in pool])[0]
+        g.used = False
+        try:
+            node = o.fn(g)
+        except Reject as e:
+            rej = (o.label, "gen: %s" % e)
+            break
+        except Exception as e:
+            msg = str(e).strip().splitlines()
+            rej = (o.label, (msg[0] if msg else type(e).__name__)[:160])
+            break
+        node.set_friendly_name("g%d_n%d_%s" % (idx, k, node.get_type_name()))
+        if g.fold:
+            big = any(x.get_partial_shape().is_static and nelem(list(x.get_shape())) > 4096 for x in node.outputs())
+            if big:
+                rej = (o.label, "gen: output too big to fold")
+                break
+        chain.append((o.label, node))
+        if node.get_output_size() == 0:
+            break
+        g.chain = node.output(rnd.randrange(node.get_output_size()))
+    return g, chain, rej
+
+
+def _fmt_val(v):
+    if isinstance(v, float):
+        if v != v:
+            return "nan"
+        if v in (INF, -INF):
+            return "inf" if v > 0 else "-inf"
+        return repr(v)
+    return str(v)
+
+
+def const_text(node, limit=12):
+    t = node.get_element_type().get_type_name()
+    shape = list(node.get_output_shape(0))
+    try:
+        if t in NPT or t == "bf16":
+            vals = node.get_data().reshape(-1)
+            if t == "bf16":
+                vals = node.get_vector()
+            vals = [_fmt_val(v.item() if hasattr(v, "item") else v) for v in list(vals)[:limit]]
+        else:
+            vals = [_fmt_val(float(v)) for v in node.get_vector()[:limit]]
+    except Exception:
+        vals = ["?"]
+    more = ",..." if nelem(shape) > limit else ""
+    return "%s%s{%s%s}" % (t, shape, ",".join(vals), more)
+
+
+def vexpr(x, names, depth=0):
+    x = outp(x)
+    n = x.get_node()
+    t = n.get_type_name()
+    if n.get_friendly_name() in names:
+        k = names[n.get_friendly_name()]
+        return "#%d" % k + (".%d" % x.get_index() if n.get_output_size() > 1 else "")
+    if t == "Parameter":
+        return "%s%s" % (n.get_element_type().get_type_name(), str(n.get_output_partial_shape(0)).replace(" ", ""))
+    if t == "Constant":
+        return const_text(n)
+    if depth > 6:
+        return t + "(...)"
+    a = n.get_attributes()
+    at = ("{%s}" % ",".join("%s=%s" % kv for kv in a.items())) if a else ""
+    return "%s%s(%s)" % (t, at, ",".join(vexpr(i, names, depth + 1) for i in n.input_values())) + \
+        (".%d" % x.get_index() if n.get_output_size() > 1 else "")
+
+
+def describe(chain):
+    names = {n.get_friendly_name(): k for k, (_, n) in enumerate(chain)}
+    parts = []
+    for k, (label, n) in enumerate(chain):
+        a = n.get_attributes()
+        at = ("{%s}" % ",".join("%s=%s" % kv for kv in a.items())) if a else ""
+        ins = ",".join(vexpr(i, {kk: v for kk, v in names.items() if v < k}) for i in n.input_values())
+        parts.append("#%d %s%s(%s)" % (k, label, at, ins))
+    return "; ".join(parts)
+
+
+def emit_py(chain):
+    """A standalone OpenVINO Python snippet that rebuilds the chain (exact constant bytes)."""
+    order, seen = [], set()
+
+    def visit(n):
+        if n.get_name() in seen:
+            return
+        seen.add(n.get_name())
+        for v in n.input_values():
+            visit(v.get_node())
+        order.append(n)
+    for _, n in chain:
+        visit(n)
+    var = {}
+    lines = ["import numpy as np, openvino as ov",
+             "from openvino.utils.node_factory import NodeFactory as NF",
+             "from openvino.passes import ConstantFolding, Manager"]
+    params = []
+    for i, n in enumerate(order):
+        v = "n%d" % i
+        var[n.get_name()] = v
+        t = n.get_type_name()
+        if t == "Parameter":
+            lines.append('%s = ov.op.Parameter(ov.Type.%s, ov.PartialShape("%s"))' % (
+                v, n.get_element_type().get_type_name(), str(n.get_output_partial_shape(0)).replace(" ", "")))
+            params.append(v)
+        elif t == "Constant":
+            et = n.get_element_type().get_type_name()
+            shape = list(n.get_output_shape(0))
+            raw = n.get_tensor_view().data.tobytes()
+            if et in NPT:
+                lines.append("%s = ov.op.Constant(np.frombuffer(bytes.fromhex('%s'), np.%s).reshape(%s).copy())" % (
+                    v, raw.hex(), np.dtype(NPT[et]).name, shape))
+            else:
+                lines.append("%s = ov.op.Constant(ov.Type.%s, ov.Shape(%s), %r)  # %s" % (
+                    v, et, shape, [float(x) for x in n.get_vector()], raw.hex()))
+        else:
+            ins = ", ".join("%s.output(%d)" % (var[iv.get_node().get_name()], iv.get_index()) for iv in n.input_values())
+            lines.append('%s = NF("%s").create("%s", [%s], %r)' % (
+                v, n.get_type_info().version_id, t, ins, n.get_attributes()))
+    outs = []
+    for _, n in chain:
+        for j in range(n.get_output_size()):
+            outs.append("%s.output(%d)" % (var[n.get_name()], j))
+    lines.append("m = ov.Model([ov.op.Result(o) for o in [%s]], [%s], 'repro')" % (", ".join(outs), ", ".join(params)))
+    lines.append("ov.serialize(m, 'repro.xml')")
+    lines.append("m = ov.Core().read_model('repro.xml')")
+    lines.append("print([(r.get_element_type().get_type_name(), str(r.get_output_partial_shape(0))) "
+                 "for r in m.get_results()])")
+    lines.append("mgr = Manager(); mgr.register_pass(ConstantFolding()); mgr.run_passes(m)")
+    lines.append("for r in m.get_results():\n    p = r.input_value(0).get_node()\n"
+                 "    print(p.get_type_name(), p.get_data() if p.get_type_name() == 'Constant' else '')")
+    return "\n".join(lines)
+
+
+def assemble(seed, idxs, modes, allowed):
+    """Build graphs; -> (model or None, {idx: info})."""
+    infos, results = {}, []
+    for idx in idxs:
+        mode = graph_mode(idx, modes)
+        g, chain, rej = build_graph(seed, idx, mode, allowed)
+        info = {"mode": mode, "rej": rej, "chain": []}
+        for k, (label, node) in enumerate(chain):
+            names = []
+            for j, o in enumerate(node.outputs()):
+                r = ov.op.Result(o)
+                r.set_friendly_name("g%d_n%d_o%d" % (idx, k, j))
+                results.append(r)
+                names.append(r.get_friendly_name())
+            info["chain"].append([label, node.get_friendly_name(), names])
+        if chain:
+            info["desc"] = describe(chain)
+        infos[idx] = info
+    if not results:
+        return None, infos
+    # Parameters reachable from the Results
+    params, seen, stack = [], set(), [r for r in results]
+    while stack:
+        n = stack.pop()
+        if n.get_name() in seen:
+            continue
+        seen.add(n.get_name())
+        if n.get_type_name() == "Parameter":
+            params.append(n)
+        stack.extend(v.get_node() for v in n.input_values())
+    params.sort(key=lambda p: p.get_friendly_name())
+    return ov.Model(results, params, "fuzz"), infos
+
+
+def oracle(xml, mode):
+    """What OpenVINO says about every Result of the serialized batch."""
+    core = ov.Core()
+    m = core.read_model(xml)
+    out = {}
+    if mode == "shape":
+        for r in m.get_results():
+            out[r.get_friendly_name()] = [r.get_output_element_type(0).get_type_name(),
+                                          str(r.get_output_partial_shape(0)).replace(" ", "")]
+        return out
+    from openvino.passes import ConstantFolding, Manager
+    mgr = Manager()
+    mgr.register_pass(ConstantFolding())
+    mgr.run_passes(m)
+    for r in m.get_results():
+        p = r.input_value(0).get_node()
+        if p.get_type_name() == "Constant":
+            out[r.get_friendly_name()] = ["const", p.get_element_type().get_type_name(), list(p.get_output_shape(0)),
+                                          p.get_tensor_view().data.tobytes().hex()]
+        else:
+            out[r.get_friendly_name()] = ["nofold", p.get_type_name()]
+    return out
+
+
+def handle(req):
+    _import_ov()
+    allowed = [OPS[l] for l in req["ops"]]
+    model, infos = assemble(req["seed"], req["idxs"], req["modes"], allowed)
+    resp = {"graphs": {str(k): v for k, v in infos.items()}}
+    if model is None:
+        return resp
+    xml = req["xml"]
+    ov.serialize(model, xml)
+    modes = set(v["mode"] for v in infos.values() if v["chain"])
+    assert len(modes) == 1, modes
+    resp["oracle"] = oracle(xml, modes.pop())
+    return resp
+
+
+def worker_main():
+    proto = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    _import_ov()
+    for line in sys.stdin:
+        req = json.loads(line)
+        try:
+            if req.get("labels"):
+                allowed = [OPS[l] for l in req["ops"]]
+                g, chain, rej = build_graph(req["seed"], req["idx"], req["mode"], allowed)
+                resp = {"labels": [l for l, _ in chain], "desc": describe(chain) if chain else ""}
+            elif req.get("repro"):
+                _import_ov()
+                allowed = [OPS[l] for l in req["ops"]]
+                g, chain, rej = build_graph(req["seed"], req["idx"], req["mode"], allowed)
+                resp = {"py": emit_py(chain) if chain else "", "rej": rej}
+            else:
+                resp = handle(req)
+        except Exception as e:
+            msg = str(e).strip().splitlines()
+            resp = {"error": "%s: %s" % (type(e).__name__, (msg[0] if msg else "")[:300])}
+        proto.write(json.dumps(resp) + "\n")
+        proto.flush()
+
+
+# =============================================================================================
+# Driver side: no OpenVINO in this process
+# =============================================================================================
+class Worker:
+    def __init__(self, timeout=300):
+        self.timeout = timeout
+        self.p = None
+        self.start()
+
+    def start(self):
+        self.p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker"], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+
+    def call(self, req):
+        """-> response dict, or None when the worker died (it is restarted)."""
+        import select
+        try:
+            self.p.stdin.write(json.dumps(req) + "\n")
+            self.p.stdin.flush()
+            r, _, _ = select.select([self.p.stdout], [], [], self.timeout)
+            line = self.p.stdout.readline() if r else ""
+        except (BrokenPipeError, OSError):
+            line = ""
+        if not line:
+            try:
+                self.p.kill()
+                self.p.wait(5)
+            except Exception:
+                pass
+            self.start()
+            return None
+        return json.loads(line)
+
+    def close(self):
+        try:
+            self.p.stdin.close()
+            self.p.wait(10)
+        except Exception:
+            self.p.kill()
+
+
+def run_irc(args, timeout=120):
+    try:
+        p = subprocess.run([IRC_BIN] + args, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return 124, "", "timed out"
+    return p.returncode, p.stdout, p.stderr
+
+
+class Stats:
+    COLS = ["built", "ov_rej", "agree", "disagree", "masked", "ov_nofold", "irc_xfold", "ov_err"]
+
+    def __init__(self):
+        self.op = defaultdict(lambda: defaultdict(int))
+        self.rej_msgs = defaultdict(lambda: defaultdict(int))
+        self.ov_errors = []
+        self.fails = []
+        self.passed = 0
+        self.failed = 0
+        self.graphs = 0
+
+
+def _first_err(text):
+    lines = [l for l in text.strip().splitlines() if l.strip()]
+    for l in lines:
+        if "error" in l.lower():
+            return l.strip()[:300]
+    return (lines[-1] if lines else "(no output)")[:300]
+
+
+class Fuzzer:
+    def __init__(self, args, ops):
+        self.args = args
+        self.ops = ops
+        self.seed = args.seed
+        self.modes = [args.mode] if args.mode else ["shape", "fold"]
+        self.st = Stats()
+        self.work = Path(tempfile.mkdtemp(prefix="irc_fuzz_"))
+        self.w = Worker()
+        self.nb = 0
+
+    def req(self, idxs):
+        self.nb += 1
+        xml = str(self.work / ("b%d.xml" % self.nb))
+        return xml, self.w.call({"seed": self.seed, "idxs": idxs, "modes": self.modes, "ops": self.ops, "xml": xml})
+
+    def run(self, idxs):
+        by_mode = defaultdict(list)
+        for i in idxs:
+            by_mode[graph_mode(i, self.modes)].append(i)
+        batches = []
+        for m, ii in by_mode.items():
+            for k in range(0, len(ii), BATCH):
+                batches.append(ii[k:k + BATCH])
+        batches.sort(key=lambda b: b[0])
+        for b in batches:
+            self.batch(b)
+
+    def cleanup(self, xml):
+        if not self.args.keep:
+            for suf in (".xml", ".bin", "_irc.xml", "_irc.bin"):
+                try:
+                    os.unlink(xml[:-4] + suf)
+                except OSError:
+                    pass
+
+    def batch(self, idxs, built_only=False):
+        xml, resp = self.req(idxs)
+        if resp is None or "error" in resp:
+            why = "OpenVINO crashed (worker died)" if resp is None else resp["error"]
+            self.cleanup(xml)
+            if len(idxs) == 1:
+                self.count_ov_error(idxs[0], why)
+                return
+            h = len(idxs) // 2
+            self.batch(idxs[:h], built_only)
+            self.batch(idxs[h:], built_only)
+            return
+        graphs = {int(k): v for k, v in resp["graphs"].items()}
+        if not built_only:
+            for idx, info in graphs.items():
+                for k, (label, _, _) in enumerate(info["chain"]):
+                    self.st.op[label]["built"] += 1
+                if info["rej"]:
+                    label, why = info["rej"]
+                    self.st.op[label]["ov_rej"] += 1
+                    self.st.rej_msgs[label][why[:100]] += 1
+        live = [i for i in idxs if graphs[i]["chain"]]
+        if not live:
+            return
+        mode = graphs[live[0]]["mode"]
+        if mode == "shape":
+            rc, out, err = run_irc(["infer-shapes", xml, "--format", "json"])
+        else:
+            rc, out, err = run_irc(["fold", xml, "-o", xml[:-4] + "_irc.xml"])
+        if rc != 0:
+            self.cleanup(xml)
+            if len(live) == 1:
+                self.irc_failed(live[0], graphs[live[0]], "irc exit %d: %s" % (rc, _first_err(err + out)))
+                return
+            h = len(live) // 2
+            self.batch(live[:h], True)
+            self.batch(live[h:], True)
+            return
+        try:
+            if mode == "shape":
+                js = json.loads(out)["outputs"]
+                got = {o["name"]: (o["element_type"], irc_shape(o["shape"])) for o in js}
+                for idx in live:
+                    self.compare_shape(idx, graphs[idx], resp["oracle"], got)
+            else:
+                ir = IrcIR(xml[:-4] + "_irc.xml")
+                for idx in live:
+                    self.compare_fold(idx, graphs[idx], resp["oracle"], ir)
+        finally:
+            self.cleanup(xml)
+
+    def count_ov_error(self, idx, why):
+        # a batch of one graph that OpenVINO cannot serialize/read/fold: no oracle
+        labels = self._labels(idx)
+        for label in labels:
+            self.st.op[label]["ov_err"] += 1
+        self.st.ov_errors.append((idx, "%s: %s" % ("->".join(labels), why)))
+
+    def _labels(self, idx):
+        resp = self.w.call({"labels": True, "seed": self.seed, "idx": idx, "mode": graph_mode(idx, self.modes),
+                            "ops": self.ops})
+        if not resp or "labels" not in resp:
+            return ["(build crashed)"]
+        return resp["labels"]
+
+    def irc_failed(self, idx, info, why):
+        name_hit = None
+        for k, (label, node, _) in enumerate(info["chain"]):
+            if node in why:
+                name_hit = k
+        k = name_hit if name_hit is not None else len(info["chain"]) - 1
+        for j, (label, _, _) in enumerate(info["chain"]):
+            self.st.op[label]["disagree" if j == k else "masked"] += 1
+        self.fail(idx, info, k, "irc-error", why)
+
+    def fail(self, idx, info, k, kind, detail):
+        self.st.failed += 1
+        self.st.graphs += 1
+        self.st.fails.append({"idx": idx, "mode": info["mode"], "label": info["chain"][k][0], "k": k, "kind": kind,
+                              "detail": detail, "desc": info.get("desc", "")})
+
+    def compare_shape(self, idx, info, want, got):
+        bad = None
+        for k, (label, _, names) in enumerate(info["chain"]):
+            if bad is not None:
+                self.st.op[label]["masked"] += 1
+                continue
+            diffs = []
+            for j, n in enumerate(names):
+                w = tuple(want.get(n, ("missing", "")))
+                gg = got.get(n, ("missing", ""))
+                if w != gg:
+                    kind = "type" if w[0] != gg[0] else ("rank" if (w[1] == "[...]") != (gg[1] == "[...]") or
+                                                           w[1].count(",") != gg[1].count(",") else "shape")
+                    diffs.append((kind, "out%d OV %s%s irc %s%s" % (j, w[0], w[1], gg[0], gg[1])))
+            if diffs:
+                bad = k
+                self.st.op[label]["disagree"] += 1
+                self.fail(idx, info, k, diffs[0][0], "; ".join(d[1] for d in diffs))
+            else:
+                self.st.op[label]["agree"] += 1
+        if bad is None:
+            self.st.passed += 1
+            self.st.graphs += 1
+
+    def compare_fold(self, idx, info, want, ir):
+        ir_res = ir.results()
+        bad = None
+        for k, (label, _, names) in enumerate(info["chain"]):
+            if bad is not None:
+                self.st.op[label]["masked"] += 1
+                continue
+            diffs, compared, nofold, xfold = [], 0, 0, 0
+            for j, n in enumerate(names):
+                w = want.get(n)
+                rid = ir_res.get(n)
+                pid = ir.producer(rid, 0) if rid is not None else None
+                ptype = ir.layers[pid].get("type") if pid is not None else None
+                if w is None or w[0] == "nofold":
+                    nofold += 1
+                    if ptype == "Const":
+                        xfold += 1
+                    continue
+                compared += 1
+                if ptype != "Const":
+                    diffs.append(("irc-nofold", "out%d OV folds to %s%s, irc left %s" % (j, w[1], w[2], ptype)))
+                    continue
+                why = compare_const((w[1], w[2], bytes.fromhex(w[3])), ir.const(pid))
+                if why:
+                    diffs.append(("value" if why.startswith("elem") else "type/shape", "out%d %s" % (j, why)))
+            if diffs:
+                bad = k
+                self.st.op[label]["disagree"] += 1
+                self.fail(idx, info, k, diffs[0][0], "; ".join(d[1] for d in diffs))
+            elif compared:
+                self.st.op[label]["agree"] += 1
+            else:
+                self.st.op[label]["ov_nofold"] += 1
+                if xfold:
+                    self.st.op[label]["irc_xfold"] += 1
+        if bad is None:
+            self.st.passed += 1
+            self.st.graphs += 1
+
+    def close(self):
+        self.w.close()
+        if not self.args.keep:
+            shutil.rmtree(self.work, ignore_errors=True)
+
+
+def print_report(fz, args, elapsed):
+    st = fz.st
+    labels = sorted(st.op)
+    w = max([len(l) for l in labels] + [10])
+    print("%-*s %s" % (w, "op", " ".join("%9s" % c for c in Stats.COLS)))
+    tot = defaultdict(int)
+    for l in labels:
+        row = st.op[l]
+        for c in Stats.COLS:
+            tot[c] += row[c]
+        print("%-*s %s" % (w, l, " ".join("%9d" % row[c] for c in Stats.COLS)))
+    print("%-*s %s" % (w, "TOTAL", " ".join("%9d" % tot[c] for c in Stats.COLS)))
+    if args.v:
+        print("\nOpenVINO rejections (most common reason per op):")
+        for l in labels:
+            if st.rej_msgs[l]:
+                why, n = max(st.rej_msgs[l].items(), key=lambda kv: kv[1])
+                print("  %s: %d x %s" % (l, n, why))
+    if st.ov_errors:
+        print("\n%d graphs without an oracle (OpenVINO raised or crashed on the whole graph):" % len(st.ov_errors))
+        for idx, why in st.ov_errors[:20 if not args.v else None]:
+            print("  seed %s idx %d: %s" % (fz.seed, idx, why))
+    if st.fails:
+        classes = defaultdict(list)
+        for f in st.fails:
+            classes[(f["label"], f["mode"], f["kind"])].append(f)
+        print("\n%d disagreements in %d classes (op, mode, kind):" % (len(st.fails), len(classes)))
+        for (label, mode, kind), fl in sorted(classes.items(), key=lambda kv: -len(kv[1])):
+            print("  %-34s %-5s %-10s x%d" % (label, mode, kind, len(fl)))
+        print()
+        shown = st.fails if args.v else [fl[0] for fl in classes.values()] + \
+            [f for fl in classes.values() for f in fl[1:3]]
+        for f in sorted(shown, key=lambda f: f["idx"]):
+            print("FAIL seed=%s idx=%d mode=%s op=#%d %s [%s]: %s || %s" % (
+                fz.seed, f["idx"], f["mode"], f["k"], f["label"], f["kind"], f["detail"], f["desc"]))
+        if not args.v and len(shown) < len(st.fails):
+            print("(%d more; -v lists all)" % (len(st.fails) - len(shown)))
+        print("reproduce one: python %s --repro %s:IDX [--mode MODE as run]" % (os.path.relpath(__file__), fz.seed))
+    print("\nseed %s: %d graphs compared, %d without an oracle, %.1fs" % (fz.seed, st.graphs, len(st.ov_errors), elapsed))
+
+
+def repro(args, ops):
+    seed, idx = args.repro.split(":")[:2]
+    idx = int(idx)
+    modes = [args.mode] if args.mode else ["shape", "fold"]
+    mode = graph_mode(idx, modes)
+    _import_ov()
+    allowed = [OPS[l] for l in ops]
+    g, chain, rej = build_graph(seed, idx, mode, allowed)
+    print("# seed %s idx %d mode %s; rejected: %s" % (seed, idx, mode, rej))
+    if not chain:
+        return 0
+    print("# " + describe(chain))
+    print(emit_py(chain))
+    d = Path(tempfile.mkdtemp(prefix="irc_fuzz_repro_"))
+    model, infos = assemble(seed, [idx], modes, allowed)
+    xml = str(d / "m.xml")
+    ov.serialize(model, xml)
+    print("# model: %s" % xml)
+    want = oracle(xml, mode)
+    if mode == "shape":
+        rc, out, err = run_irc(["infer-shapes", xml, "--format", "json"])
+        got = {o["name"]: (o["element_type"], irc_shape(o["shape"])) for o in json.loads(out)["outputs"]} if rc == 0 else {}
+        for n, w in want.items():
+            print("%-14s OV %-6s %-24s irc %s" % (n, w[0], w[1], " ".join(got.get(n, ("?", "?")))))
+    else:
+        rc, out, err = run_irc(["fold", xml, "-o", str(d / "out.xml")])
+        ir = IrcIR(d / "out.xml") if rc == 0 else None
+        for n, w in want.items():
+            line = "%-14s OV %s" % (n, (w[0] if w[0] == "nofold" else "%s%s %s" % (w[1], w[2], w[3][:64])))
+            if ir:
+                rid = ir.results().get(n)
+                pid = ir.producer(rid, 0)
+                if ir.layers[pid].get("type") == "Const":
+                    c = ir.const(pid)
+                    line += " | irc %s%s %s" % (c[0], c[1], c[2].hex()[:64])
+                    if w[0] == "const":
+                        line += " | %s" % (compare_const((w[1], w[2], bytes.fromhex(w[3])), c) or "same")
+                else:
+                    line += " | irc %s" % ir.layers[pid].get("type")
+            print(line)
+    if rc != 0:
+        print("irc exit %d: %s" % (rc, _first_err(err + out)))
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seed", default=str(DEFAULT_SEED))
+    ap.add_argument("--random", action="store_true", help="random seed (printed)")
+    ap.add_argument("--count", type=int, default=DEFAULT_COUNT)
+    ap.add_argument("--start", type=int, default=0, help="first graph index")
+    ap.add_argument("--ops", default=None, help="comma-separated op labels (see --list)")
+    ap.add_argument("--mode", choices=["shape", "fold"], default=None)
+    ap.add_argument("--list", action="store_true", help="list op labels")
+    ap.add_argument("--repro", default=None, metavar="SEED:INDEX")
+    ap.add_argument("--keep", action="store_true", help="keep the batch models (path printed)")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("-v", action="store_true")
+    args = ap.parse_args()
+    if args.worker:
+        worker_main()
+        return 0
+    if args.list:
+        for l in sorted(OPS):
+            print(l, OPS[l].modes)
+        return 0
+    ops = sorted(OPS)
+    if args.ops:
+        want = [s.strip() for s in args.ops.split(",") if s.strip()]
+        bad = [s for s in want if s not in OPS]
+        if bad:
+            # a bare type name selects every version of it
+            more = [l for l in OPS if any(l.split("-")[0] == b for b in bad)]
+            if not more:
+                print("unknown ops: %s (see --list)" % ",".join(bad))
+                return 2
+            want = [s for s in want if s in OPS] + more
+        ops = sorted(set(want))
+    if args.repro:
+        return repro(args, ops)
+    if args.random:
+        args.seed = str(random.SystemRandom().randrange(1, 10 ** 9))
+        print("seed %s" % args.seed, flush=True)
+    t0 = time.time()
+    fz = Fuzzer(args, ops)
+    if args.keep:
+        print("models kept in %s" % fz.work, flush=True)
+    try:
+        idxs = list(range(args.start, args.start + args.count))
+        step = BATCH * 10
+        for k in range(0, len(idxs), step):
+            fz.run(idxs[k:k + step])
+            if args.v:
+                print("... %d/%d graphs, %d failed, %.0fs" % (min(k + step, len(idxs)), len(idxs), fz.st.failed,
+                                                               time.time() - t0), file=sys.stderr, flush=True)
+    finally:
+        fz.close()
+    print_report(fz, args, time.time() - t0)
+    print("%d passed, %d failed" % (fz.st.passed, fz.st.failed))
+    return 1 if fz.st.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
