@@ -300,7 +300,9 @@ fn matmul_infer(cx: &Ctx) -> R<Vec<Fact>> {
     }
     let (m, ka) = (av[av.len() - 2], av[av.len() - 1]);
     let (kb, n) = (bv[bv.len() - 2], bv[bv.len() - 1]);
-    if merge_dim(ka, kb).is_none() {
+    // OpenVINO keeps an interval mismatch "for backward compatibility": only two static dims
+    // that differ are an error.
+    if merge_dim(ka, kb).is_none() && ka.is_static() && kb.is_static() {
         return Err(format!(
             "incompatible matrix dimensions: {ka} vs {kb} (a {}, b {}, transpose_a={ta}, transpose_b={tb})",
             sh(&a.shape),

@@ -163,7 +163,11 @@ fn onehot_infer(cx: &Ctx) -> R<Vec<Fact>> {
             }
             Dim::known(x as u64)
         }
-        None => Dim::any(),
+        // Depth's bounds (a shape subgraph) give an interval.
+        None => match cx.input_bounds(1).as_deref() {
+            Some(&[(lo, hi)]) => dim_from_bounds(lo.max(0), hi),
+            _ => Dim::any(),
+        },
     };
     let mut out: Dims = d.iter().copied().collect();
     out.insert(ax, depth);
@@ -357,11 +361,22 @@ fn einsum_infer(cx: &Ctx) -> R<Vec<Fact>> {
 fn pad_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(3, 4)?;
     let x = cx.input(0)?;
+    // Constant mode: the output type merges the data's with the pad value's (a dynamic data
+    // type and an f32 pad value give f32, as in OpenVINO).
+    let et = match (cx.attr("pad_mode").unwrap_or("constant"), cx.inputs.get(3)) {
+        ("constant", Some(v)) => merge_et(x.et, v.et).map_err(|_| {
+            format!(
+                "the pad value ({}) must have the data's element type ({})",
+                v.et, x.et
+            )
+        })?,
+        _ => x.et,
+    };
     let Some(d) = x.shape.dims() else {
-        return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
+        return Ok(vec![Fact::new(et, PartialShape::Dynamic)]);
     };
     let (Some(pb), Some(pe)) = (cx.input_bounds(1), cx.input_bounds(2)) else {
-        return Ok(vec![Fact::new(x.et, any_rank(d.len()))]);
+        return Ok(vec![Fact::new(et, any_rank(d.len()))]);
     };
     if pb.len() != d.len() || pe.len() != d.len() {
         let lo = |v: &[(i64, i64)]| v.iter().map(|b| b.0).collect::<Vec<_>>();
@@ -413,7 +428,7 @@ fn pad_infer(cx: &Ctx) -> R<Vec<Fact>> {
         let max = (ub >= 0).then(|| (ub as u64).max(min));
         out.push(Dim::interval(min, max));
     }
-    Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
+    Ok(vec![Fact::new(et, PartialShape::Ranked(out))])
 }
 
 fn select_infer(cx: &Ctx) -> R<Vec<Fact>> {

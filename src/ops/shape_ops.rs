@@ -112,7 +112,19 @@ fn shape_of_infer(cx: &Ctx) -> R<Vec<Fact>> {
         return Ok(vec![Fact::with_value(t)]);
     }
     let cap = if et == E::I32 { i32::MAX as i64 } else { INF };
-    let lo = d.iter().map(|x| dim_bounds(*x).0.min(cap)).collect();
+    // OpenVINO's i32 ShapeOf bounds: a bound at or above INT32_MAX is 0 (lower) or
+    // INT32_MAX, i.e. unbounded (upper).
+    let lo = d
+        .iter()
+        .map(|x| {
+            let l = dim_bounds(*x).0;
+            if l >= cap && cap != INF {
+                0
+            } else {
+                l
+            }
+        })
+        .collect();
     let hi = d
         .iter()
         .map(|x| {
@@ -532,7 +544,8 @@ fn concat_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let mut sum = Dim::known(0);
     for f in cx.inputs {
         let Some(d) = f.shape.dims() else {
-            sum = Dim::any();
+            // Adds `?`: the lower bound of the others stays.
+            sum = dim_add(sum, Dim::any());
             continue;
         };
         sum = checked_dim_add(sum, d[ax])?;
@@ -607,7 +620,11 @@ fn concat_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
 
 fn gather_params(cx: &Ctx) -> R<(Option<i64>, i64)> {
     cx.expect_inputs(3, 3)?;
-    cx.expect_int(1, "indices")?;
+    // Gather-1 takes indices of any type (OpenVINO's own tests build f32 ones; it does not
+    // fold them); Gather-7/8 need integers.
+    if cx.version >= 7 {
+        cx.expect_int(1, "indices")?;
+    }
     cx.expect_int(2, "axis")?;
     let axis = match cx.ints(2) {
         Some(a) if a.len() == 1 => Some(a[0]),
@@ -642,11 +659,14 @@ fn gather_infer(cx: &Ctx) -> R<Vec<Fact>> {
     }
     let b = b as usize;
     let Some(axis) = axis else {
+        // The axis is unknown, the batch dims are not: they lead the output.
         let r = dd.len() + id.len() - 1 - b;
-        return Ok(vec![Fact::new(
-            data.et,
-            PartialShape::Ranked((0..r).map(|_| Dim::any()).collect()),
-        )]);
+        let mut out = Dims::new();
+        for i in 0..b.min(dd.len()) {
+            out.push(merge_dim(dd[i], id[i]).unwrap_or(Dim::any()));
+        }
+        out.extend((out.len()..r).map(|_| Dim::any()));
+        return Ok(vec![Fact::new(data.et, PartialShape::Ranked(out))]);
     };
     let ax = norm_axis(axis, dd.len()).at_input(2)?;
     if b > ax {
@@ -743,7 +763,21 @@ fn split_infer(cx: &Ctx) -> R<Vec<Fact>> {
             }
             Dim::known(v / n as u64)
         }
-        None => Dim::interval(dd.min.div_ceil(n as u64), dd.max().map(|m| m / n as u64)),
+        None => {
+            // OpenVINO: `int64(bound * (1.0f / n))` in f32, the upper one only when bounded;
+            // an interval whose maximum is below num_splits is an error.
+            let inv = 1.0f32 / n as f32;
+            let max = dd.max().unwrap_or(i64::MAX as u64);
+            if max < n as u64 {
+                return Err(format!(
+                    "the interval maximum of dimension {dd} of axis {ax} must be at least num_splits {n}"
+                )
+                .into());
+            }
+            let lo = (dd.min as f32 * inv) as u64;
+            let hi = dd.max().map(|m| ((m as f32 * inv) as u64).max(lo));
+            Dim::interval(lo, hi)
+        }
     };
     let mut o: Dims = d.iter().copied().collect();
     o[ax] = part;
@@ -782,10 +816,8 @@ fn vsplit_infer(cx: &Ctx) -> R<Vec<Fact>> {
                     }
                     Dim::known(v - known as u64)
                 }
-                None => Dim::interval(
-                    d[ax].min.saturating_sub(known as u64),
-                    d[ax].max().map(|m| m.saturating_sub(known as u64)),
-                ),
+                // OpenVINO 2026.4.1 (measured): the -1 part of a non-static dim is `?`.
+                None => Dim::any(),
             }
         } else if l < -1 {
             return Err(format!("split_lengths holds {l}").into());

@@ -476,6 +476,52 @@ for _seed in range(int(os.environ.get("IRC_RESHAPE_SEEDS", "400"))):
     CASES.append(("reshape_bounds_%d" % _seed, _f))
 
 
+# --- Issue-18 corners, one case each (OpenVINO 2026.4.1's answer is the expected one) ---------
+import openvino.opset7 as op7  # noqa: E402
+
+_BIG = (1 << 31) + 5
+_Z = lambda: o.constant(np.float32(0))  # noqa: E731
+CORNERS = {
+    # i32 ShapeOf of dims at or above INT32_MAX: lower bounds read 0, upper unbounded.
+    "shapeof_i32_big": lambda: (lambda x: ([x], [op3.broadcast(_Z(), o.convert(op3.shape_of(x, "i32"), "i64"))]))(
+        P([(2, _BIG + 10), (3, -1), (_BIG, _BIG + 3)])),
+    "split_interval_by2": lambda: (lambda x: ([x], [o.split(x, C(0), 2).output(0)]))(P([(2, 7), 6])),
+    "split_lower_bounded_by3": lambda: (lambda x: ([x], [o.split(x, C(0), 3).output(0)]))(P([(1, -1), 6])),
+    "split_interval_by3": lambda: (lambda x: ([x], [o.split(x, C(0), 3).output(0)]))(P([(2, 7), 6])),
+    "vsplit_minus_one_interval": lambda: (lambda x: ([x], [o.variadic_split(x, C(0), C([2, -1])).output(1)]))(
+        P([(2, 9), 6])),
+    "concat_dynrank": lambda: (lambda a, b: ([a, b], [o.concat([a, b], 0)]))(P([(2, -1), 3]), P(None, name="b")),
+    "concat_dynrank3": lambda: (lambda a, b, c: ([a, b, c], [o.concat([a, b, c], 0)]))(
+        P([(2, -1), 3]), P(None, name="b"), P([3, 3], name="c")),
+    "topk_k_bounds": lambda: (lambda x, d: ([x, d], [o.topk(d, o.squeeze(op8.gather(op3.shape_of(x), C([0]), C(0)), C(0)),
+                                                              0, "max", "value").output(0)]))(P([(10, 18), 4]), P([30], name="d")),
+    "topk_k_bounds_small_dim": lambda: (lambda x, d: ([x, d], [o.topk(d, o.squeeze(op8.gather(op3.shape_of(x), C([0]), C(0)), C(0)),
+                                                                        0, "max", "value").output(0)]))(P([(10, 18), 4]), P([(3, 12)], name="d")),
+    "onehot_depth_bounds": lambda: (lambda x, i: ([x, i], [o.one_hot(i, o.squeeze(op3.shape_of(x), C(0)), o.constant(np.float32(1)),
+                                                                      o.constant(np.float32(0)), -1)]))(P([(3, 5)]), P([4], np.int64, name="i")),
+    "tile_zero_repeat_unbounded": lambda: (lambda x: ([x], [o.tile(x, C([0, 2]))]))(P([-1, 3])),
+    "tile_negative_repeat_unbounded": lambda: (lambda x: ([x], [o.tile(x, C([-1, 2]))]))(P([-1, 3])),
+    "gather8_batch_dims_axis_unknown": lambda: (lambda x, i, a: ([x, i, a], [op8.gather(x, i, a, 1)]))(
+        P([2, (3, 5), 4]), P([2, (1, 4)], np.int64, name="i"), P([], np.int64, name="a")),
+    "gather7_batch_dims_axis_unknown": lambda: (lambda x, i, a: ([x, i, a], [op7.gather(x, i, a, 1)]))(
+        P([2, (3, 5), 4]), P([2, (1, 4)], np.int64, name="i"), P([], np.int64, name="a")),
+    "gather1_f32_indices": lambda: (lambda x, i: ([x, i], [op1.gather(x, i, C(0))]))(P([2, 3]), P([2], np.float32, name="i")),
+    "matmul_interval_mismatch_kept": lambda: (lambda a, b: ([a, b], [o.matmul(a, b, False, False)]))(
+        P([2, (2, 3)]), P([(5, 6), 4], name="b")),
+    "squeeze_axes_from_parameter": lambda: (lambda x, a: ([x, a], [o.squeeze(x, a)]))(
+        P([1, (3, 5), 1, 4]), P([1], np.int64, name="a")),
+    "pad_dynamic_type_static_value": lambda: (lambda x: ([x], [o.pad(x, C([1, 1]), C([1, 1]), "constant",
+                                                                       o.constant(np.float32(0)))]))(
+        o.parameter(ov.PartialShape([2, 3]), ov.Type.dynamic)),
+    "broadcast_concat_of_node_and_constants": lambda: (lambda x, y: ([x, y], [op3.broadcast(y, o.concat(
+        [op8.gather(op3.shape_of(x), C([0]), C(0)), C([16, 50, 50])], 0))]))(P([(1, 4), 16, 50, 50]), P([1, 16, 1, 1], name="y")),
+    "broadcast_parameter_target_bidirectional": lambda: (lambda t, y: ([t, y], [op3.broadcast(y, t, "BIDIRECTIONAL")]))(
+        P([3], np.int64, name="t"), P([1, (4, 8), 1], name="y")),
+}
+for _n, _f in CORNERS.items():
+    CASES.append((_n, _f))
+
+
 @case("slice_axes_unknown")
 def _():
     x, a = P([5, (2, 8), -1]), P([1], np.int64, name="a")

@@ -2690,18 +2690,35 @@ class Worker:
 
     def start(self):
         self.p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker"], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.buf = b""
+
+    def _readline(self):
+        import select
+        deadline = time.time() + self.timeout
+        fd = self.p.stdout.fileno()
+        while b"\n" not in self.buf:
+            left = deadline - time.time()
+            if left <= 0:
+                return b""
+            r, _, _ = select.select([fd], [], [], left)
+            if not r:
+                return b""
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return b""
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line + b"\n"
 
     def call(self, req):
-        """-> response dict, or None when the worker died (it is restarted)."""
-        import select
+        """-> response dict, or None when the worker died or hung (it is restarted)."""
         try:
-            self.p.stdin.write(json.dumps(req) + "\n")
+            self.p.stdin.write((json.dumps(req) + "\n").encode())
             self.p.stdin.flush()
-            r, _, _ = select.select([self.p.stdout], [], [], self.timeout)
-            line = self.p.stdout.readline() if r else ""
+            line = self._readline()
         except (BrokenPipeError, OSError):
-            line = ""
+            line = b""
         if not line:
             try:
                 self.p.kill()
@@ -2742,6 +2759,16 @@ class Stats:
 
 
 def _first_err(text):
+    try:
+        js = json.loads(text[text.index("{"):])
+        errs = js.get("errors") or js.get("error")
+        if errs:
+            e = errs[0] if isinstance(errs, list) else errs
+            if isinstance(e, dict):
+                e = "%s: %s%s" % (e.get("kind"), ("%s: " % e["layer"]) if e.get("layer") else "", e.get("message"))
+            return str(e)[:300]
+    except Exception:
+        pass
     lines = [l for l in text.strip().splitlines() if l.strip()]
     for l in lines:
         if "error" in l.lower():
@@ -2817,7 +2844,7 @@ class Fuzzer:
         if rc != 0:
             self.cleanup(xml)
             if len(live) == 1:
-                self.irc_failed(live[0], graphs[live[0]], "irc exit %d: %s" % (rc, _first_err(err + out)))
+                self.irc_failed(live[0], graphs[live[0]], "irc exit %d: %s" % (rc, _first_err(out) if out.strip().startswith("{") else _first_err(err + out)))
                 return
             h = len(live) // 2
             self.batch(live[:h], True)
@@ -3017,7 +3044,7 @@ def repro(args, ops):
                     line += " | irc %s" % ir.layers[pid].get("type")
             print(line)
     if rc != 0:
-        print("irc exit %d: %s" % (rc, _first_err(err + out)))
+        print("irc exit %d: %s" % (rc, _first_err(out) if out.strip().startswith("{") else _first_err(err + out)))
     return 0
 
 

@@ -67,7 +67,23 @@ pub(super) fn topk_infer(cx: &Ctx) -> R<Vec<Fact>> {
             // OpenVINO 2026.4 uses k even when the dimension is smaller.
             Dim::known(k as u64)
         }
-        None => Dim::interval(0, d[ax].max()),
+        // k's bounds, as OpenVINO's rule: the lower of the two minima; the smaller maximum
+        // (unbounded when the dim is).
+        None => match cx.input_bounds(1).as_deref() {
+            Some(&[(klo, khi)]) => {
+                let dim = d[ax];
+                let lo = dim.min.min(klo.max(0) as u64);
+                let hi = dim.max().map(|m| {
+                    if khi == i64::MAX {
+                        m
+                    } else {
+                        m.min(khi.max(0) as u64)
+                    }
+                });
+                Dim::interval(lo, hi.map(|h| h.max(lo)))
+            }
+            _ => Dim::interval(0, d[ax].max()),
+        },
     };
     let s = PartialShape::Ranked(out);
     Ok(vec![Fact::new(x.et, s.clone()), Fact::new(it, s)])
