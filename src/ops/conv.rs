@@ -96,6 +96,53 @@ pub(super) fn window_dim(d: Dim, k: u64, w: &Window, i: usize, ceil: bool, torch
     Ok(Dim::interval(min, max.map(|x| x.max(min))))
 }
 
+/// A convolution's output spatial dim for a kernel dim that is not static: OpenVINO's
+/// `append_spatial_shape` in interval arithmetic, `floor((d + pads - dilated(k)) / s) + 1`
+/// with subtractions clamped at 0 (`5` with a kernel `?` gives `1..5`).
+fn window_dim_interval_kernel(d: Dim, k: Dim, w: &Window, i: usize) -> Dim {
+    const INF: u64 = u64::MAX;
+    let s = w.strides[i] as u64;
+    if matches!(w.auto_pad.as_str(), "same_upper" | "same_lower") {
+        let f = |v: u64| v.div_ceil(s);
+        return Dim::interval(f(d.min), d.max().map(f));
+    }
+    let pads = if w.auto_pad == "valid" {
+        0
+    } else {
+        w.pads_begin[i] + w.pads_end[i]
+    };
+    let dil = w.dilations[i] as u64;
+    let add = |v: u64| {
+        if v == INF {
+            INF
+        } else {
+            (v as i128 + pads as i128).max(0) as u64
+        }
+    };
+    let (dmin, dmax) = (add(d.min), add(d.max().unwrap_or(INF)));
+    let dil_k = |v: u64| {
+        if v == INF {
+            INF
+        } else {
+            v.saturating_sub(1).saturating_mul(dil).saturating_add(1)
+        }
+    };
+    let (kmin, kmax) = (dil_k(k.min), dil_k(k.max().unwrap_or(INF)));
+    let clip_minus = |a: u64, b: u64| {
+        if a <= b {
+            0
+        } else if a == INF {
+            INF
+        } else {
+            a - b
+        }
+    };
+    let (lo, hi) = (clip_minus(dmin, kmax), clip_minus(dmax, kmin));
+    let lo = lo / s + 1;
+    let hi = if hi == INF { None } else { Some(hi / s + 1) };
+    Dim::interval(lo, hi.map(|h| h.max(lo)))
+}
+
 fn conv_like(cx: &Ctx, group: bool, backprop: bool) -> R<Vec<Fact>> {
     let (x, f) = (cx.input(0)?, cx.input(1)?);
     let et = merge_et(x.et, f.et)?;
@@ -201,7 +248,7 @@ fn conv_like(cx: &Ctx, group: bool, backprop: bool) -> R<Vec<Fact>> {
     } else {
         for i in 0..n {
             let Some(k) = fd[k_off + i].get() else {
-                out.push(Dim::any());
+                out.push(window_dim_interval_kernel(xd[2 + i], fd[k_off + i], &w, i));
                 continue;
             };
             out.push(window_dim(xd[2 + i], k, &w, i, false, false)?);

@@ -60,7 +60,15 @@ fn interpolate_infer(cx: &Ctx) -> R<Vec<Fact>> {
         (0..r).collect()
     };
     if at.sizes_mode {
-        resize_by_sizes(&mut out, &axes, cx.ints(sizes_idx))?;
+        match (cx.ints(sizes_idx), cx.input_bounds(sizes_idx)) {
+            (None, Some(b)) if b.len() == axes.len() => {
+                // Sizes from a shape subgraph: their bounds, as OpenVINO reads them.
+                for (k, &a) in axes.iter().enumerate() {
+                    out[a] = dim_from_bounds(b[k].0.max(0), b[k].1);
+                }
+            }
+            (sizes, _) => resize_by_sizes(&mut out, &axes, sizes)?,
+        }
     } else {
         let scales = cx
             .input(scales_idx)?

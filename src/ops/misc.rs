@@ -500,7 +500,8 @@ fn depth_space(cx: &Ctx, to_space: bool) -> R<Vec<Fact>> {
                 );
             }
         }
-        out[1] = Dim::interval(d[1].min / f, d[1].max().map(|m| m / f));
+        // OpenVINO's Dimension division (double: ceil / floor; unbounded halves to 2^62).
+        out[1] = ov_dim_div(d[1], f);
         for o in out.iter_mut().skip(2) {
             *o = checked_dim_mul(*o, Dim::known(bs))?;
         }
@@ -512,7 +513,7 @@ fn depth_space(cx: &Ctx, to_space: bool) -> R<Vec<Fact>> {
                     return Err(format!("dimension {v} is not divisible by block_size {bs}").into());
                 }
             }
-            out[i] = Dim::interval(d[i].min / bs, d[i].max().map(|m| m / bs));
+            out[i] = ov_dim_div(d[i], bs);
         }
     }
     Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])

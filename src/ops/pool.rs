@@ -71,9 +71,13 @@ fn adaptive_infer(cx: &Ctx) -> R<Vec<Fact>> {
         None => PartialShape::Dynamic,
         Some(d) => {
             let mut out: Dims = d[..2.min(d.len())].iter().copied().collect();
-            match cx.ints(1) {
-                Some(sz) => out.extend(sz.iter().map(|&v| Dim::known(v.max(0) as u64))),
-                None => out.extend((2..d.len()).map(|_| Dim::any())),
+            match (cx.ints(1), cx.input_bounds(1)) {
+                (Some(sz), _) => out.extend(sz.iter().map(|&v| Dim::known(v.max(0) as u64))),
+                // Sizes from a shape subgraph: their bounds (OpenVINO's evaluate_as_partial_shape).
+                (None, Some(b)) if b.len() + 2 == d.len() => {
+                    out.extend(b.iter().map(|&(lo, hi)| dim_from_bounds(lo.max(0), hi)))
+                }
+                _ => out.extend((2..d.len()).map(|_| Dim::any())),
             }
             PartialShape::Ranked(out)
         }

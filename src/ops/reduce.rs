@@ -26,6 +26,16 @@ fn reduce_infer(cx: &Ctx) -> R<Vec<Fact>> {
             },
         )]);
     };
+    if d.is_empty() {
+        // A scalar: axes 0 and -1 name it, and reduce nothing (OpenVINO).
+        if let Some(&a) = axes.iter().find(|&&a| !(-1..=0).contains(&a)) {
+            return Err(format!("axis {a} is out of range [-1, 0] for a scalar").into());
+        }
+        if keep && !axes.is_empty() {
+            return Err("keep_dims cannot keep the axis of a scalar".into());
+        }
+        return Ok(vec![Fact::new(x.et, PartialShape::scalar())]);
+    }
     let mut rm = vec![false; d.len()];
     for a in axes {
         rm[norm_axis(a, d.len())?] = true;
@@ -246,6 +256,7 @@ fn reduce_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
             .ints(1)
             .ok_or("axes")?
             .iter()
+            .filter(|_| r > 0)
             .map(|&a| norm_axis(a, r))
             .collect::<R<_>>()?;
         return Ok(vec![Fact::with_value(reduce_values(ty, &v, &axes, os)?)]);
@@ -262,6 +273,7 @@ fn reduce_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         .ints(1)
         .ok_or("axes")?
         .iter()
+        .filter(|_| r > 0)
         .map(|&a| norm_axis(a, r))
         .collect::<R<_>>()?;
     let n_out: usize = os.iter().product::<u64>() as usize;

@@ -253,7 +253,17 @@ fn scalar_int(cx: &Ctx, i: usize) -> Option<i64> {
 fn stft_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(4, 4)?;
     expect_float(cx, 0, "signal")?;
-    expect_rank(cx, 0, 2, "signal [batch, signal_size]")?;
+    if let Some(r) = cx.input(0)?.shape.rank() {
+        if r != 1 && r != 2 {
+            return Err(OpError::input(
+                0,
+                format!(
+                    "the signal must be 1-D [signal_size] or 2-D [batch, signal_size], is {}",
+                    sh(&cx.input(0)?.shape)
+                ),
+            ));
+        }
+    }
     expect_rank(cx, 1, 1, "window")?;
     expect_rank(cx, 2, 0, "frame_size")?;
     expect_rank(cx, 3, 0, "frame_step")?;
@@ -264,21 +274,20 @@ fn stft_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let Some(d) = x.shape.dims() else {
         return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
     };
-    let (Some(fs), Some(step)) = (scalar_int(cx, 2), scalar_int(cx, 3)) else {
-        return Ok(vec![fact(
-            x.et,
-            [d[0], Dim::any(), Dim::any(), Dim::known(2)]
-                .into_iter()
-                .collect(),
-        )]);
+    // A 1-D signal is one batch without the batch dim (OpenVINO 2026.4.1).
+    let (batch, len): (Option<Dim>, Dim) = if d.len() == 1 {
+        (None, d[0])
+    } else {
+        (Some(d[0]), d[1])
     };
-    let fs_ok = fs > 0 && d[1].max().is_none_or(|m| (fs as u64) <= m);
+    let shape =
+        |a: Dim, b: Dim| -> Dims { batch.into_iter().chain([a, b, Dim::known(2)]).collect() };
+    let (Some(fs), Some(step)) = (scalar_int(cx, 2), scalar_int(cx, 3)) else {
+        return Ok(vec![fact(x.et, shape(Dim::any(), Dim::any()))]);
+    };
+    let fs_ok = fs > 0 && len.max().is_none_or(|m| (fs as u64) <= m);
     if !fs_ok {
-        return Err(format!(
-            "frame_size {fs} must be in [1, {}] (the signal length)",
-            d[1]
-        )
-        .into());
+        return Err(format!("frame_size {fs} must be in [1, {len}] (the signal length)").into());
     }
     if step <= 0 {
         return Err(format!("frame_step must be positive, is {step}").into());
@@ -288,17 +297,14 @@ fn stft_infer(cx: &Ctx) -> R<Vec<Fact>> {
             return Err(format!("the window length {w} must be in [1, {fs}]").into());
         }
     }
-    let frames = dim_plus(dim_floor_div(dim_sub(d[1], fs as u64), step as u64), 1);
+    let frames = dim_plus(dim_floor_div(dim_sub(len, fs as u64), step as u64), 1);
     let bins = Dim::known(fs as u64 / 2 + 1);
     let (a, b) = if transpose {
         (bins, frames)
     } else {
         (frames, bins)
     };
-    Ok(vec![fact(
-        x.et,
-        [d[0], a, b, Dim::known(2)].into_iter().collect(),
-    )])
+    Ok(vec![fact(x.et, shape(a, b))])
 }
 
 /// ISTFT-16: `[(batch,) bins, frames, 2]` → `[(batch,) length]`; the length from

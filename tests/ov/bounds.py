@@ -478,6 +478,7 @@ for _seed in range(int(os.environ.get("IRC_RESHAPE_SEEDS", "400"))):
 
 # --- Issue-18 corners, one case each (OpenVINO 2026.4.1's answer is the expected one) ---------
 import openvino.opset7 as op7  # noqa: E402
+import openvino.opset2 as op2  # noqa: E402
 
 _BIG = (1 << 31) + 5
 _Z = lambda: o.constant(np.float32(0))  # noqa: E731
@@ -517,6 +518,25 @@ CORNERS = {
         [op8.gather(op3.shape_of(x), C([0]), C(0)), C([16, 50, 50])], 0))]))(P([(1, 4), 16, 50, 50]), P([1, 16, 1, 1], name="y")),
     "broadcast_parameter_target_bidirectional": lambda: (lambda t, y: ([t, y], [op3.broadcast(y, t, "BIDIRECTIONAL")]))(
         P([3], np.int64, name="t"), P([1, (4, 8), 1], name="y")),
+    "conv_interval_kernel": lambda: (lambda x, w: ([x, w], [op1.convolution(x, w, [1, 1], [0, 0], [0, 0], [1, 1])]))(
+        P([1, 4, 5, 5]), P([2, 4, (2, 3), -1], name="w")),
+    "conv_interval_kernel_stride_pad": lambda: (lambda x, w: ([x, w], [op1.convolution(x, w, [2, 3], [1, 0], [2, 1], [2, 1])]))(
+        P([1, 4, (5, 20), -1]), P([2, 4, (1, 4), (2, -1)], name="w")),
+    "reduce_scalar_axis0": lambda: (lambda x: ([x], [o.reduce_sum(x, C([0]), False)]))(P([])),
+    "reduce_scalar_axis_minus1": lambda: (lambda x: ([x], [o.reduce_l2(x, C([-1]), False)]))(P([])),
+    "stft_1d_signal": lambda: (lambda x: ([x], [op15.stft(x, o.constant(np.ones(16, np.float32)), C(16), C(4), False)]))(P([64])),
+    "stft_1d_signal_transposed_interval": lambda: (lambda x: ([x], [op15.stft(x, o.constant(np.ones(16, np.float32)), C(16), C(4), True)]))(
+        P([(20, 64)])),
+    "space_to_depth_unbounded": lambda: (lambda x: ([x], [op1.space_to_depth(x, "blocks_first", 2)]))(P([1, (4, 8), (2, 6), (4, -1)])),
+    "depth_to_space_interval": lambda: (lambda x: ([x], [op1.depth_to_space(x, "blocks_first", 2)]))(P([1, (6, 9), (2, 3), 5])),
+    "adaptive_pool_sizes_from_shape": lambda: (lambda x: ([x], [op8.adaptive_avg_pool(x, op8.gather(op3.shape_of(x), C([2, 3]), C(0)))]))(
+        P([1, 3, (8, 16), 20])),
+    "interpolate_sizes_from_shape": lambda: (lambda x: ([x], [o.interpolate(x, o.multiply(op8.gather(op3.shape_of(x), C([2, 3]), C(0)), C([2, 2])),
+                                                                            "nearest", "sizes", axes=C([2, 3]))]))(P([1, 3, (8, 16), 20])),
+    "batch_to_space_interval": lambda: (lambda x: ([x], [op2.batch_to_space(x, C([1, 2, 1]), C([0, 0, 0]), C([0, 1, 0]))]))(
+        P([(2, 8), 3, (2, 4)])),
+    "space_to_batch_lower_bounded": lambda: (lambda x: ([x], [op2.space_to_batch(x, C([1, 2, 1]), C([0, 0, 0]), C([0, 1, 0]))]))(
+        P([(3, -1), 3, 4])),
 }
 for _n, _f in CORNERS.items():
     CASES.append((_n, _f))

@@ -590,6 +590,11 @@ add("slice_rev_start_below_step2", lambda: [op8.slice(R([5], "i32"), C([-7]), C(
 add("strided_slice_rev_begin_below_end_masked", lambda: [op1.strided_slice(R([4]), C([-10]), C([0]), C([-1]), [0], [1])])
 add("strided_slice_shrink_new_ellipsis", lambda: [op1.strided_slice(R([3, 4, 5, 2]), C([1, 0, 0, 1]), C([3, 0, 0, 5]),
     C([1, 1, 1, -2]), [0, 0, 0, 0], [0, 0, 0, 1], [0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 1, 0])])
+# Reductions of a scalar over axis 0 / -1 reduce nothing (L1/L2 still take the magnitude).
+for _rf in ("reduce_sum", "reduce_l1", "reduce_l2", "reduce_mean", "reduce_prod", "reduce_max"):
+    for _ax in ([0], [-1]):
+        add("%s_scalar_axes%s" % (_rf, _ax[0]), lambda f=_rf, a=_ax: [getattr(o, f)(C(-3.5, "f32"), C(a), False)])
+    add("%s_scalar_i64" % _rf, lambda f=_rf: [getattr(o, f)(C(-7), C([0]), False)])
 add("slice_2d_axes", lambda: [op8.slice(R([4, 6], "f32"), C([1, -5]), C([3, 100]), C([1, 2]), C([0, -1]))])
 add("slice_3d_noaxes", lambda: [op8.slice(R([2, 3, 4], "i64", -100, 100), C([1, 0]), C([2, 3]), C([1, 2]))])
 add("slice_3d_axes_perm", lambda: [op8.slice(R([2, 3, 4], "f16"), C([3, 0]), C([0, 2]), C([-2, 1]), C([2, 0]))])
