@@ -803,29 +803,154 @@ fn nonzero_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
             out[j * nz.len() + c] = ((i as u64 / st[j]) % x.shape[j]) as i64;
         }
     }
-    let shape = vec![r.max(1) as u64, nz.len() as u64];
+    // A scalar counts as rank 1 when it is non-zero ([1, 1]) and as rank 0 when it is zero
+    // ([0, 0]), as OpenVINO folds it.
+    let rows = if r == 0 && nz.is_empty() { 0 } else { r.max(1) };
+    let shape = vec![rows as u64, nz.len() as u64];
     Ok(vec![Fact::with_value(
         Tensor::from_i64s(et, shape, &out).ok_or("encode")?,
     )])
 }
 
-/// Only the plain-overwrite mode folds; reductions (v12/v15 `reduction` other than "none") stay.
-fn plain_reduction(cx: &Ctx) -> R<()> {
-    match cx
-        .attr("reduction")
-        .unwrap_or("none")
-        .to_ascii_lowercase()
-        .as_str()
-    {
-        "none" => Ok(()),
-        r => Err(format!("reduction '{r}' is not folded").into()),
+/// The `reduction` attribute of ScatterElementsUpdate-12 / ScatterNDUpdate-15, lower-cased.
+fn scatter_reduction(cx: &Ctx) -> String {
+    cx.attr("reduction").unwrap_or("none").to_ascii_lowercase()
+}
+
+/// Scatter with a reduction, as OpenVINO's references compute it: `out[o] = f(out[o], upd[u])`
+/// for each `(o, u)` in index order, in the data's own type (f32 in f32; integers wrap; a
+/// boolean sum is OR and a product AND). `init` false first sets every target to the
+/// reduction's neutral value (the type's lowest for max, its max for min). Mean divides each
+/// target's sum by its count (plus one with `init`): in the type for floats, rounded down for
+/// integers (OpenVINO's FE_DOWNWARD nearbyint).
+fn scatter_reduce(
+    d: &Tensor,
+    u: &Tensor,
+    pairs: &[(usize, usize)],
+    red: &str,
+    init: bool,
+) -> R<Tensor> {
+    macro_rules! float {
+        ($t:ty, $get:expr, $put:expr) => {{
+            let mut o: Vec<$t> = $get(d).ok_or("bad")?;
+            let up: Vec<$t> = $get(u).ok_or("bad")?;
+            let neutral: $t = match red {
+                "max" => <$t>::MIN,
+                "min" => <$t>::MAX,
+                "prod" => 1.0,
+                _ => 0.0,
+            };
+            if !init {
+                for &(i, _) in pairs {
+                    o[i] = neutral;
+                }
+            }
+            let mut count: std::collections::HashMap<usize, i32> = Default::default();
+            for &(i, j) in pairs {
+                let (a, b) = (o[i], *up.get(j).ok_or("updates")?);
+                o[i] = match red {
+                    "max" => {
+                        if a > b {
+                            a
+                        } else {
+                            b
+                        }
+                    }
+                    "min" => {
+                        if a < b {
+                            a
+                        } else {
+                            b
+                        }
+                    }
+                    "prod" => a * b,
+                    "sub" => a - b,
+                    _ => a + b,
+                };
+                *count.entry(i).or_default() += 1;
+            }
+            if red == "mean" {
+                for (i, c) in count {
+                    o[i] /= (c + init as i32) as $t;
+                }
+            }
+            $put(d.shape.clone(), &o)
+        }};
     }
+    Ok(match d.et {
+        E::F32 => float!(f32, math::f32s, math::from_f32s),
+        E::F64 => float!(f64, math::f64s, math::from_f64s),
+        E::F16 | E::Bf16 => {
+            let (dw, uw) = (
+                super::convert::convert(d, E::F32).ok_or("bad")?,
+                super::convert::convert(u, E::F32).ok_or("bad")?,
+            );
+            let r = scatter_reduce(&dw, &uw, pairs, red, init)?;
+            super::convert::convert(&r, d.et).ok_or("bad")?
+        }
+        et if et.is_integral() || et == E::Boolean => {
+            let bits = et.byte_size().ok_or("sub-byte")? as u32 * 8;
+            let boolean = et == E::Boolean;
+            let (lo, hi) = if boolean {
+                (-128, 127)
+            } else {
+                super::util::type_limits(et)
+            };
+            let wrap = |v: i64| -> i64 {
+                if boolean || bits >= 64 {
+                    v
+                } else if et.is_signed() {
+                    (v << (64 - bits)) >> (64 - bits)
+                } else {
+                    v & ((1i64 << bits) - 1)
+                }
+            };
+            let mut o = d.to_i64s().ok_or("bad")?;
+            let up = u.to_i64s().ok_or("bad")?;
+            if boolean && red == "mean" {
+                return Err("no boolean mean".into());
+            }
+            if !init {
+                let n = match red {
+                    "max" => lo,
+                    "min" => hi,
+                    "prod" => 1,
+                    _ => 0,
+                };
+                for &(i, _) in pairs {
+                    o[i] = n;
+                }
+            }
+            let mut count: std::collections::HashMap<usize, i32> = Default::default();
+            for &(i, j) in pairs {
+                let (a, b) = (o[i], *up.get(j).ok_or("updates")?);
+                o[i] = wrap(match (red, boolean) {
+                    ("max", _) => a.max(b),
+                    ("min", _) => a.min(b),
+                    ("prod", true) => (a != 0 && b != 0) as i64,
+                    ("sum", true) => (a != 0 || b != 0) as i64,
+                    ("sub", true) => return Err("no boolean subtraction".into()),
+                    ("prod", false) => a.wrapping_mul(b),
+                    ("sub", false) => a.wrapping_sub(b),
+                    _ => a.wrapping_add(b),
+                });
+                *count.entry(i).or_default() += 1;
+            }
+            if red == "mean" {
+                for (i, c) in count {
+                    o[i] = wrap((o[i] as f64 / (c + init as i32) as f64).floor() as i64);
+                }
+            }
+            Tensor::from_i64s(et, d.shape.clone(), &o).ok_or("encode")?
+        }
+        _ => return Err("no kernel for this element type".into()),
+    })
 }
 
 /// ScatterNDUpdate: out = data; for each index tuple (last dim of indices), the addressed
 /// slice of data is overwritten by the matching slice of updates, in order.
 fn scatter_nd_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
-    plain_reduction(cx)?;
+    let red = scatter_reduction(cx);
     let (d, it, u) = (cx.value(0)?, cx.value(1)?, cx.value(2)?);
     let es = d.et.byte_size().ok_or("sub-byte")?;
     let idx = it.to_i64s().ok_or("indices")?;
@@ -837,6 +962,7 @@ fn scatter_nd_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let slice: usize = d.shape[k..].iter().product::<u64>() as usize;
     let tuples = idx.len().checked_div(k).unwrap_or(0);
     let mut out = d.data.to_vec();
+    let mut pairs = Vec::new();
     for t in 0..tuples {
         let mut off = 0usize;
         for q in 0..k {
@@ -850,9 +976,18 @@ fn scatter_nd_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
             }
             off += v as usize * dst[q] as usize;
         }
+        if red != "none" {
+            pairs.extend((0..slice).map(|e| (off + e, t * slice + e)));
+            continue;
+        }
         let src = t * slice * es;
         let n = slice * es;
         out[off * es..off * es + n].copy_from_slice(u.data.get(src..src + n).ok_or("updates")?);
+    }
+    if red != "none" {
+        return Ok(vec![Fact::with_value(scatter_reduce(
+            &d, &u, &pairs, &red, true,
+        )?)]);
     }
     Ok(vec![Fact::with_value(Tensor::new(
         d.et,
@@ -863,7 +998,8 @@ fn scatter_nd_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
 
 /// ScatterElementsUpdate: out = data; out[index with indices[i] at `axis`] = updates[i].
 fn scatter_elements_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
-    plain_reduction(cx)?;
+    let red = scatter_reduction(cx);
+    let init = cx.attr_bool("use_init_val", true)?;
     let (d, it, u) = (cx.value(0)?, cx.value(1)?, cx.value(2)?);
     let es = d.et.byte_size().ok_or("sub-byte")?;
     let idx = it.to_i64s().ok_or("indices")?;
@@ -871,6 +1007,7 @@ fn scatter_elements_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let ax = norm_axis(*cx.ints(3).ok_or("axis")?.first().ok_or("axis")?, r)?;
     let (dst, ist) = (math::strides(&d.shape), math::strides(&it.shape));
     let mut out = d.data.to_vec();
+    let mut pairs = Vec::new();
     for (p, &v) in idx.iter().enumerate() {
         let dim = d.shape[ax] as i64;
         let v = if v < 0 { v + dim } else { v };
@@ -882,8 +1019,17 @@ fn scatter_elements_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
             let c = (p as u64 / ist[a]) % it.shape[a];
             off += if a == ax { v as u64 } else { c } * dst[a];
         }
+        if red != "none" {
+            pairs.push((off as usize, p));
+            continue;
+        }
         let o = off as usize * es;
         out[o..o + es].copy_from_slice(u.data.get(p * es..p * es + es).ok_or("updates")?);
+    }
+    if red != "none" {
+        return Ok(vec![Fact::with_value(scatter_reduce(
+            &d, &u, &pairs, &red, init,
+        )?)]);
     }
     Ok(vec![Fact::with_value(Tensor::new(
         d.et,
@@ -1025,12 +1171,23 @@ pub(super) fn register(r: &mut Reg) {
     r.add(
         "ScatterNDUpdate",
         &all,
-        OpDef::with_eval(same_as_input0, scatter_nd_update_eval),
+        // OpenVINO 2026.4.1 folds these types only (measured, v3 and v15, every reduction).
+        OpDef::with_eval(same_as_input0, scatter_nd_update_eval).kernel_types(|t| {
+            matches!(
+                t,
+                E::Boolean | E::I32 | E::U32 | E::I64 | E::U64 | E::F16 | E::F32
+            )
+        }),
     );
     r.add(
         "ScatterElementsUpdate",
         &all,
-        OpDef::with_eval(same_as_input0, scatter_elements_update_eval),
+        OpDef::with_eval(same_as_input0, scatter_elements_update_eval).kernel_types(|t| {
+            matches!(
+                t,
+                E::Boolean | E::I16 | E::I32 | E::U32 | E::I64 | E::U64 | E::F16 | E::F32
+            )
+        }),
     );
 
     r.add(

@@ -980,7 +980,15 @@ fn range_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     }
     let g = |i: usize| cx.value(i).ok().and_then(|v| v.get(0));
     let (s, st) = (g(0).ok_or("start")?, g(2).ok_or("step")?);
-    let (s, st) = (s.as_f64().trunc() as i64, st.as_f64().trunc() as i64);
+    // Range-1 keeps integer inputs integers (an i64 start or step past 2^53 stays exact);
+    // Range-4 goes through double, as OpenVINO's does (measured).
+    let v1 = cx.version < 4;
+    let int = |x: crate::ir::tensor::Scalar| match x {
+        crate::ir::tensor::Scalar::I(i) if v1 => i,
+        crate::ir::tensor::Scalar::U(u) if v1 => u as i64,
+        other => other.as_f64().trunc() as i64,
+    };
+    let (s, st) = (int(s), int(st));
     let v: Vec<i64> = (0..n as i64)
         .map(|i| s.wrapping_add(i.wrapping_mul(st)))
         .collect();

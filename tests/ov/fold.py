@@ -2368,5 +2368,42 @@ def main():
     return 0 if failed == 0 else 1
 
 
+
+# ---------------------------------------------------------------------------
+# Issue-18 fold corners (found by a seeded random differential run)
+# ---------------------------------------------------------------------------
+import openvino.opset12 as _op12  # noqa: E402
+add("nonzero_scalar_zero", lambda: [op3.non_zero(C(0, "f32"), "i64")])
+add("nonzero_scalar_one", lambda: [op3.non_zero(C(2, "i32"), "i32")])
+add("range1_i64_huge_step", lambda: [op1.range(C(-(1 << 62)), C((1 << 62) + 5), C((1 << 61) + 3))])
+add("range4_i64_huge_step", lambda: [o.range(C(-(1 << 62)), C((1 << 62) + 5), C((1 << 61) + 3), "i64")])
+add("softmax_f64", lambda: [o.softmax(R([2, 5], "f64"), -1)])
+for _red in ("sum", "prod", "min", "max", "mean"):
+    add("scatter_elements12_%s" % _red, lambda r=_red: [_op12.scatter_elements_update(
+        R([3, 4]), C([[0, 1], [2, 0]]), R([2, 2], seed=5), C(1), r, True)])
+    add("scatter_elements12_%s_noself" % _red, lambda r=_red: [_op12.scatter_elements_update(
+        R([3, 4], "i32"), C([[0, 1, 1], [2, 0, 0]]), R([2, 3], "i32", seed=5), C(1), r, False)])
+for _red in ("sum", "prod", "min", "max", "sub"):
+    add("scatter_nd15_%s" % _red, lambda r=_red: [op15.scatter_nd_update(
+        R([4, 3]), C([[1], [3], [1]]), R([3, 3], seed=6), r)])
+for _t in ("i8", "i16", "u32", "i64", "f16", "f64", "boolean"):
+    for _red in ("sum", "prod", "min", "max", "mean"):
+        if _t == "boolean" and _red == "mean":
+            continue
+        for _init in (True, False):
+            add("scatter_elements12_%s_%s_%s" % (_t, _red, "init" if _init else "noinit"),
+                lambda t=_t, r=_red, i=_init: [_op12.scatter_elements_update(
+                    R([3, 4], t, -100, 100) if t != "boolean" else C([[1, 0, 1, 0]] * 3, "boolean"),
+                    C([[0, 1, 1, -1], [2, 0, 0, 3]]),
+                    R([2, 4], t, -100, 100, seed=9) if t != "boolean" else C([[0, 1, 1, 0], [1, 1, 0, 0]], "boolean"),
+                    C(1), r, i)])
+    for _red in ("sum", "sub", "prod", "min", "max"):
+        if _t == "boolean" and _red == "sub":
+            continue
+        add("scatter_nd15_%s_%s" % (_t, _red), lambda t=_t, r=_red: [op15.scatter_nd_update(
+            R([4, 3], t, -100, 100) if t != "boolean" else C([[1, 0, 1]] * 4, "boolean"),
+            C([[1], [-1], [1]]),
+            R([3, 3], t, -100, 100, seed=6) if t != "boolean" else C([[0, 1, 1], [1, 1, 0], [1, 0, 0]], "boolean"), r)])
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -216,6 +216,15 @@ class IrcIR:
     def results(self):
         return {l.get("name"): lid for lid, l in self.layers.items() if l.get("type") == "Result"}
 
+    def result_port(self, lid):
+        """(type, "[d,...]") of a Result's input port as irc wrote it."""
+        inp = self.layers[lid].find("input")
+        port = inp.find("port") if inp is not None else None
+        if port is None:
+            return None
+        dims = [d.text.strip() for d in port.findall("dim")]
+        return canon_type(port.get("precision", "?")), "[" + ",".join(dims) + "]"
+
     def const(self, lid):
         d = self.layers[lid].find("data")
         t = canon_type(d.get("element_type"))
@@ -627,10 +636,10 @@ class G:
     def _piece(self, v, et):
         """A [1] tensor of value v computed from a helper's dims."""
         r = self.r
-        use = v >= 0 and r.random() < 0.6
+        use = 0 <= v <= 100000 and r.random() < 0.6
         d = v if use else r.randint(0, 12)
         k = r.random()
-        if k < 0.2 and d > 1 and use:
+        if k < 0.2 and 1 < d <= 10000 and use:
             a = r.choice([x for x in range(1, d + 1) if d % x == 0])
             p = self._helper([a, d // a])
             s = self._shape_of(p, et)
@@ -663,7 +672,7 @@ class G:
 
     def _shape_expr(self, vals, et, scalar):
         r = self.r
-        if vals and not scalar and all(v >= 0 for v in vals) and r.random() < 0.35:
+        if vals and not scalar and all(0 <= v <= 100000 for v in vals) and r.random() < 0.35:
             out = self._shape_of(self._helper(vals), et)
         else:
             pieces = [make_const([v], [1], et).output(0) if r.random() < 0.35 else self._piece(v, et)
@@ -1012,7 +1021,7 @@ def _(g):
     ns = g.pick(divs)
     if g.p(0.03):
         ns = g.r.randint(1, 5)
-    return mk(1, "Split", [x, g.ivals(axis, g.iet(True), scalar=g.p(0.9))], {"num_splits": ns})
+    return mk(1, "Split", [x, g.ivals(axis, g.iet(True), scalar=g.p(0.98))], {"num_splits": ns})
 
 
 @op("VariadicSplit")
@@ -1191,7 +1200,7 @@ def _scatter_nd(ver):
             ind = g.tensor(ishape, g.pick(IDX))
         upd = g.tensor(mid + d[k:], etn(x))
         if ver == 3:
-            return mk(3, "ScatterNDUpdate", [x, ind, upd])
+            return mk(4, "ScatterNDUpdate", [x, ind, upd])
         return mk(15, "ScatterNDUpdate", [x, ind, upd],
                   {"reduction": g.pick(["none", "sum", "sub", "prod", "min", "max"])})
     return fn
@@ -1268,9 +1277,13 @@ def _(g):
             masks[2][i] = masks[3][i] = 0
         elif masks[2][i]:
             masks[3][i] = 0
-    for m in masks + [ell]:
-        while m and g.p(0.4) and m[-1] == 0:
-            m.pop()
+    keep = r + sum(masks[2]) + (r if any(ell) else 0)
+    if n > keep and g.p(0.9):
+        st, sp, stp = st[:keep], sp[:keep], stp[:keep]
+        masks = [m[:keep] for m in masks]
+        ell = ell[:keep]
+    if g.p(0.3) and not any(masks[2] + masks[3] + ell):
+        masks[2], masks[3], ell = [], [], []
     ins = [x, g.ivals(st, et), g.ivals(sp, et), g.ivals(stp, et, const=g.p(0.85))]
     if g.p(0.08):
         ins = ins[:3]
@@ -1329,7 +1342,10 @@ def _broadcast(ver):
         attrs = {"mode": mode}
         if mode == "pdpd" and g.p(0.3):
             attrs["axis"] = g.r.randint(-1, 1)
-        return mk(ver, "Broadcast", [x, g.ivals(tgt, g.iet(True))], attrs)
+        ins = [x, g.ivals(tgt, g.iet(True))]
+        if ver == 1:
+            ins.append(make_const([0], [], "u8"))
+        return mk(ver, "Broadcast", ins, attrs)
     return fn
 
 
@@ -1474,7 +1490,7 @@ def _onehot(ver):
         attrs = {"axis": g.r.randint(-r - 1, r)}
         if ver == 16:
             attrs["negative_indices_mode"] = g.pick(["ignore_negative", "normalize"])
-        return mk(ver, "OneHot", [x, g.ivals(depth, g.iet(), scalar=g.p(0.85)), g.tensor([], t, const=True),
+        return mk(ver, "OneHot", [x, g.ivals(depth, g.iet(), scalar=g.p(0.97)), g.tensor([], t, const=True),
                                   g.tensor([], t, const=True)], attrs)
     return fn
 
@@ -1545,9 +1561,7 @@ def _(g):
 @op("CumSum", types=NUM)
 def _(g):
     x = g.data(NUM, rmin=1)
-    ins = [x]
-    if g.p(0.85):
-        ins.append(g.ivals(g.axis(g.rank(x)), g.iet(), scalar=True, chain_ok=False))
+    ins = [x, g.ivals(g.axis(g.rank(x)), g.iet(), scalar=g.p(0.95), chain_ok=False)]
     return mk(3, "CumSum", ins, {"exclusive": g.p(0.4), "reverse": g.p(0.4)})
 
 
@@ -1580,11 +1594,12 @@ def _(g):
     x = g.data(ALL, rmin=1)
     r = g.rank(x)
     ax = g.axes(r, 1, neg=True)
-    if g.p(0.3) and len(ax) == 1:
+    sc = g.p(0.3)
+    if sc and len(ax) == 1 and g.p(0.5):
         ax_in = g.ivals(ax[0], g.iet(), scalar=True)
     else:
         ax_in = g.ivals(ax, g.iet())
-    if g.p(0.3):
+    if sc:
         sh_in = g.ivals(g.r.randint(-7, 7), g.iet(), scalar=True)
     else:
         sh_in = g.ivals([g.pick([g.r.randint(-7, 7), g.r.randint(-7, 7), I32_MAX, -100]) for _ in ax], g.iet())
@@ -1916,7 +1931,7 @@ def _(g):
     batched = g.p(0.6)
     C = g.r.randint(1, 3)
     ks = [g.r.randint(1, 3), g.r.randint(1, 3)]
-    osz = [g.r.randint(2, 6), g.r.randint(2, 6)]
+    osz = [g.r.randint(ks[0], 6), g.r.randint(ks[1], 6)]
     st = [g.r.randint(1, 2), g.r.randint(1, 2)]
     dl = [1, 1]
     pb = [g.r.randint(0, 1), g.r.randint(0, 1)]
@@ -1926,7 +1941,8 @@ def _(g):
         L *= (osz[i] + pb[i] + pe[i] - dl[i] * (ks[i] - 1) - 1) // st[i] + 1
     shape = ([g.r.randint(1, 2)] if batched else []) + [C * ks[0] * ks[1], max(L, 0)]
     x = g.tensor(shape, g.et(NUM))
-    return mk(15, "Col2Im", [x, g.ivals(osz, g.iet()), g.ivals(ks, g.iet())],
+    it = g.iet()
+    return mk(15, "Col2Im", [x, g.ivals(osz, it), g.ivals(ks, it)],
               {"strides": st, "dilations": dl, "pads_begin": pb, "pads_end": pe})
 
 
@@ -2025,8 +2041,12 @@ def _(g):
 # --- signal / linear algebra -----------------------------------------------------------------
 def _dft(typ, ver):
     def fn(g):
-        x = g.data(FLOATS, rmin=1 if typ == "RDFT" else 2, rmax=5)
+        ft = ["f32", "f16", "bf16"]
+        x = g.data(ft, rmin=1 if typ == "RDFT" else 2, rmax=5)
         d = g.dims(x)
+        if typ != "RDFT" and d[-1] != 2 and g.p(0.9):
+            d = g.shrink([g.rdim() for _ in range(g.r.randint(1, 3))], 24) + [2]
+            x = g.tensor(d, g.et(ft))
         r = len(d)
         sr = r if typ == "RDFT" else r - 1
         ax = g.axes(sr, 1, neg=True)
@@ -2237,8 +2257,8 @@ def _(g):
     N, T, C, L = g.r.randint(1, 3), g.r.randint(1, 5), g.r.randint(2, 5), g.r.randint(1, 4)
     t = g.et(FLOATS)
     it = g.pick(IDX)
-    ins = [g.tensor([N, T, C], t), g.tensor([N], it, lo=0, hi=T), g.tensor([N, L], it, lo=0, hi=C - 1),
-           g.tensor([N], it, lo=0, hi=L)]
+    ins = [g.tensor([N, T, C], t), g.tensor([N], it, lo=0, hi=T), g.tensor([N, T], it, lo=0, hi=C - 1),
+           g.tensor([N], it, lo=0, hi=T)]
     if g.p(0.5):
         ins.append(g.tensor([], it, lo=0, hi=C - 1))
     return mk(4, "CTCLoss", ins, {"preprocess_collapse_repeated": g.p(0.5), "ctc_merge_repeated": g.p(0.5),
@@ -2581,6 +2601,51 @@ def emit_py(chain):
     return "\n".join(lines)
 
 
+def _const_vals(x):
+    n = outp(x).get_node()
+    if n.get_type_name() != "Constant":
+        return None
+    return [v.item() if hasattr(v, "item") else v for v in n.get_data().reshape(-1)]
+
+
+def doc_tag(label, node):
+    """The row of docs/openvino-differences.md under which irc deliberately leaves this fold-mode
+    node unfolded while OpenVINO folds it, or None."""
+    t = node.get_type_name()
+    try:
+        if t == "Interpolate" and label in ("Interpolate-4", "Interpolate-11"):
+            a = node.get_attributes()
+            ins = [list(node.get_input_shape(i)) for i in range(node.get_input_size())]
+            out = list(node.get_output_shape(0))
+            din = ins[0]
+            axes = _const_vals(node.input_value(node.get_input_size() - 1)) if node.get_input_size() > (3 if label == "Interpolate-4" else 2) else list(range(len(din)))
+            if 0 in din and a["mode"] != "linear":
+                return "Interpolate: empty input axis"
+            if axes is not None and len(set(axes)) != len(axes):
+                return "Interpolate: repeated axes"
+            if a["mode"] == "linear_onnx" and len(din) >= 2 and nelem(out[:2]) < nelem(din[:2]):
+                return "Interpolate: linear_onnx with fewer batch x channel blocks"
+            if a["mode"].endswith("pillow") and (0 in out or (axes is not None and axes != sorted(axes))):
+                return "Interpolate: Pillow mode with descending axes or empty output"
+        if t == "GridSample":
+            d = list(node.get_input_shape(0))
+            if len(d) == 4 and 0 in d[2:]:
+                return "GridSample: data with H or W = 0"
+            a = node.get_attributes()
+            g = _const_vals(node.input_value(1))
+            if a["padding_mode"] == "reflection" and a["align_corners"] and (
+                    g is None or any(not math.isfinite(v) or abs(v) > 1e15 for v in g)):
+                return "GridSample: reflection + align_corners with non-finite grid"
+        if t == "Concat":
+            for v in node.input_values():
+                et = v.get_element_type().get_type_name()
+                if et in BITS and (nelem(list(v.get_shape())) * BITS[et]) % 8:
+                    return "Concat of packed sub-byte constants not filling whole bytes"
+    except Exception:
+        return None
+    return None
+
+
 def assemble(seed, idxs, modes, allowed):
     """Build graphs; -> (model or None, {idx: info})."""
     infos, results = {}, []
@@ -2595,7 +2660,8 @@ def assemble(seed, idxs, modes, allowed):
                 r.set_friendly_name("g%d_n%d_o%d" % (idx, k, j))
                 results.append(r)
                 names.append(r.get_friendly_name())
-            info["chain"].append([label, node.get_friendly_name(), names])
+            info["chain"].append([label, node.get_friendly_name(), names,
+                                  doc_tag(label, node) if mode == "fold" else None])
         if chain:
             info["desc"] = describe(chain)
         infos[idx] = info
@@ -2635,7 +2701,8 @@ def oracle(xml, mode):
             out[r.get_friendly_name()] = ["const", p.get_element_type().get_type_name(), list(p.get_output_shape(0)),
                                           p.get_tensor_view().data.tobytes().hex()]
         else:
-            out[r.get_friendly_name()] = ["nofold", p.get_type_name()]
+            out[r.get_friendly_name()] = ["nofold", p.get_type_name(), r.get_output_element_type(0).get_type_name(),
+                                          str(r.get_output_partial_shape(0)).replace(" ", "")]
     return out
 
 
@@ -2683,7 +2750,7 @@ def worker_main():
 # Driver side: no OpenVINO in this process
 # =============================================================================================
 class Worker:
-    def __init__(self, timeout=300):
+    def __init__(self, timeout=20):
         self.timeout = timeout
         self.p = None
         self.start()
@@ -2746,12 +2813,13 @@ def run_irc(args, timeout=120):
 
 
 class Stats:
-    COLS = ["built", "ov_rej", "agree", "disagree", "masked", "ov_nofold", "irc_xfold", "ov_err"]
+    COLS = ["built", "ov_rej", "agree", "disagree", "masked", "ov_nofold", "irc_xfold", "ov_err", "doc"]
 
     def __init__(self):
         self.op = defaultdict(lambda: defaultdict(int))
         self.rej_msgs = defaultdict(lambda: defaultdict(int))
         self.ov_errors = []
+        self.documented = defaultdict(int)
         self.fails = []
         self.passed = 0
         self.failed = 0
@@ -2827,7 +2895,7 @@ class Fuzzer:
         graphs = {int(k): v for k, v in resp["graphs"].items()}
         if not built_only:
             for idx, info in graphs.items():
-                for k, (label, _, _) in enumerate(info["chain"]):
+                for k, (label, _, _, _) in enumerate(info["chain"]):
                     self.st.op[label]["built"] += 1
                 if info["rej"]:
                     label, why = info["rej"]
@@ -2879,11 +2947,11 @@ class Fuzzer:
 
     def irc_failed(self, idx, info, why):
         name_hit = None
-        for k, (label, node, _) in enumerate(info["chain"]):
+        for k, (label, node, _, _) in enumerate(info["chain"]):
             if node in why:
                 name_hit = k
         k = name_hit if name_hit is not None else len(info["chain"]) - 1
-        for j, (label, _, _) in enumerate(info["chain"]):
+        for j, (label, _, _, _) in enumerate(info["chain"]):
             self.st.op[label]["disagree" if j == k else "masked"] += 1
         self.fail(idx, info, k, "irc-error", why)
 
@@ -2895,7 +2963,7 @@ class Fuzzer:
 
     def compare_shape(self, idx, info, want, got):
         bad = None
-        for k, (label, _, names) in enumerate(info["chain"]):
+        for k, (label, _, names, tag) in enumerate(info["chain"]):
             if bad is not None:
                 self.st.op[label]["masked"] += 1
                 continue
@@ -2920,7 +2988,7 @@ class Fuzzer:
     def compare_fold(self, idx, info, want, ir):
         ir_res = ir.results()
         bad = None
-        for k, (label, _, names) in enumerate(info["chain"]):
+        for k, (label, _, names, tag) in enumerate(info["chain"]):
             if bad is not None:
                 self.st.op[label]["masked"] += 1
                 continue
@@ -2932,8 +3000,14 @@ class Fuzzer:
                 ptype = ir.layers[pid].get("type") if pid is not None else None
                 if w is None or w[0] == "nofold":
                     nofold += 1
+                    got = ir.result_port(rid) if rid is not None else None
                     if ptype == "Const":
                         xfold += 1
+                        c = ir.const(pid)
+                        got = (c[0], "[" + ",".join(map(str, c[1])) + "]")
+                    if w is not None and got is not None and (w[2], w[3]) != got:
+                        diffs.append(("nofold-shape", "out%d (OV left %s unfolded) OV %s%s irc %s%s" % (
+                            j, w[1], w[2], w[3], got[0], got[1])))
                     continue
                 compared += 1
                 if ptype != "Const":
@@ -2942,7 +3016,11 @@ class Fuzzer:
                 why = compare_const((w[1], w[2], bytes.fromhex(w[3])), ir.const(pid))
                 if why:
                     diffs.append(("value" if why.startswith("elem") else "type/shape", "out%d %s" % (j, why)))
-            if diffs:
+            if diffs and tag and all(d[0] == "irc-nofold" for d in diffs):
+                self.st.op[label]["doc"] += 1
+                self.st.documented[tag] += 1
+                bad = k
+            elif diffs:
                 bad = k
                 self.st.op[label]["disagree"] += 1
                 self.fail(idx, info, k, diffs[0][0], "; ".join(d[1] for d in diffs))
@@ -2952,7 +3030,7 @@ class Fuzzer:
                 self.st.op[label]["ov_nofold"] += 1
                 if xfold:
                     self.st.op[label]["irc_xfold"] += 1
-        if bad is None:
+        if bad is None or not any(f["idx"] == idx for f in self.st.fails[-1:]):
             self.st.passed += 1
             self.st.graphs += 1
 
@@ -2984,6 +3062,10 @@ def print_report(fz, args, elapsed):
         print("\n%d graphs without an oracle (OpenVINO raised or crashed on the whole graph):" % len(st.ov_errors))
         for idx, why in st.ov_errors[:20 if not args.v else None]:
             print("  seed %s idx %d: %s" % (fz.seed, idx, why))
+    if st.documented:
+        print("\nirc left unfolded what OpenVINO folds, as docs/openvino-differences.md documents (not failures):")
+        for tag, n in sorted(st.documented.items()):
+            print("  %5d  %s" % (n, tag))
     if st.fails:
         classes = defaultdict(list)
         for f in st.fails:

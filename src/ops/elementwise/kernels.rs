@@ -11,6 +11,7 @@ pub(super) fn softmax_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let work = match v.et {
         E::F32 => (**v).clone(),
         E::F16 | E::Bf16 => convert::convert(v, E::F32).ok_or("bad")?,
+        E::F64 => return softmax_f64(v, ax),
         _ => return Err("no kernel".into()),
     };
     let x = math::f32s(&work).ok_or("bad")?;
@@ -245,6 +246,39 @@ pub(super) fn mvn_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         }
     }
     Ok(vec![Fact::with_value(math::from_f32s(
+        v.shape.clone(),
+        &out,
+    ))])
+}
+
+/// Softmax of f64 values, in f64: exp(x - max), Kahan-summed, divided.
+fn softmax_f64(v: &crate::ir::tensor::Tensor, ax: usize) -> R<Vec<Fact>> {
+    let x = math::f64s(v).ok_or("bad")?;
+    let mut red_shape = v.shape.clone();
+    red_shape[ax] = 1;
+    let maxes = math::f64s(&super::reduce::reduce_values(
+        "ReduceMax",
+        v,
+        &[ax],
+        red_shape.clone(),
+    )?)
+    .ok_or("bad")?;
+    let (_, maps) = math::bcast_index_maps(&[&v.shape, &red_shape]).ok_or("bcast")?;
+    let e: Vec<f64> = x
+        .iter()
+        .zip(&maps[1])
+        .map(|(&a, &m)| (a - maxes[m]).exp())
+        .collect();
+    let et = math::from_f64s(v.shape.clone(), &e);
+    let sums = math::f64s(&super::reduce::reduce_values(
+        "ReduceSum",
+        &et,
+        &[ax],
+        red_shape,
+    )?)
+    .ok_or("bad")?;
+    let out: Vec<f64> = e.iter().zip(&maps[1]).map(|(&a, &m)| a / sums[m]).collect();
+    Ok(vec![Fact::with_value(math::from_f64s(
         v.shape.clone(),
         &out,
     ))])
