@@ -18,7 +18,8 @@
 //!   Concat, Tile, Split) runs on the compressed values and the Convert moves after it:
 //!   `Gather(Convert(f16), idx)` → `Convert(Gather(f16, idx))`, bit-exact since Convert is
 //!   elementwise; when its compressed result is no bigger than the compressed values it reads
-//!   (a Broadcast or Tile that repeats weights stays unfolded);
+//!   (a Broadcast or Tile that repeats weights stays unfolded), or is a scalar repeated into at
+//!   most [`SCALAR_FILL_BYTES`];
 //! - any other op folds when its result is no bigger than the compressed values it reads, or at
 //!   most [`SMALL_FOLD_BYTES`] (empty tensors, scalars, small shape tensors).
 
@@ -26,6 +27,11 @@ use crate::ir::{ElementType as E, Graph, NodeId};
 
 /// Results this small always fold: a few scalars cost less than the layers computing them.
 pub const SMALL_FOLD_BYTES: u64 = 64;
+
+/// A Broadcast or Tile of a *scalar* weight (a fill value: a state's initial zeros) folds while
+/// its compressed result stays this small, as OpenVINO folds it (Mamba's conv and SSM states);
+/// the value stays compressed behind its Convert.
+pub const SCALAR_FILL_BYTES: u64 = 4096;
 
 /// Element types weights are stored in to be widened at run time.
 pub fn compressible(et: E) -> bool {

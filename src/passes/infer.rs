@@ -833,7 +833,18 @@ impl<'a> Infer<'a> {
             let d = o.shape.to_static()?;
             acc.checked_add(cet.storage_bytes(PartialShape::element_count(&d)?)?)
         });
-        if written.is_none_or(|w| w > read.max(decompress::SMALL_FOLD_BYTES)) {
+        // A scalar fill value (one element read) may be repeated into a small state tensor.
+        let scalar_fill = inputs
+            .iter()
+            .filter(|f| f.value.is_none())
+            .filter_map(|f| f.compressed.as_ref())
+            .all(|c| c.len() == 1);
+        let cap = if scalar_fill {
+            decompress::SCALAR_FILL_BYTES
+        } else {
+            read.max(decompress::SMALL_FOLD_BYTES)
+        };
+        if written.is_none_or(|w| w > cap) {
             return None;
         }
         let cx = Ctx {

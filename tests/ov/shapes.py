@@ -2348,6 +2348,25 @@ def _yuv(ty, n, kind):
     return model(NF(8, ty, [y, P(_shp(kind, [1, 4, 3, 1]), "f32", "u"), P(_shp(kind, [1, 4, 3, 1]), "f32", "v")], {}))
 
 
+@cases("opset17_to_nv12", [("%s_%s_%s" % (t, "single" if sp else "planes", k), (t, sp, k))
+                           for t in ("RGBtoNV12", "BGRtoNV12") for sp in (True, False) for k in _KINDS])
+def _to_nv12(ty, single, kind):
+    return model(NF(17, ty, [P(_shp(kind, [1, 4, 6, 3]), "f32", "img")], {"single_plane": single}))
+
+
+@cases("opset17_erfinv", [(k, (k,)) for k in _KINDS])
+def _erfinv(kind):
+    return model(NF(17, "ErfInv", [P(_shp(kind, [2, 3]), "f32", "x")], {}))
+
+
+@cases("opset17_grouped_matmul", [("%s_%s" % (c, k), (c, k)) for c in ("2x3", "3x3") for k in _KINDS])
+def _gmm(case, kind):
+    if case == "2x3":
+        return model(NF(17, "GroupedMatMul", [P(_shp(kind, [6, 4]), "f32", "a"), P(_shp(kind, [3, 5, 4]), "f32", "b"),
+                                              P([3], "i32", "off")], {}))
+    return model(NF(17, "GroupedMatMul", [P(_shp(kind, [3, 2, 4]), "f32", "a"), P(_shp(kind, [3, 5, 4]), "f32", "b")], {}))
+
+
 # ---------------------------------------------------------------------------
 # Runner
 # ---------------------------------------------------------------------------

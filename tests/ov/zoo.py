@@ -330,6 +330,9 @@ def make_feed(model, rng, step, past):
     """Seeded inputs for one step: seq len 8 (step 0) / 1 (later) for dynamic dims; LLM-aware."""
     seq = 8 if step == 0 else 1
     feed = {}
+    # State-space models (Mamba: a `cache_position` input) mask only this step's tokens; KV-cache
+    # LLMs mask the past ones too.
+    mask_past = not any("cache_position" in i.get_names() for i in model.inputs)
     for inp in model.inputs:
         name = inp.get_any_name() if inp.get_names() else ""
         t = inp.get_element_type().get_type_name()
@@ -341,15 +344,16 @@ def make_feed(model, rng, step, past):
         for k, d in enumerate(ps):
             if d.is_static:
                 dims.append(d.get_length())
-            elif k == 0:
+            elif k == 0 and name != "cache_position":  # cache_position: one per token
                 dims.append(1)
             elif name == "attention_mask":
-                dims.append(past + seq)
+                dims.append(past * mask_past + seq)
             else:
                 dims.append(seq)
         if name == "attention_mask":
             a = np.ones(dims)
-        elif name == "position_ids":
+        elif name in ("position_ids", "cache_position"):
+            # Positions of this step's tokens (Mamba's cache_position indexes its conv state).
             a = np.broadcast_to(np.arange(past, past + dims[-1]), dims).copy()
         elif name == "beam_idx":
             a = np.zeros(dims)
