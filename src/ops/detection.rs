@@ -439,7 +439,7 @@ fn psroi_pooling_infer(cx: &Ctx) -> R<Vec<Fact>> {
         return Err(format!("group_size must be positive, is {gs}").into());
     }
     if !deformable {
-        let mode = cx.attr("mode").unwrap_or("average");
+        let mode = &*cx.attr_enum("mode", "average");
         if let Some(c) = dim_at(x, 1).get().filter(|_| x.shape.rank().is_some()) {
             let c = c as i64;
             if mode == "average" && (c % (gs * gs) != 0 || c / (gs * gs) != out_dim) {

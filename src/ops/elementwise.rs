@@ -791,12 +791,15 @@ fn unary_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
             vec![beta]
         }
         "Gelu" => vec![
-            (cx.attr("approximation_mode")
-                .unwrap_or("ERF")
+            (cx.attr_enum("approximation_mode", "ERF")
+                .as_str()
                 .eq_ignore_ascii_case("tanh")) as u8 as f64,
         ],
         "Round" => {
-            vec![(cx.attr("mode").unwrap_or("half_to_even") == "half_away_from_zero") as u8 as f64]
+            vec![
+                (cx.attr_enum("mode", "half_to_even").as_str() == "half_away_from_zero") as u8
+                    as f64,
+            ]
         }
         _ => Vec::new(),
     };

@@ -45,8 +45,8 @@ fn check_weights(cx: &Ctx, i: usize, like: usize) -> R<()> {
 fn check_reduction(cx: &Ctx, weights: usize) -> R<()> {
     if cx.version >= 15 {
         match cx
-            .attr("reduction")
-            .unwrap_or("sum")
+            .attr_enum("reduction", "sum")
+            .as_str()
             .to_ascii_lowercase()
             .as_str()
         {

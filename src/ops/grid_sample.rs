@@ -33,8 +33,8 @@ struct GridSampleAttrs {
 impl Attrs for GridSampleAttrs {
     fn parse(cx: &Ctx) -> R<Self> {
         let mode = match cx
-            .attr("mode")
-            .unwrap_or("bilinear")
+            .attr_enum("mode", "bilinear")
+            .as_str()
             .to_ascii_lowercase()
             .as_str()
         {
@@ -49,8 +49,8 @@ impl Attrs for GridSampleAttrs {
             }
         };
         let padding = match cx
-            .attr("padding_mode")
-            .unwrap_or("zeros")
+            .attr_enum("padding_mode", "zeros")
+            .as_str()
             .to_ascii_lowercase()
             .as_str()
         {

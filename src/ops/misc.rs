@@ -17,8 +17,8 @@ use super::util::dim_at as dim;
 
 fn num_dirs(cx: &Ctx) -> R<u64> {
     match cx
-        .attr("direction")
-        .unwrap_or("forward")
+        .attr_enum("direction", "forward")
+        .as_str()
         .to_ascii_lowercase()
         .as_str()
     {
@@ -363,7 +363,10 @@ fn pad_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let x = cx.input(0)?;
     // Constant mode: the output type merges the data's with the pad value's (a dynamic data
     // type and an f32 pad value give f32, as in OpenVINO).
-    let et = match (cx.attr("pad_mode").unwrap_or("constant"), cx.inputs.get(3)) {
+    let et = match (
+        cx.attr_enum("pad_mode", "constant").as_str(),
+        cx.inputs.get(3),
+    ) {
         ("constant", Some(v)) => merge_et(x.et, v.et).map_err(|_| {
             format!(
                 "the pad value ({}) must have the data's element type ({})",
@@ -388,7 +391,7 @@ fn pad_infer(cx: &Ctx) -> R<Vec<Fact>> {
         )
         .into());
     }
-    let mode = cx.attr("pad_mode").unwrap_or("constant");
+    let mode = &*cx.attr_enum("pad_mode", "constant");
     let mut out = Dims::new();
     for i in 0..d.len() {
         let ((blo, bhi), (elo, ehi)) = (pb[i], pe[i]);
@@ -465,7 +468,7 @@ impl Attrs for DepthSpaceAttrs {
                 format!("block_size must be positive, is {bs}"),
             ));
         }
-        let blocks_first = match cx.attr("mode").unwrap_or("blocks_first") {
+        let blocks_first = match cx.attr_enum("mode", "blocks_first").as_str() {
             "blocks_first" => true,
             "depth_first" => false,
             m => return Err(OpError::attr("mode", format!("unknown mode '{m}'"))),
@@ -682,8 +685,8 @@ fn pad_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let x = cx.value(0)?;
     let (pb, pe) = (cx.ints(1).ok_or("pads")?, cx.ints(2).ok_or("pads")?);
     let mode = cx
-        .attr("pad_mode")
-        .unwrap_or("constant")
+        .attr_enum("pad_mode", "constant")
+        .as_str()
         .to_ascii_lowercase();
     let es = x.et.byte_size().ok_or("sub-byte")?;
     let fill = if cx.inputs.len() == 4 && mode == "constant" {
@@ -758,9 +761,7 @@ fn onehot_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let ishape = cx.value(0)?.shape.clone();
     let ax = cx.attr_axis("axis", -1, ishape.len() + 1)?;
     let inner: usize = ishape[ax..].iter().product::<u64>() as usize;
-    let normalize = cx
-        .attr("negative_indices_mode")
-        .is_some_and(|m| m == "normalize");
+    let normalize = cx.attr_enum("negative_indices_mode", "ignore_negative") == "normalize";
     let (onb, offb) = (
         math::elem(&on, 0).ok_or("on")?.to_vec(),
         math::elem(&off, 0).ok_or("off")?.to_vec(),
@@ -814,7 +815,9 @@ fn nonzero_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
 
 /// The `reduction` attribute of ScatterElementsUpdate-12 / ScatterNDUpdate-15, lower-cased.
 fn scatter_reduction(cx: &Ctx) -> String {
-    cx.attr("reduction").unwrap_or("none").to_ascii_lowercase()
+    cx.attr_enum("reduction", "none")
+        .as_str()
+        .to_ascii_lowercase()
 }
 
 /// Scatter with a reduction, as OpenVINO's references compute it: `out[o] = f(out[o], upd[u])`

@@ -22,8 +22,8 @@ struct RoiAlignAttrs {
 impl Attrs for RoiAlignAttrs {
     fn parse(cx: &Ctx) -> R<Self> {
         let max = match cx
-            .attr("mode")
-            .unwrap_or("avg")
+            .attr_enum("mode", "avg")
+            .as_str()
             .to_ascii_lowercase()
             .as_str()
         {
@@ -32,7 +32,7 @@ impl Attrs for RoiAlignAttrs {
             m => return Err(OpError::attr("mode", format!("unknown mode '{m}'"))),
         };
         if cx.version >= 9 {
-            let a = cx.attr("aligned_mode").unwrap_or("asymmetric");
+            let a = &*cx.attr_enum("aligned_mode", "asymmetric");
             if !matches!(
                 a.to_ascii_lowercase().as_str(),
                 "asymmetric" | "half_pixel_for_nn" | "half_pixel"

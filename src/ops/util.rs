@@ -35,6 +35,12 @@ impl Ctx<'_> {
         self.layer.attr(k)
     }
 
+    /// An enum attribute, lower-cased: OpenVINO reads every enum spelling case-insensitively
+    /// (`mode="MAX"` is `max`).
+    pub fn attr_enum(&self, k: &str, default: &str) -> String {
+        self.attr(k).unwrap_or(default).to_ascii_lowercase()
+    }
+
     pub fn attr_req(&self, k: &str) -> R<&str> {
         self.attr(k)
             .ok_or_else(|| OpError::attr(k, format!("attribute '{k}' is missing")))

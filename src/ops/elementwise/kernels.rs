@@ -99,7 +99,7 @@ pub(super) fn reverse_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
     let r = shape.len();
     let a = cx.input(1)?.value.clone().ok_or("axes unknown")?;
     let mut flip = vec![false; r];
-    if cx.attr("mode").unwrap_or("index") == "mask" {
+    if cx.attr_enum("mode", "index").as_str() == "mask" {
         let m = a.to_i64s().ok_or("bad mask")?;
         if m.len() != r {
             return Err(format!("mask has {} elements for rank {r}", m.len()).into());
@@ -199,8 +199,8 @@ pub(super) fn mvn_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let norm = cx.attr_bool("normalize_variance", true)?;
     let eps = cx.attr_f64("eps", 1e-9)? as f32;
     let inside = match cx
-        .attr("eps_mode")
-        .unwrap_or("inside_sqrt")
+        .attr_enum("eps_mode", "inside_sqrt")
+        .as_str()
         .to_ascii_lowercase()
         .as_str()
     {

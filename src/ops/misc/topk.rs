@@ -15,12 +15,12 @@ struct TopKAttrs {
 
 impl Attrs for TopKAttrs {
     fn parse(cx: &Ctx) -> R<Self> {
-        let max = match cx.attr("mode").unwrap_or("max") {
+        let max = match cx.attr_enum("mode", "max").as_str() {
             "max" => true,
             "min" => false,
             m => return Err(OpError::attr("mode", format!("unknown mode '{m}'"))),
         };
-        let sort = match cx.attr("sort").unwrap_or("none") {
+        let sort = match cx.attr_enum("sort", "none").as_str() {
             "value" => "value",
             "index" => "index",
             "none" => "none",

@@ -18,7 +18,7 @@ pub(super) fn target_dims(cx: &Ctx, i: usize) -> Option<Dims> {
 /// Broadcast's `mode`, lower-cased, with OpenVINO's aliases resolved: `none` is `explicit`
 /// (OpenVINO writes a Broadcast-1 with explicit axes as `mode="none"`).
 fn broadcast_mode(cx: &Ctx) -> String {
-    let m = cx.attr("mode").unwrap_or("numpy").to_ascii_lowercase();
+    let m = cx.attr_enum("mode", "numpy").as_str().to_ascii_lowercase();
     if m == "none" {
         "explicit".into()
     } else {
