@@ -411,8 +411,8 @@ fn matmul_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     macro_rules! run {
         ($t:ty, $x:expr, $y:expr, $zero:expr) => {{
             let (x, y) = ($x, $y);
-            let mut o = vec![$zero; nb.max(1) * m * n];
-            for bi in 0..nb.max(1) {
+            let mut o = vec![$zero; nb * m * n];
+            for bi in 0..nb {
                 for i in 0..m {
                     for kk in 0..k {
                         let av: $t = x[at(bi, i, kk)];
@@ -433,8 +433,8 @@ fn matmul_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         }
         et if et.is_integral() && et.byte_size().is_some() => {
             let (x, y) = (a.to_i64s().ok_or("bad")?, b.to_i64s().ok_or("bad")?);
-            let mut o = vec![0i64; nb.max(1) * m * n];
-            for bi in 0..nb.max(1) {
+            let mut o = vec![0i64; nb * m * n];
+            for bi in 0..nb {
                 for i in 0..m {
                     for kk in 0..k {
                         let av = x[at(bi, i, kk)];

@@ -19,6 +19,13 @@ fn interpolate_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let r = d.len();
     let at = cx.attrs::<InterpolateAttrs>()?;
     let (pb, pe) = (&at.pads_begin, &at.pads_end);
+    // Interpolate-0 ignores its pads attributes (OpenVINO 2026.4.1, measured).
+    let no_pads = Vec::new();
+    let (pb, pe) = if cx.version == 0 {
+        (&no_pads, &no_pads)
+    } else {
+        (pb, pe)
+    };
     let padded: Vec<Dim> = (0..r)
         .map(|i| {
             let p = pb.get(i).copied().unwrap_or(0) + pe.get(i).copied().unwrap_or(0);
@@ -30,11 +37,15 @@ fn interpolate_infer(cx: &Ctx) -> R<Vec<Fact>> {
     if cx.version == 0 {
         cx.expect_inputs(2, 2)?;
         let sizes = cx.ints(1);
+        let bounds = cx.input_bounds(1);
         for (k, &a) in at.v0_axes.iter().enumerate() {
             let i = norm_axis(a, r).at_attr("axes")?;
-            out[i] = match &sizes {
-                Some(s) => Dim::known(*s.get(k).ok_or("output_shape too short")? as u64),
-                None => Dim::any(),
+            out[i] = match (&sizes, &bounds) {
+                (Some(s), _) => Dim::known(*s.get(k).ok_or("output_shape too short")? as u64),
+                (None, Some(b)) if b.len() == at.v0_axes.len() => {
+                    dim_from_bounds(b[k].0.max(0), b[k].1)
+                }
+                _ => Dim::any(),
             };
         }
         return Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))]);

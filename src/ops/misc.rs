@@ -1178,7 +1178,7 @@ pub(super) fn register(r: &mut Reg) {
         OpDef::with_eval(same_as_input0, scatter_nd_update_eval).kernel_types(|t| {
             matches!(
                 t,
-                E::Boolean | E::I32 | E::U32 | E::I64 | E::U64 | E::F16 | E::F32
+                E::Boolean | E::I32 | E::U32 | E::I64 | E::U64 | E::F16 | E::Bf16 | E::F32
             )
         }),
     );
@@ -1188,7 +1188,7 @@ pub(super) fn register(r: &mut Reg) {
         OpDef::with_eval(same_as_input0, scatter_elements_update_eval).kernel_types(|t| {
             matches!(
                 t,
-                E::Boolean | E::I16 | E::I32 | E::U32 | E::I64 | E::U64 | E::F16 | E::F32
+                E::Boolean | E::I16 | E::I32 | E::U32 | E::I64 | E::U64 | E::F16 | E::Bf16 | E::F32
             )
         }),
     );

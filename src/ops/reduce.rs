@@ -17,10 +17,19 @@ fn reduce_infer(cx: &Ctx) -> R<Vec<Fact>> {
         return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
     };
     let Some(axes) = cx.ints(1) else {
+        // Unknown axes: the rank stays with keep_dims, drops by one when there is exactly one
+        // axis (OpenVINO), and is unknown otherwise (axes may repeat).
+        let one_axis = cx
+            .input(1)?
+            .shape
+            .to_static()
+            .is_some_and(|s| s.iter().product::<u64>() == 1);
         return Ok(vec![Fact::new(
             x.et,
             if keep {
                 PartialShape::Ranked((0..d.len()).map(|_| Dim::any()).collect())
+            } else if one_axis && !d.is_empty() {
+                PartialShape::Ranked((1..d.len()).map(|_| Dim::any()).collect())
             } else {
                 PartialShape::Dynamic
             },
@@ -277,14 +286,24 @@ fn reduce_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         .map(|&a| norm_axis(a, r))
         .collect::<R<_>>()?;
     let n_out: usize = os.iter().product::<u64>() as usize;
-    let (init, f): (i64, fn(i64, i64) -> i64) = match ty {
-        "ReduceProd" => (1, |a, b| a.wrapping_mul(b)),
-        "ReduceSum" | "ReduceMean" => (0, |a, b| a.wrapping_add(b)),
-        "ReduceLogicalAnd" => (1, |a, b| (a != 0 && b != 0) as i64),
-        "ReduceLogicalOr" => (0, |a, b| (a != 0 || b != 0) as i64),
-        "ReduceL1" => (0, |a, b| a.wrapping_add(b.wrapping_abs())),
-        "ReduceMax" => (i64::MIN, |a, b| a.max(b)),
-        "ReduceMin" => (i64::MAX, |a, b| a.min(b)),
+    // Unsigned types compare as unsigned (u64 values past 2^63 are negative as i64); Max/Min of
+    // nothing is the type's lowest/highest value, as OpenVINO's reference starts from them.
+    let unsigned = !v.et.is_signed() && v.et != E::Boolean;
+    let (lo, hi) = match v.et {
+        E::U64 => (0, -1i64),
+        E::Boolean => (0, 1),
+        et => super::util::type_limits(et),
+    };
+    let (init, f): (i64, fn(i64, i64) -> i64) = match (ty, unsigned) {
+        ("ReduceProd", _) => (1, |a, b| a.wrapping_mul(b)),
+        ("ReduceSum" | "ReduceMean", _) => (0, |a, b| a.wrapping_add(b)),
+        ("ReduceLogicalAnd", _) => (1, |a, b| (a != 0 && b != 0) as i64),
+        ("ReduceLogicalOr", _) => (0, |a, b| (a != 0 || b != 0) as i64),
+        ("ReduceL1", _) => (0, |a, b| a.wrapping_add(b.wrapping_abs())),
+        ("ReduceMax", false) => (lo, |a, b| a.max(b)),
+        ("ReduceMin", false) => (hi, |a, b| a.min(b)),
+        ("ReduceMax", true) => (lo, |a, b| (a as u64).max(b as u64) as i64),
+        ("ReduceMin", true) => (hi, |a, b| (a as u64).min(b as u64) as i64),
         _ => return Err("not evaluated".into()),
     };
     let mut acc = vec![init; n_out];
@@ -306,10 +325,22 @@ fn reduce_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         }
     }
     if ty == "ReduceMean" && !vals.is_empty() && n_out > 0 {
-        // Integer mean truncates: sum / (count as T).
+        // Integer mean: the sum in the element type (wrapping), divided by the count in it.
         let c = (vals.len() / n_out) as i64;
+        let bits = v.et.byte_size().unwrap_or(8) as u32 * 8;
         for a in &mut acc {
-            *a /= c;
+            let w = if bits >= 64 {
+                *a
+            } else if unsigned {
+                *a & ((1i64 << bits) - 1)
+            } else {
+                (*a << (64 - bits)) >> (64 - bits)
+            };
+            *a = if unsigned {
+                ((w as u64) / (c as u64)) as i64
+            } else {
+                w / c
+            };
         }
     }
     Ok(vec![Fact::with_value(

@@ -307,9 +307,13 @@ fn segment_max_infer(cx: &Ctx) -> R<Vec<Fact>> {
     if cx.inputs.len() == 3 {
         cx.expect_int(2, "num_segments")?;
         expect_rank(cx, 2, 0, "num_segments")?;
-        if let Some(n) = cx.ints(2) {
-            let n = *n.first().ok_or("num_segments is empty")?;
-            first = Some(Dim::known(n.max(0) as u64));
+        match cx.ints(2) {
+            Some(n) => {
+                let n = *n.first().ok_or("num_segments is empty")?;
+                first = Some(Dim::known(n.max(0) as u64));
+            }
+            // An unknown num_segments decides the count, whatever the ids say (OpenVINO).
+            None => first = Some(Dim::any()),
         }
     }
     if first.is_none() && ids.shape.rank().is_some() {

@@ -431,6 +431,15 @@ fn squeeze_infer(cx: &Ctx) -> R<Vec<Fact>> {
             ));
         }
         axes = None;
+        if x.shape.rank() == Some(0) {
+            // A scalar: axes 0 and -1 name it and it stays a scalar (OpenVINO).
+            if let Some(v) = cx.ints(1) {
+                if let Some(&bad) = v.iter().find(|&&a| !(-1..=0).contains(&a)) {
+                    return Err(format!("axis {bad} is out of range [-1, 0] for a scalar").into());
+                }
+            }
+            return Ok(vec![Fact::new(x.et, PartialShape::scalar())]);
+        }
         if let (Some(d), Some(ashape)) = (x.shape.dims(), a.shape.to_static()) {
             if let Some(v) = cx.ints(1) {
                 let mut u = v

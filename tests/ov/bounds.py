@@ -31,6 +31,7 @@ import openvino.opset3 as op3
 import openvino.opset8 as op8
 import openvino.opset13 as o
 import openvino.opset15 as op15
+import openvino.opset16 as op16
 
 _REPO = Path(__file__).resolve().parents[2]
 IRC_BIN = os.environ.get("IRC_BIN", str(_REPO / "target" / "release" / "irc"))
@@ -537,6 +538,19 @@ CORNERS = {
         P([(2, 8), 3, (2, 4)])),
     "space_to_batch_lower_bounded": lambda: (lambda x: ([x], [op2.space_to_batch(x, C([1, 2, 1]), C([0, 0, 0]), C([0, 1, 0]))]))(
         P([(3, -1), 3, 4])),
+    # Fuzzer finds, fixed.
+    "reduce_unknown_axis_one": lambda: (lambda x, a: ([x, a], [o.reduce_min(x, a, False)]))(P([4, 3, 2]), P([1], np.int64, name="a")),
+    "reduce_unknown_axis_scalar": lambda: (lambda x, a: ([x, a], [o.reduce_sum(x, a, False)]))(P([4, 3, 2]), P([], np.int64, name="a")),
+    "reduce_unknown_axes_two": lambda: (lambda x, a: ([x, a], [o.reduce_sum(x, a, False)]))(P([4, 3, 2]), P([2], np.int64, name="a")),
+    "squeeze_scalar_axis0": lambda: (lambda x: ([x], [op1.squeeze(x, C([0]))]))(P([])),
+    "segment_max_unknown_num_segments": lambda: (lambda d, n: ([d, n], [op16.segment_max(d, C([0, 0, 2, 4]), n, "ZERO")]))(
+        P([4, 1]), P([], np.int64, name="n")),
+    "interpolate0_ignores_pads": lambda: (lambda x: ([x], [op1.interpolate(x, C([4]), {"axes": [2], "mode": "linear", "align_corners": False,
+                                                                                         "antialias": False, "pads_begin": [1, 0, 1],
+                                                                                         "pads_end": [0, 1, 1]})]))(P([2, 3, 5])),
+    "interpolate0_sizes_from_shape": lambda: (lambda x, s: ([x, s], [op1.interpolate(x, op3.shape_of(s), {"axes": [1, 2, 3], "mode": "nearest",
+                                                                                                          "align_corners": False, "antialias": False})]))(
+        P([-1, 4, 11, (5, 10)]), P([4, (0, 11), -1], name="s")),
 }
 for _n, _f in CORNERS.items():
     CASES.append((_n, _f))

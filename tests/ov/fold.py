@@ -2435,5 +2435,19 @@ for _t in ("i8", "i16", "u32", "i64", "f16", "f64", "boolean"):
             C([[1], [-1], [1]]),
             R([3, 3], t, -100, 100, seed=6) if t != "boolean" else C([[0, 1, 1], [1, 1, 0], [1, 0, 0]], "boolean"), r)])
 
+
+# Fuzzer finds (tests/ov/fuzz.py), fixed: each a regression case.
+add("matmul_zero_batch", lambda: [op1.matmul(C(np.zeros([0, 1, 5, 2]), "f32"), C([-0.5, -1.5], "f32"), False, False)])
+add("reduce_min_empty_i32", lambda: [o.reduce_min(C(np.zeros([2, 0]), "i32"), C([1]), False)])
+add("reduce_max_empty_i32", lambda: [o.reduce_max(C(np.zeros([2, 0]), "i32"), C([1]), False)])
+add("reduce_max_u64_high", lambda: [o.reduce_max(C([2 ** 64 - 1, 3], "u64"), C([0]), False)])
+add("reduce_min_u64_high", lambda: [o.reduce_min(C([2 ** 64 - 1, 3, 2 ** 63], "u64"), C([0]), False)])
+add("reduce_mean_i32_wraps", lambda: [o.reduce_mean(C([2147483646, 10], "i32"), C([0]), False)])
+add("reduce_mean_u32_wraps", lambda: [o.reduce_mean(C([4294967294, 10], "u32"), C([0]), False)])
+add("squeeze1_scalar_axis0", lambda: [op1.squeeze(C(3.5, "f32"), C([0]))])
+add("squeeze15_scalar_axis_minus1", lambda: [o.squeeze(C(3, "i32"), C([-1]))])
+add("scatter_elements3_bf16", lambda: [op3.scatter_elements_update(R([1, 4], "bf16"), C([[1]]), C([[9.0]], "bf16"), C(1))])
+add("scatter_nd15_bf16_max", lambda: [op15.scatter_nd_update(R([4, 3], "bf16"), C([[1], [3]]), R([2, 3], "bf16", seed=2), "max")])
+
 if __name__ == "__main__":
     sys.exit(main())
