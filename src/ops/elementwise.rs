@@ -311,7 +311,19 @@ fn binary_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
             bcast_apply(&a.shape, &b.shape, &va, &vb, $f)
         };
     }
+    // u64 values past 2^63 are negative as i64: order, divide and take remainders unsigned.
+    let u64_ = a.et == E::U64;
+    let u = |x: i64| x as u64;
     let (out_shape, out) = match kind {
+        Bin::Div if u64_ => m!(|x, y| (u(x) / u(y)) as i64),
+        Bin::Mod | Bin::FloorMod if u64_ => m!(|x, y| (u(x) % u(y)) as i64),
+        Bin::Max if u64_ => m!(|x, y| u(x).max(u(y)) as i64),
+        Bin::Min if u64_ => m!(|x, y| u(x).min(u(y)) as i64),
+        Bin::Cmp(CmpOp::Lt) if u64_ => m!(|x, y| (u(x) < u(y)) as i64),
+        Bin::Cmp(CmpOp::Le) if u64_ => m!(|x, y| (u(x) <= u(y)) as i64),
+        Bin::Cmp(CmpOp::Gt) if u64_ => m!(|x, y| (u(x) > u(y)) as i64),
+        Bin::Cmp(CmpOp::Ge) if u64_ => m!(|x, y| (u(x) >= u(y)) as i64),
+        Bin::Pow if u64_ => m!(|x, y| convert::f_to_u64((u(x) as f64).powf(u(y) as f64)) as i64),
         Bin::Add => m!(i64::wrapping_add),
         Bin::Sub => m!(i64::wrapping_sub),
         Bin::Mul => m!(i64::wrapping_mul),
@@ -816,6 +828,8 @@ fn unary_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
             "Negative" if matches!(v.et, E::I32 | E::I64) => {
                 x.iter().map(|a| a.wrapping_neg()).collect()
             }
+            // Unsigned values are never below 0 (a u64 past 2^63 is negative as i64).
+            "Relu" if !v.et.is_signed() => x,
             "Relu" => x.iter().map(|&a| a.max(0)).collect(),
             "Identity" | "Floor" | "Ceiling" | "Round" => x,
             "LogicalNot" => x.iter().map(|&a| (a == 0) as i64).collect(),

@@ -41,6 +41,26 @@ fn pool_shape(cx: &Ctx) -> R<(crate::ir::ElementType, PartialShape)> {
     };
     let mut out: Dims = d[..2].iter().copied().collect();
     for i in 0..n {
+        if matches!(w.auto_pad.as_str(), "same_upper" | "same_lower") {
+            // OpenVINO's pooling with auto_pad same: a non-static dim gives `?`; a static one
+            // pads to ceil(d / s) windows, then applies the rounding type to the padded size
+            // (ceil can then add a window: 12, kernel 1, stride 3 gives 5).
+            let Some(v) = d[2 + i].get() else {
+                out.push(Dim::any());
+                continue;
+            };
+            let s = w.strides[i] as u64;
+            let ek = (kernel[i] as u64).saturating_sub(1) * w.dilations[i] as u64 + 1;
+            let out0 = v.div_ceil(s);
+            let o = if ceil {
+                let pad = ((out0.max(1) - 1) * s + ek).saturating_sub(v);
+                (v + pad).saturating_sub(ek).div_ceil(s) + 1
+            } else {
+                out0
+            };
+            out.push(Dim::known(o));
+            continue;
+        }
         out.push(window_dim(d[2 + i], kernel[i] as u64, &w, i, ceil, torch)?);
     }
     Ok((x.et, PartialShape::Ranked(out)))

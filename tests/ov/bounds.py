@@ -556,6 +556,30 @@ for _n, _f in CORNERS.items():
     CASES.append((_n, _f))
 
 
+def _pool_same(d, rt, ap, k, st, dil, kind):
+    x = P([1, 1, d])
+    if kind == "max8":
+        return [x], [op8.max_pool(x, [st], [dil], [0], [0], [k], rt, ap).output(0)]
+    return [x], [op1.avg_pool(x, [st], [0], [0], [k], True, rt, ap)]
+
+
+# Pooling with auto_pad same_upper/same_lower: static dims pad to ceil(d/s) windows and then
+# round (ceil may add one); non-static dims give `?`.
+for _d in (12, 5, 2, 0, (2, 9), (4, -1)):
+    for _rt in ("floor", "ceil"):
+        for _ap in ("same_upper", "same_lower"):
+            for _k, _s, _dil in ((1, 3, 1), (3, 2, 1), (3, 2, 2)):
+                for _kind in ("max8", "avg1"):
+                    if _kind == "avg1" and _dil != 1:
+                        continue
+                    _f = (lambda a=(_d, _rt, _ap, _k, _s, _dil, _kind): _pool_same(*a))
+                    try:
+                        _f()
+                    except Exception:  # OpenVINO refuses it (a kernel longer than the dim)
+                        continue
+                    CASES.append(("pool_same_%s_%s_%s_k%ds%dd%d_%s" % (_d, _rt, _ap, _k, _s, _dil, _kind), _f))
+
+
 @case("slice_axes_unknown")
 def _():
     x, a = P([5, (2, 8), -1]), P([1], np.int64, name="a")

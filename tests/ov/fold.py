@@ -2449,5 +2449,12 @@ add("squeeze15_scalar_axis_minus1", lambda: [o.squeeze(C(3, "i32"), C([-1]))])
 add("scatter_elements3_bf16", lambda: [op3.scatter_elements_update(R([1, 4], "bf16"), C([[1]]), C([[9.0]], "bf16"), C(1))])
 add("scatter_nd15_bf16_max", lambda: [op15.scatter_nd_update(R([4, 3], "bf16"), C([[1], [3]]), R([2, 3], "bf16", seed=2), "max")])
 
+_U64_BIG = [2 ** 64 - 1, 3, 2 ** 63 + 5, 8]
+for _bn, _bf in (("maximum", o.maximum), ("minimum", o.minimum), ("less", o.less), ("greater_equal", o.greater_equal),
+                 ("divide", o.divide), ("mod", o.mod), ("floor_mod", o.floor_mod), ("greater", o.greater),
+                 ("less_equal", o.less_equal), ("power", o.power)):
+    add("u64_high_%s" % _bn, lambda f=_bf: [f(C(_U64_BIG, "u64"), C([2, 5, 7, 3], "u64"))])
+add("u64_high_relu", lambda: [o.relu(C(_U64_BIG, "u64"))])
+
 if __name__ == "__main__":
     sys.exit(main())
