@@ -267,10 +267,14 @@ impl AutoBroadcast {
                 if at + len > d.len() {
                     return Err(bad());
                 }
+                // Each pair broadcasts as numpy's do; the result must still fit the first
+                // input's dim (a static 1 there takes an interval of the second, not a 5).
                 let mut out: Dims = d.iter().copied().collect();
                 for i in 0..len {
                     if s[i].get() != Some(1) {
-                        out[at + i] = merge_dim(out[at + i], s[i]).ok_or_else(bad)?;
+                        let r = broadcast_dim(out[at + i], s[i]).ok_or_else(bad)?;
+                        merge_dim(r, out[at + i]).ok_or_else(bad)?;
+                        out[at + i] = r;
                     }
                 }
                 Ok(PartialShape::Ranked(out))

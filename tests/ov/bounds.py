@@ -276,6 +276,10 @@ PDPD_PAIRS = {
     "scalar": ([2, 3], []),
     "dynrank_b": ([2, 3], None),
     "dynrank_a": (None, [2]),
+    "one_takes_interval": ([5, 1, 2], [5, (0, 6), -1]),
+    "one_vs_dynamic": ([1], [-1]),
+    "dynamic_vs_may_be_one": ([-1, -1, 3], [(1, 6)]),
+    "mixed": ([1, 109, 74, 1, (4, 15)], [1, -1, (1, 8), (1, 2), 15]),
 }
 
 
