@@ -227,23 +227,32 @@ fn conv_like(cx: &Ctx, group: bool, backprop: bool) -> R<Vec<Fact>> {
                 out.push(Dim::any());
                 continue;
             }
-            let k = fd[k_off + i].get().ok_or("dynamic kernel")?;
-            let s = w.strides[i] as u64;
-            let ek = (k - 1) * w.dilations[i] as u64 + 1;
-            // Without an output_shape input OpenVINO ignores same_upper/same_lower here and
-            // uses zero pads (like valid).
-            let f = |v: u64| -> u64 {
-                let (pb, pe) = if w.auto_pad != "explicit" && w.auto_pad != "notset" {
-                    (0, 0)
-                } else {
-                    (w.pads_begin[i], w.pads_end[i])
-                };
-                let o = (s * v.saturating_sub(1)) as i128 + ek as i128 - pb as i128 - pe as i128
-                    + out_pad[i] as i128;
-                o.max(0) as u64
+            // OpenVINO: (d - 1) * s + dilated(k) - pads + output_padding; with d and k
+            // static a negative result is `?`, otherwise interval arithmetic whose
+            // subtractions clamp at 0. Without an output_shape input OpenVINO ignores
+            // same_upper/same_lower here and uses zero pads (like valid).
+            let (pb, pe) = if w.auto_pad != "explicit" && w.auto_pad != "notset" {
+                (0, 0)
+            } else {
+                (w.pads_begin[i], w.pads_end[i])
             };
-            let d = xd[2 + i];
-            out.push(Dim::interval(f(d.min.max(1)).min(f(d.min)), d.max().map(f)));
+            let (s, dil) = (w.strides[i] as i128, w.dilations[i] as i128);
+            let (d, k) = (xd[2 + i], fd[k_off + i]);
+            let extra = out_pad[i] as i128 - pb as i128 - pe as i128;
+            // (d - 1) clamps at 0; an upper end below 0 gives `?`, a lower one clamps at 0.
+            let end = |dv: u64, kv: u64| -> i128 {
+                (dv as i128 - 1).max(0) * s + ((kv as i128 - 1).max(0) * dil + 1) + extra
+            };
+            let lo = end(d.min, k.min).max(0);
+            let hi = match (d.max(), k.max()) {
+                (Some(dm), Some(km)) => Some(end(dm, km)),
+                _ => None,
+            };
+            out.push(match hi {
+                Some(h) if h < 0 => Dim::any(),
+                Some(h) => Dim::interval(lo as u64, Some((h as u64).max(lo as u64))),
+                None => Dim::interval(lo as u64, None),
+            });
         }
     } else {
         for i in 0..n {

@@ -584,6 +584,40 @@ for _d in (12, 5, 2, 0, (2, 9), (4, -1)):
                     CASES.append(("pool_same_%s_%s_%s_k%ds%dd%d_%s" % (_d, _rt, _ap, _k, _s, _dil, _kind), _f))
 
 
+def _conv_bp_case(seed):
+    import random
+    rnd = random.Random(seed)
+    dd = rnd.choice([0, 1, 2, 3, 5, 8, (0, 3), (2, 5), (1, -1), -1])
+    kd = rnd.choice([1, 2, 3, (1, 3), (2, 4), -1, (2, -1)])
+    s, dil = rnd.choice([1, 2, 3]), rnd.choice([1, 2])
+    pb, pe, op = rnd.choice([0, 1, 2, 3]), rnd.choice([0, 1, 2, 4]), rnd.choice([0, 1])
+    if op >= s and op >= dil:
+        op = 0
+    grp = rnd.random() < 0.3
+
+    def build():
+        x = P([1, 4, dd])
+        if grp:
+            w = P([2, 2, 3, kd], name="w")
+            return [x, w], [op1.group_convolution_backprop_data(x, w, strides=[s], pads_begin=[pb], pads_end=[pe],
+                                                                 dilations=[dil], output_padding=[op])]
+        w = P([4, 2, kd], name="w")
+        return [x, w], [op1.convolution_backprop_data(x, w, strides=[s], pads_begin=[pb], pads_end=[pe],
+                                                       dilations=[dil], output_padding=[op])]
+    return build
+
+
+# Backprop convolutions with static, interval and dynamic data and kernel dims: (d-1)*s +
+# dilated(k) - pads + output_padding, a static negative result or an upper end below 0 is `?`.
+for _seed in range(200):
+    _f = _conv_bp_case(_seed)
+    try:
+        _f()
+    except Exception:
+        continue
+    CASES.append(("conv_backprop_%d" % _seed, _f))
+
+
 @case("slice_axes_unknown")
 def _():
     x, a = P([5, (2, 8), -1]), P([1], np.int64, name="a")
