@@ -182,6 +182,10 @@ fn unique_infer(cx: &Ctx) -> R<Vec<Fact>> {
             return Ok(out);
         }
     }
+    // OpenVINO 2026.4.1 (measured): without an axis, a static non-empty input of n elements
+    // gives [1..n] (and n reverse indices), anything else `?`. With an axis of dim d: the data
+    // keeps its dims with d as 1..max(d) (0 stays 0, unbounded is `?`), the reverse indices are
+    // [d], and indices/counts are [0] when d is 0, [1..n] for a static input, else `?`.
     let mut data = PartialShape::Dynamic;
     let mut idx = one(flat);
     let mut rev = one(flat);
@@ -192,14 +196,15 @@ fn unique_infer(cx: &Ctx) -> R<Vec<Fact>> {
             let a = *a.first().ok_or("axis is empty")?;
             let ax = norm_axis(a, d.len())?;
             let mut o: Dims = d.iter().copied().collect();
-            // The reverse indices: one per slice along the axis.
-            rev = one(d[ax]);
-            match d[ax].get() {
-                Some(n) => {
-                    o[ax] = Dim::interval(1, Some(n));
-                    idx = one(Dim::interval(1, Some(n)));
-                }
-                None => o[ax] = Dim::any(),
+            let dd = d[ax];
+            rev = one(dd);
+            o[ax] = match (dd.get(), dd.max()) {
+                (Some(0), _) => Dim::known(0),
+                (_, Some(m)) => Dim::interval(1.min(m), Some(m)),
+                (_, None) => Dim::any(),
+            };
+            if dd.get() == Some(0) {
+                idx = one(Dim::known(0));
             }
             data = PartialShape::Ranked(o);
         }

@@ -618,6 +618,24 @@ for _seed in range(200):
     CASES.append(("conv_backprop_%d" % _seed, _f))
 
 
+def _unique(shape, axis):
+    import openvino.opset10 as op10
+    x = P(shape)
+    u = op10.unique(x) if axis is None else op10.unique(x, C(axis))
+    return [x], [u.output(i) for i in range(4)]
+
+
+# Unique-10: every output, with and without an axis, over static, empty, interval and dynamic dims.
+for _s in ([2, 6, 4], [2, (3, 5)], [0], [2, 0, 3], [(0, 3), 4], [-1, 4], [3, -1], [1], [], [5], [(2, 7)]):
+    for _ax in (None, 0, 1, -1):
+        _f = (lambda s=_s, a=_ax: _unique(s, a))
+        try:
+            _f()
+        except Exception:
+            continue
+        CASES.append(("unique_%s_axis%s" % (_s, _ax), _f))
+
+
 @case("slice_axes_unknown")
 def _():
     x, a = P([5, (2, 8), -1]), P([1], np.int64, name="a")
