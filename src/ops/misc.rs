@@ -199,11 +199,16 @@ fn gather_nd_infer(cx: &Ctx) -> R<Vec<Fact>> {
         )
         .into());
     }
+    // Batch dims merge data's and indices' (OpenVINO: [12,4,1] with indices [10..14,1] is 12).
+    let merged: Vec<Dim> = (0..b)
+        .map(|i| merge_dim(dd[i], id[i]).unwrap_or(id[i]))
+        .collect();
     let mut out = Dims::new();
     if cx.version >= 8 {
-        out.extend(id[..id.len() - 1].iter().copied());
+        out.extend(merged.iter().copied());
+        out.extend(id[b..id.len() - 1].iter().copied());
     } else {
-        let batch = id[..b].iter().fold(Dim::known(1), |a, &x| dim_mul(a, x));
+        let batch = merged.iter().fold(Dim::known(1), |a, &x| dim_mul(a, x));
         if b > 0 {
             out.push(batch);
         }

@@ -636,6 +636,26 @@ for _s in ([2, 6, 4], [2, (3, 5)], [0], [2, 0, 3], [(0, 3), 4], [-1, 4], [3, -1]
         CASES.append(("unique_%s_axis%s" % (_s, _ax), _f))
 
 
+def _gather_nd(ds, isz, bd, v):
+    m = op8 if v == 8 else __import__("openvino.opset5", fromlist=["gather_nd"])
+    x, i = P(ds), P(isz, np.int64, name="i")
+    return [x, i], [m.gather_nd(x, i, bd)]
+
+
+# GatherND-5/8 batch dims merge data's and indices' dims (v5 flattens them into one).
+for _k, (_ds, _is) in enumerate((([12, 4, 1], [(10, 14), 1]), ([-1, 4, 1], [5, 1]), ([(2, 8), 4, 1], [(4, 12), 1]),
+                                 ([3, 4, 1], [-1, 1]), ([2, 6, 5], [2, (1, 8), 1]), ([2, -1, 5], [2, 3, 1]),
+                                 ([2, (1, 4), 5], [2, (2, 8), 1]), ([2, 6, 1, -1, 36041], [2, 6, (1, -1), -1, (2, 8), 2]))):
+    for _bd in (1, 2, 3):
+        for _v in (5, 8):
+            _f = (lambda a=(_ds, _is, _bd, _v): _gather_nd(*a))
+            try:
+                _f()
+            except Exception:
+                continue
+            CASES.append(("gather_nd%d_%d_bd%d" % (_v, _k, _bd), _f))
+
+
 @case("slice_axes_unknown")
 def _():
     x, a = P([5, (2, 8), -1]), P([1], np.int64, name="a")
