@@ -3,47 +3,44 @@
 
 use super::*;
 
-/// Softmax: x - max (NaN-ignoring max), exp, Kahan sum, divide — OpenVINO's reference steps.
+/// The Softmax steps in one float type: `$get` reads the tensor, `$put` builds one.
+macro_rules! softmax_in {
+    ($t:ty, $get:expr, $put:expr, $v:expr, $ax:expr) => {{
+        let (v, ax) = ($v, $ax);
+        let x: Vec<$t> = $get(v).ok_or("bad")?;
+        let mut red_shape = v.shape.clone();
+        red_shape[ax] = 1;
+        let reduce = |ty: &str, t: &crate::ir::tensor::Tensor, s: Vec<u64>| -> R<Vec<$t>> {
+            Ok($get(&super::reduce::reduce_values(ty, t, &[ax], s)?).ok_or("bad")?)
+        };
+        let maxes = reduce("ReduceMax", v, red_shape.clone())?;
+        let (_, maps) = math::bcast_index_maps(&[&v.shape, &red_shape]).ok_or("bcast")?;
+        let e: Vec<$t> = x
+            .iter()
+            .zip(&maps[1])
+            .map(|(&a, &m)| (a - maxes[m]).exp())
+            .collect();
+        let sums = reduce("ReduceSum", &$put(v.shape.clone(), &e), red_shape)?;
+        let out: Vec<$t> = e.iter().zip(&maps[1]).map(|(&a, &m)| a / sums[m]).collect();
+        $put(v.shape.clone(), &out)
+    }};
+}
+
+/// Softmax: x - max (NaN-ignoring max), exp, Kahan sum, divide — OpenVINO's reference steps, in
+/// f32 (f16/bf16 through f32) or in f64.
 pub(super) fn softmax_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let v = cx.input(0)?.value.as_ref().ok_or("no value")?;
     let r = v.shape.len();
     let ax = cx.attr_axis("axis", 1, r)?;
-    let work = match v.et {
-        E::F32 => (**v).clone(),
-        E::F16 | E::Bf16 => convert::convert(v, E::F32).ok_or("bad")?,
-        E::F64 => return softmax_f64(v, ax),
+    let t = match v.et {
+        E::F32 => softmax_in!(f32, math::f32s, math::from_f32s, &**v, ax),
+        E::F64 => softmax_in!(f64, math::f64s, math::from_f64s, &**v, ax),
+        E::F16 | E::Bf16 => {
+            let w = convert::convert(v, E::F32).ok_or("bad")?;
+            let t = softmax_in!(f32, math::f32s, math::from_f32s, &w, ax);
+            convert::convert(&t, v.et).ok_or("bad")?
+        }
         _ => return Err("no kernel".into()),
-    };
-    let x = math::f32s(&work).ok_or("bad")?;
-    let mut red_shape = v.shape.clone();
-    red_shape[ax] = 1;
-    let maxes = math::f32s(&super::reduce::reduce_values(
-        "ReduceMax",
-        &work,
-        &[ax],
-        red_shape.clone(),
-    )?)
-    .ok_or("bad")?;
-    let (_, maps) = math::bcast_index_maps(&[&v.shape, &red_shape]).ok_or("bcast")?;
-    let e: Vec<f32> = x
-        .iter()
-        .zip(&maps[1])
-        .map(|(&a, &m)| (a - maxes[m]).exp())
-        .collect();
-    let et = math::from_f32s(v.shape.clone(), &e);
-    let sums = math::f32s(&super::reduce::reduce_values(
-        "ReduceSum",
-        &et,
-        &[ax],
-        red_shape,
-    )?)
-    .ok_or("bad")?;
-    let out: Vec<f32> = e.iter().zip(&maps[1]).map(|(&a, &m)| a / sums[m]).collect();
-    let t = math::from_f32s(v.shape.clone(), &out);
-    let t = if v.et == E::F32 {
-        t
-    } else {
-        convert::convert(&t, v.et).ok_or("bad")?
     };
     Ok(vec![Fact::with_value(t)])
 }
@@ -246,39 +243,6 @@ pub(super) fn mvn_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         }
     }
     Ok(vec![Fact::with_value(math::from_f32s(
-        v.shape.clone(),
-        &out,
-    ))])
-}
-
-/// Softmax of f64 values, in f64: exp(x - max), Kahan-summed, divided.
-fn softmax_f64(v: &crate::ir::tensor::Tensor, ax: usize) -> R<Vec<Fact>> {
-    let x = math::f64s(v).ok_or("bad")?;
-    let mut red_shape = v.shape.clone();
-    red_shape[ax] = 1;
-    let maxes = math::f64s(&super::reduce::reduce_values(
-        "ReduceMax",
-        v,
-        &[ax],
-        red_shape.clone(),
-    )?)
-    .ok_or("bad")?;
-    let (_, maps) = math::bcast_index_maps(&[&v.shape, &red_shape]).ok_or("bcast")?;
-    let e: Vec<f64> = x
-        .iter()
-        .zip(&maps[1])
-        .map(|(&a, &m)| (a - maxes[m]).exp())
-        .collect();
-    let et = math::from_f64s(v.shape.clone(), &e);
-    let sums = math::f64s(&super::reduce::reduce_values(
-        "ReduceSum",
-        &et,
-        &[ax],
-        red_shape,
-    )?)
-    .ok_or("bad")?;
-    let out: Vec<f64> = e.iter().zip(&maps[1]).map(|(&a, &m)| a / sums[m]).collect();
-    Ok(vec![Fact::with_value(math::from_f64s(
         v.shape.clone(),
         &out,
     ))])

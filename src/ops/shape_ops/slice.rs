@@ -509,22 +509,18 @@ fn ss_shape(cx: &Ctx, d: &[Dim]) -> R<PartialShape> {
             };
             // A masked begin or end is not read; one that is read but unknown leaves at most
             // every |stride|-th element (OpenVINO 2026.4.1, measured).
-            let start =
-                match (bit(&m.begin, axis), &begin) {
-                    (true, _) => Some(dstart),
-                    (false, Some(b)) => Some(b.get(axis).copied().ok_or_else(|| {
-                        OpError::from(format!("begin has no value for axis {axis}"))
-                    })?),
-                    (false, None) => None,
+            let pick =
+                |masked: bool, default: Bound, v: &Option<Vec<Bound>>, w: &str| match (masked, v) {
+                    (true, _) => Ok(Some(default)),
+                    (false, Some(b)) => {
+                        b.get(axis).copied().map(Some).ok_or_else(|| {
+                            OpError::from(format!("{w} has no value for axis {axis}"))
+                        })
+                    }
+                    (false, None) => Ok(None),
                 };
-            let stop =
-                match (bit(&m.end, axis), &end) {
-                    (true, _) => Some(dstop),
-                    (false, Some(e)) => Some(e.get(axis).copied().ok_or_else(|| {
-                        OpError::from(format!("end has no value for axis {axis}"))
-                    })?),
-                    (false, None) => None,
-                };
+            let start = pick(bit(&m.begin, axis), dstart, &begin, "begin")?;
+            let stop = pick(bit(&m.end, axis), dstop, &end, "end")?;
             out.push(match (start, stop) {
                 (Some(a), Some(b)) => make_dim(dim, a, b, stride),
                 _ => {
