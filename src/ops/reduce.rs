@@ -81,6 +81,9 @@ fn reduce_bounds(ty: &str, et: E, b: &Bounds, shape: &[u64], rm: &[bool]) -> Opt
         .map(|(&d, _)| d as usize)
         .product::<usize>();
     let max = super::util::type_limits(et).1;
+    if !has_kernel(ty, et) {
+        return None;
+    }
     let (mut lo, mut hi): (Vec<i64>, Vec<i64>) = match ty {
         "ReduceMax" => (vec![i64::MIN; n_out], vec![i64::MIN; n_out]),
         "ReduceMin" => (vec![i64::MAX; n_out], vec![i64::MAX; n_out]),
@@ -348,6 +351,24 @@ fn reduce_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     )])
 }
 
+/// The element types OpenVINO 2026.4.1 evaluates a reduction for (measured): it folds nothing
+/// else, and computes no value or bound through it for a shape rule.
+fn has_kernel(ty: &str, et: E) -> bool {
+    match ty {
+        "ReduceSum" | "ReduceMean" | "ReduceProd" => matches!(
+            et,
+            E::I32 | E::I64 | E::U32 | E::U64 | E::F16 | E::Bf16 | E::F32
+        ),
+        "ReduceMax" | "ReduceMin" => matches!(
+            et,
+            E::I8 | E::U8 | E::I32 | E::I64 | E::U32 | E::U64 | E::F16 | E::Bf16 | E::F32
+        ),
+        "ReduceL1" => matches!(et, E::I32 | E::I64 | E::F16 | E::Bf16 | E::F32),
+        "ReduceL2" => matches!(et, E::F16 | E::Bf16 | E::F32),
+        _ => true,
+    }
+}
+
 pub(super) fn register(r: &mut Reg) {
     let all = ALL_VERSIONS;
     for ty in [
@@ -361,6 +382,16 @@ pub(super) fn register(r: &mut Reg) {
         "ReduceLogicalAnd",
         "ReduceLogicalOr",
     ] {
-        r.add(ty, &all, OpDef::with_eval(reduce_infer, reduce_eval));
+        let def = OpDef::with_eval(reduce_infer, reduce_eval);
+        let def = match ty {
+            "ReduceSum" | "ReduceMean" | "ReduceProd" => {
+                def.kernel_types(|et| has_kernel("ReduceSum", et))
+            }
+            "ReduceMax" | "ReduceMin" => def.kernel_types(|et| has_kernel("ReduceMax", et)),
+            "ReduceL1" => def.kernel_types(|et| has_kernel("ReduceL1", et)),
+            "ReduceL2" => def.kernel_types(|et| has_kernel("ReduceL2", et)),
+            _ => def,
+        };
+        r.add(ty, &all, def);
     }
 }
