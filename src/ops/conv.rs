@@ -1,6 +1,7 @@
 //! Convolution family and MatMul: output spatial dims with OpenVINO's interval arithmetic
 //! (subtractions clamp at 0, so `[1,3,1..64,?]` stride 2 pad 1 k3 → `[1,8,1..32,1..]`).
 
+use super::ovdim::Iv;
 use super::*;
 use crate::ir::{Dim, Dims, PartialShape};
 
@@ -96,220 +97,477 @@ pub(super) fn window_dim(d: Dim, k: u64, w: &Window, i: usize, ceil: bool, torch
     Ok(Dim::interval(min, max.map(|x| x.max(min))))
 }
 
-/// A convolution's output spatial dim for a kernel dim that is not static: OpenVINO's
-/// `append_spatial_shape` in interval arithmetic, `floor((d + pads - dilated(k)) / s) + 1`
-/// with subtractions clamped at 0 (`5` with a kernel `?` gives `1..5`).
-fn window_dim_interval_kernel(d: Dim, k: Dim, w: &Window, i: usize) -> Dim {
-    const INF: u64 = u64::MAX;
-    let s = w.strides[i] as u64;
-    if matches!(w.auto_pad.as_str(), "same_upper" | "same_lower") {
-        let f = |v: u64| v.div_ceil(s);
-        return Dim::interval(f(d.min), d.max().map(f));
-    }
-    let pads = if w.auto_pad == "valid" {
-        0
-    } else {
-        w.pads_begin[i] + w.pads_end[i]
-    };
-    let dil = w.dilations[i] as u64;
-    let add = |v: u64| {
-        if v == INF {
-            INF
-        } else {
-            (v as i128 + pads as i128).max(0) as u64
-        }
-    };
-    let (dmin, dmax) = (add(d.min), add(d.max().unwrap_or(INF)));
-    let dil_k = |v: u64| {
-        if v == INF {
-            INF
-        } else {
-            v.saturating_sub(1).saturating_mul(dil).saturating_add(1)
-        }
-    };
-    let (kmin, kmax) = (dil_k(k.min), dil_k(k.max().unwrap_or(INF)));
-    let clip_minus = |a: u64, b: u64| {
-        if a <= b {
-            0
-        } else if a == INF {
-            INF
-        } else {
-            a - b
-        }
-    };
-    let (lo, hi) = (clip_minus(dmin, kmax), clip_minus(dmax, kmin));
-    let lo = lo / s + 1;
-    let hi = if hi == INF { None } else { Some(hi / s + 1) };
-    Dim::interval(lo, hi.map(|h| h.max(lo)))
+/// Which member of the convolution family a rule runs for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ConvKind {
+    /// Convolution-1, BinaryConvolution-1.
+    Fwd,
+    GroupFwd,
+    Backprop,
+    GroupBackprop,
+    /// DeformableConvolution-1/8 (filter at input 2).
+    Deformable,
 }
 
-fn conv_like(cx: &Ctx, group: bool, backprop: bool) -> R<Vec<Fact>> {
-    let (x, f) = (cx.input(0)?, cx.input(1)?);
-    let et = merge_et(x.et, f.et)?;
-    if let (None, Some(fd)) = (x.shape.dims(), f.shape.dims()) {
-        return Ok(vec![Fact::new(
-            et,
-            conv_dynamic_rank_data(cx, fd, group, backprop)?,
-        )]);
+impl ConvKind {
+    fn group(self) -> bool {
+        matches!(self, ConvKind::GroupFwd | ConvKind::GroupBackprop)
     }
-    let (Some(xd), Some(fd)) = (x.shape.dims(), f.shape.dims()) else {
-        return Ok(vec![Fact::new(
-            et,
-            match x
-                .shape
-                .rank()
-                .or(f.shape.rank().map(|r| r - group as usize))
-            {
-                Some(r) => PartialShape::Ranked((0..r).map(|_| Dim::any()).collect()),
-                None => PartialShape::Dynamic,
-            },
-        )]);
-    };
-    if xd.len() < 3 {
-        return Err(format!("data {} must have rank >= 3", sh(&x.shape)).into());
+    fn backprop(self) -> bool {
+        matches!(self, ConvKind::Backprop | ConvKind::GroupBackprop)
     }
-    let n = xd.len() - 2;
-    let k_off = if group { 3 } else { 2 };
-    if fd.len() != n + k_off {
-        return Err(format!(
-            "filter {} does not match data {}",
-            sh(&f.shape),
-            sh(&x.shape)
-        )
-        .into());
-    }
-    let w = window(cx, n, false)?;
-    let mut out = Dims::new();
-    out.push(xd[0]);
-    // Output channels.
-    let ch = match (group, backprop) {
-        (false, false) => fd[0],
-        (true, false) => checked_dim_mul(fd[0], fd[1])?,
-        (false, true) => fd[1],
-        (true, true) => checked_dim_mul(fd[0], fd[2])?,
-    };
-    // Input channel check.
-    let in_ch = match (group, backprop) {
-        (false, false) => fd[1],
-        (true, false) => checked_dim_mul(fd[0], fd[2])?,
-        (false, true) => fd[0],
-        (true, true) => checked_dim_mul(fd[0], fd[1])?,
-    };
-    if merge_dim(xd[1], in_ch).is_none() {
-        return Err(format!(
-            "data channels {} do not match the filter's input channels {} (data {}, filter {})",
-            xd[1],
-            in_ch,
-            sh(&x.shape),
-            sh(&f.shape)
-        )
-        .into());
-    }
-    out.push(ch);
-    if backprop {
-        let out_pad = cx
-            .attr_ints("output_padding")?
-            .filter(|v| !v.is_empty())
-            .unwrap_or(vec![0; n]);
-        let given = if cx.inputs.len() == 3 {
-            cx.ints(2)
+    /// Filter dims before the spatial ones.
+    fn filter_non_spatial(self) -> usize {
+        if self.group() {
+            3
         } else {
-            None
-        };
-        for i in 0..n {
-            if let Some(g) = &given {
-                out.push(Dim::known(
-                    *g.get(i).ok_or("output_shape is too short")? as u64
+            2
+        }
+    }
+}
+
+/// The convolution family's attributes after OpenVINO's `resize_attributes`: empty strides,
+/// dilations and output_padding become 1s / 0s for `n` spatial dims, pads 0s (all 0 for
+/// `valid`, and for `same_*` where the shape rule does not read them).
+struct ConvAttrs {
+    strides: Vec<i64>,
+    dilations: Vec<i64>,
+    pads_begin: Vec<i64>,
+    pads_end: Vec<i64>,
+    output_padding: Vec<i64>,
+    same: bool,
+}
+
+fn conv_attrs(cx: &Ctx, n: usize, kind: ConvKind) -> R<ConvAttrs> {
+    let get = |k: &str, fill: i64| -> R<Vec<i64>> {
+        Ok(match cx.attr_ints(k)? {
+            Some(v) if !v.is_empty() => v,
+            _ => vec![fill; n],
+        })
+    };
+    let auto_pad = cx.attr_enum("auto_pad", "explicit");
+    let (same, valid) = match auto_pad.as_str() {
+        "explicit" | "notset" => (false, false),
+        "valid" => (false, true),
+        "same_upper" | "same_lower" => (true, false),
+        other => {
+            return Err(OpError::attr(
+                "auto_pad",
+                format!("unknown auto_pad '{other}'"),
+            ))
+        }
+    };
+    let mut a = ConvAttrs {
+        strides: get("strides", 1)?,
+        dilations: get("dilations", 1)?,
+        pads_begin: get("pads_begin", 0)?,
+        pads_end: get("pads_end", 0)?,
+        output_padding: get("output_padding", 0)?,
+        same,
+    };
+    let check = |name: &str, v: &[i64]| -> R<()> {
+        if v.len() != n {
+            return Err(OpError::attr(
+                name,
+                format!(
+                    "{name} has {} values but there are {n} spatial dims",
+                    v.len()
+                ),
+            ));
+        }
+        Ok(())
+    };
+    check("strides", &a.strides)?;
+    check("dilations", &a.dilations)?;
+    check("pads_begin", &a.pads_begin)?;
+    check("pads_end", &a.pads_end)?;
+    if kind.backprop() {
+        check("output_padding", &a.output_padding)?;
+    }
+    for (name, v) in [("strides", &a.strides), ("dilations", &a.dilations)] {
+        if v.iter().any(|&x| x <= 0) {
+            return Err(OpError::attr(
+                name,
+                format!("{name} must be positive, are {v:?}"),
+            ));
+        }
+    }
+    if valid || (same && kind.backprop()) {
+        // Backprop without an output_shape input ignores same_* pads (OpenVINO's apply_padding).
+        a.pads_begin = vec![0; n];
+        a.pads_end = vec![0; n];
+    }
+    Ok(a)
+}
+
+/// The number of spatial dims as OpenVINO's `calculate_num_spatial` finds it: from data's
+/// rank, else the filter's, else (backprop) the output_shape input's length, else the
+/// attributes' lengths; `None` gives a dynamic-rank output.
+fn conv_num_spatial(cx: &Ctx, kind: ConvKind, out_spatial: &PartialShape) -> R<Option<usize>> {
+    let fi = if kind == ConvKind::Deformable { 2 } else { 1 };
+    let under = |r: usize, k: usize, what: &str, s: &PartialShape| -> R<usize> {
+        r.checked_sub(k)
+            .ok_or_else(|| format!("{what} {} has too low a rank", sh(s)).into())
+    };
+    if let Some(r) = cx.input(0)?.shape.rank() {
+        return under(r, 2, "data", &cx.input(0)?.shape).map(Some);
+    }
+    let f = &cx.input(fi)?.shape;
+    if let Some(r) = f.rank() {
+        return under(r, kind.filter_non_spatial(), "filter", f).map(Some);
+    }
+    if kind == ConvKind::Deformable {
+        // A static-rank offsets input means rank 4.
+        return Ok(cx.input(1)?.shape.rank().map(|_| 2));
+    }
+    if kind.backprop() && cx.inputs.len() == 3 {
+        if let Some(n) = out_spatial.rank().filter(|&n| n > 0) {
+            return Ok(Some(n));
+        }
+    }
+    for k in ["strides", "dilations", "pads_begin", "pads_end"] {
+        if let Some(v) = cx.attr_ints(k)?.filter(|v| !v.is_empty()) {
+            return Ok(Some(v.len()));
+        }
+    }
+    Ok(None)
+}
+
+/// The output_shape input of a backprop convolution as OpenVINO reads it: its values (or their
+/// bounds, `evaluate_as_partial_shape`), else `?` per element when its length is static, else a
+/// dynamic rank.
+fn conv_out_spatial(cx: &Ctx) -> R<PartialShape> {
+    if cx.inputs.len() < 3 {
+        return Ok(PartialShape::Ranked(Dims::new()));
+    }
+    let f = cx.input(2)?;
+    if f.shape.rank().is_some_and(|r| r != 1) {
+        return Err(OpError::input(
+            2,
+            format!("output_shape must have rank 1, is {}", sh(&f.shape)),
+        ));
+    }
+    if let Some(v) = cx.ints(2) {
+        return Ok(PartialShape::Ranked(
+            v.iter().map(|&x| Iv::int(x).dim()).collect(),
+        ));
+    }
+    if let Some(b) = cx.shape_bounds(2) {
+        return Ok(PartialShape::Ranked(
+            (0..b.lo.len())
+                .map(|k| super::signal::bound_dim(&b, k).unwrap_or(Dim::any()))
+                .collect(),
+        ));
+    }
+    Ok(match f.shape.dims().and_then(|d| d[0].get()) {
+        Some(n) => PartialShape::Ranked((0..n).map(|_| Dim::any()).collect()),
+        None => PartialShape::Dynamic,
+    })
+}
+
+/// A dim of `s` (or `?` when its rank is dynamic), counted from the end.
+fn last_dim(s: &PartialShape, n: usize, i: usize) -> Iv {
+    match s.dims() {
+        Some(d) => Iv::of(d[d.len() - n + i]),
+        None => Iv::of(Dim::any()),
+    }
+}
+
+/// The convolution family's shape rules, ported from OpenVINO's
+/// `convolution_shape_inference*.hpp`, `group_convolution*`, and
+/// `deformable_convolution_shape_inference.hpp`: every dim in OpenVINO's interval arithmetic
+/// (so a dynamic-rank data still gives spatial dims `1..`), the validations it makes, and the
+/// channel merges it does.
+fn conv_family(cx: &Ctx, kind: ConvKind) -> R<Vec<Fact>> {
+    let fi = if kind == ConvKind::Deformable { 2 } else { 1 };
+    let (x, f) = (cx.input(0)?, cx.input(fi)?);
+    let et = if cx.ty == "BinaryConvolution" {
+        x.et
+    } else {
+        let mut et = merge_et(x.et, f.et)?;
+        if kind == ConvKind::Deformable {
+            for g in &cx.inputs[1..] {
+                et = merge_et(et, g.et)?;
+            }
+        }
+        et
+    };
+    let out_spatial = if kind.backprop() {
+        conv_out_spatial(cx)?
+    } else {
+        PartialShape::Dynamic
+    };
+    let Some(n) = conv_num_spatial(cx, kind, &out_spatial)? else {
+        return Ok(vec![Fact::new(et, PartialShape::Dynamic)]);
+    };
+    let (xs, fs) = (&x.shape, &f.shape);
+    let k_off = kind.filter_non_spatial();
+    let xd = xs.dims();
+    let fd = fs.dims();
+    if kind.backprop() && cx.inputs.len() == 3 {
+        if let Some(r) = out_spatial.rank().filter(|&r| r != n) {
+            return Err(OpError::input(
+                2,
+                format!("output_shape has {r} values but there are {n} spatial dims"),
+            ));
+        }
+    }
+    // Ranks.
+    if kind == ConvKind::Deformable {
+        for (i, g) in cx.inputs.iter().enumerate() {
+            if g.shape.rank().is_some_and(|r| r != 4) {
+                return Err(OpError::input(
+                    i,
+                    format!("must have rank 4, is {}", sh(&g.shape)),
                 ));
-                continue;
             }
-            if cx.inputs.len() == 3 {
-                out.push(Dim::any());
-                continue;
-            }
-            // OpenVINO: (d - 1) * s + dilated(k) - pads + output_padding; with d and k
-            // static a negative result is `?`, otherwise interval arithmetic whose
-            // subtractions clamp at 0. Without an output_shape input OpenVINO ignores
-            // same_upper/same_lower here and uses zero pads (like valid).
-            let (pb, pe) = if w.auto_pad != "explicit" && w.auto_pad != "notset" {
-                (0, 0)
-            } else {
-                (w.pads_begin[i], w.pads_end[i])
-            };
-            let (s, dil) = (w.strides[i] as i128, w.dilations[i] as i128);
-            let (d, k) = (xd[2 + i], fd[k_off + i]);
-            let extra = out_pad[i] as i128 - pb as i128 - pe as i128;
-            // (d - 1) clamps at 0; an upper end below 0 gives `?`, a lower one clamps at 0.
-            let end = |dv: u64, kv: u64| -> i128 {
-                (dv as i128 - 1).max(0) * s + ((kv as i128 - 1).max(0) * dil + 1) + extra
-            };
-            let lo = end(d.min, k.min).max(0);
-            let hi = match (d.max(), k.max()) {
-                (Some(dm), Some(km)) => Some(end(dm, km)),
-                _ => None,
-            };
-            out.push(match hi {
-                Some(h) if h < 0 => Dim::any(),
-                Some(h) => Dim::interval(lo as u64, Some((h as u64).max(lo as u64))),
-                None => Dim::interval(lo as u64, None),
-            });
         }
     } else {
-        for i in 0..n {
-            let Some(k) = fd[k_off + i].get() else {
-                out.push(window_dim_interval_kernel(xd[2 + i], fd[k_off + i], &w, i));
+        if let (Some(xd), Some(fd)) = (xd, fd) {
+            if xd.len() + k_off - 2 != fd.len() {
+                return Err(
+                    format!("data {} and filter {} ranks do not match", sh(xs), sh(fs)).into(),
+                );
+            }
+        }
+        if xd.is_some_and(|d| !(3..=5).contains(&d.len())) {
+            return Err(format!("data {} must have rank 3, 4 or 5", sh(xs)).into());
+        }
+        if let (Some(xd), Some(fd), ConvKind::Fwd | ConvKind::Backprop) = (xd, fd, kind) {
+            let fc = if kind == ConvKind::Fwd { fd[1] } else { fd[0] };
+            if merge_dim(xd[1], fc).is_none() {
+                return Err(format!(
+                    "data channels {} do not match the filter's input channels {} (data {}, filter {})",
+                    xd[1],
+                    fc,
+                    sh(xs),
+                    sh(fs)
+                )
+                .into());
+            }
+        }
+    }
+    if xd.is_none() && fd.is_some_and(|d| d.len() != n + k_off) {
+        return Err(format!("filter {} has the wrong rank for {n} spatial dims", sh(fs)).into());
+    }
+    let a = conv_attrs(cx, n, kind)?;
+    let mut out = Dims::new();
+    out.push(xd.map_or(Dim::any(), |d| d[0]));
+    match kind {
+        ConvKind::Fwd => out.push(fd.map_or(Dim::any(), |d| d[0])),
+        ConvKind::Backprop => out.push(fd.map_or(Dim::any(), |d| d[1])),
+        ConvKind::GroupFwd | ConvKind::GroupBackprop => match fd {
+            // groups = filter[0], merged with data channels / filter input channels.
+            Some(fd) => {
+                let (per_group_in, per_group_out) = if kind == ConvKind::GroupFwd {
+                    (fd[2], fd[1])
+                } else {
+                    (fd[1], fd[2])
+                };
+                let mut groups = fd[0];
+                if let (Some(xd), Some(k)) = (xd, per_group_in.get()) {
+                    let bad = || -> OpError {
+                        format!(
+                            "data channels {} are not the filter's groups x input channels (data {}, filter {})",
+                            xd[1],
+                            sh(xs),
+                            sh(fs)
+                        )
+                        .into()
+                    };
+                    // OpenVINO divides in double: by 0 every bound becomes the integer
+                    // conversion of inf/NaN, i.e. 0 after clipping (measured), `?` stays `?`.
+                    let per = match k {
+                        0 if xd[1] != Dim::any() => Dim::known(0),
+                        0 => Dim::any(),
+                        // Not evenly divisible: OpenVINO's empty interval merges with nothing.
+                        _ if ov_div_empty(xd[1], k) => return Err(bad()),
+                        _ => ov_dim_div(xd[1], k),
+                    };
+                    groups = merge_dim(groups, per).ok_or_else(bad)?;
+                }
+                out.push(Iv::of(groups).mul(Iv::of(per_group_out)).dim());
+            }
+            None => out.push(Dim::any()),
+        },
+        ConvKind::Deformable => {
+            let group = cx.attr_i64("group", 1)?;
+            let dg = cx.attr_i64("deformable_group", 1)?;
+            for (name, g) in [("group", group), ("deformable_group", dg)] {
+                if g <= 0 {
+                    return Err(OpError::attr(name, format!("{name} must be >= 1, is {g}")));
+                }
+            }
+            // OpenVINO's dim::is_divisible: `d / g` is not the empty interval.
+            let divisible = |d: Dim, g: i64| !ov_div_empty(d, g as u64);
+            let mut batch = xd.map_or(Dim::any(), |d| d[0]);
+            if let Some(xd) = xd {
+                if !divisible(xd[1], group) {
+                    return Err(format!(
+                        "data channels {} are not divisible by group {group}",
+                        xd[1]
+                    )
+                    .into());
+                }
+            }
+            let kernel_area = fd.map(|fd| Iv::of(fd[2]).mul(Iv::of(fd[3])).mul(Iv::int(dg)));
+            if let Some(od) = cx.input(1)?.shape.dims() {
+                if let Some(ka) = kernel_area {
+                    if merge_dim(od[1], ka.mul(Iv::int(2)).dim()).is_none() {
+                        return Err(OpError::input(1, format!("offsets channels {} do not match the filter {} and deformable_group {dg}", od[1], sh(fs))));
+                    }
+                }
+                if !divisible(od[1], dg) {
+                    return Err(OpError::input(
+                        1,
+                        format!(
+                            "offsets channels {} are not divisible by deformable_group {dg}",
+                            od[1]
+                        ),
+                    ));
+                }
+                batch = merge_dim(batch, od[0]).ok_or_else(|| {
+                    OpError::input(
+                        1,
+                        format!("offsets batch {} does not match data {}", od[0], sh(xs)),
+                    )
+                })?;
+            }
+            if let Some(md) = cx.inputs.get(3).and_then(|m| m.shape.dims()) {
+                if let Some(ka) = kernel_area {
+                    if merge_dim(md[1], ka.dim()).is_none() {
+                        return Err(OpError::input(3, format!("mask channels {} do not match the filter {} and deformable_group {dg}", md[1], sh(fs))));
+                    }
+                }
+                if !divisible(md[1], dg) {
+                    return Err(OpError::input(
+                        3,
+                        format!(
+                            "mask channels {} are not divisible by deformable_group {dg}",
+                            md[1]
+                        ),
+                    ));
+                }
+                if xd.is_some_and(|xd| merge_dim(md[0], xd[0]).is_none()) {
+                    return Err(OpError::input(
+                        3,
+                        format!("mask batch {} does not match data {}", md[0], sh(xs)),
+                    ));
+                }
+            }
+            out[0] = batch;
+            match fd {
+                Some(fd) => {
+                    if !divisible(fd[0], group) {
+                        return Err(format!(
+                            "filter output channels {} are not divisible by group {group}",
+                            fd[0]
+                        )
+                        .into());
+                    }
+                    let want = Iv::of(fd[1]).mul(Iv::int(group)).dim();
+                    if xd.is_some_and(|xd| merge_dim(xd[1], want).is_none()) {
+                        return Err(format!(
+                            "data channels do not match the filter's {want} (data {}, filter {})",
+                            sh(xs),
+                            sh(fs)
+                        )
+                        .into());
+                    }
+                    out.push(fd[0]);
+                }
+                None => out.push(Dim::any()),
+            }
+        }
+    }
+    for i in 0..n {
+        let (d, k) = (last_dim(xs, n, i), last_dim(fs, n, i));
+        let (s, dil) = (a.strides[i], a.dilations[i]);
+        let dim = if kind.backprop() {
+            if cx.inputs.len() == 3 {
+                match out_spatial.dims() {
+                    Some(o) => o[i],
+                    // OpenVINO inserts the dims of a dynamic-rank output_shape: none.
+                    None => break,
+                }
+            } else {
+                d.sub(Iv::int(1))
+                    .mul(Iv::int(s))
+                    .add(k.dilated(dil))
+                    .padded(a.output_padding[i] - a.pads_begin[i] - a.pads_end[i])
+                    .dim()
+            }
+        } else if a.same {
+            d.ceil_div(s).dim()
+        } else {
+            let padded = d.add(Iv::int(a.pads_begin[i].saturating_add(a.pads_end[i])));
+            let kd = k.dilated(dil);
+            if padded.is_static() && kd.is_static() && kd.dim().min > padded.dim().min {
+                return Err(format!(
+                    "the kernel after dilation ({}) is larger than the padded input dimension ({}) at spatial axis {i}",
+                    kd.dim(),
+                    padded.dim()
+                )
+                .into());
+            }
+            padded.sub(kd).floor_div(s).add(Iv::int(1)).dim()
+        };
+        out.push(dim);
+    }
+    if kind == ConvKind::Deformable {
+        for (j, what) in [(1, "offsets"), (3, "mask")] {
+            let Some(ed) = cx.inputs.get(j).and_then(|e| e.shape.dims()) else {
                 continue;
             };
-            out.push(window_dim(xd[2 + i], k, &w, i, false, false)?);
+            for i in 0..n.min(ed.len().saturating_sub(2)) {
+                if merge_dim(out[2 + i], ed[2 + i]).is_none() {
+                    return Err(OpError::input(
+                        j,
+                        format!(
+                            "{what} spatial dims {} do not match the output's {}",
+                            sh(&e_shape(ed)),
+                            sh(&PartialShape::Ranked(out.clone()))
+                        ),
+                    ));
+                }
+            }
         }
     }
     Ok(vec![Fact::new(et, PartialShape::Ranked(out))])
 }
 
-/// Data of dynamic rank: the filter still gives the rank and the output channels, and a
-/// backprop's `output_shape` input the spatial dims (as OpenVINO infers them).
-fn conv_dynamic_rank_data(cx: &Ctx, fd: &[Dim], group: bool, backprop: bool) -> R<PartialShape> {
-    let k_off = if group { 3 } else { 2 };
-    if fd.len() < k_off + 1 {
-        return Err(format!("filter {} has too low a rank", sh(&cx.input(1)?.shape)).into());
+fn e_shape(d: &[Dim]) -> PartialShape {
+    PartialShape::Ranked(d.iter().copied().collect())
+}
+
+/// `Dimension / k` is the empty interval (not evenly divisible).
+fn ov_div_empty(d: Dim, k: u64) -> bool {
+    if d.min == 0 && d.max().is_none() {
+        return false;
     }
-    let n = fd.len() - k_off;
-    let ch = match (group, backprop) {
-        (false, false) => fd[0],
-        (true, false) => checked_dim_mul(fd[0], fd[1])?,
-        (false, true) => fd[1],
-        (true, true) => checked_dim_mul(fd[0], fd[2])?,
-    };
-    let given = if backprop && cx.inputs.len() == 3 {
-        cx.ints(2)
-    } else {
-        None
-    };
-    let mut out: Dims = [Dim::any(), ch].into_iter().collect();
-    for i in 0..n {
-        out.push(match &given {
-            Some(g) => Dim::known(*g.get(i).ok_or("output_shape is too short")? as u64),
-            None => Dim::any(),
-        });
-    }
-    Ok(PartialShape::Ranked(out))
+    let lo = d.min.div_ceil(k);
+    d.max().is_some_and(|m| m / k < lo)
 }
 
 fn conv_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(2, 2)?;
-    conv_like(cx, false, false)
+    conv_family(cx, ConvKind::Fwd)
 }
 fn group_conv_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(2, 2)?;
-    conv_like(cx, true, false)
+    conv_family(cx, ConvKind::GroupFwd)
 }
 fn conv_bp_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(2, 3)?;
-    conv_like(cx, false, true)
+    conv_family(cx, ConvKind::Backprop)
 }
 fn group_conv_bp_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(2, 3)?;
-    conv_like(cx, true, true)
+    conv_family(cx, ConvKind::GroupBackprop)
+}
+fn deformable_conv_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(3, if cx.version >= 8 { 4 } else { 3 })?;
+    conv_family(cx, ConvKind::Deformable)
 }
 
 /// MatMul's attributes.
@@ -468,5 +726,8 @@ pub(super) fn register(r: &mut Reg) {
     r.add("GroupConvolution", &all, d(group_conv_infer));
     r.add("ConvolutionBackpropData", &all, d(conv_bp_infer));
     r.add("GroupConvolutionBackpropData", &all, d(group_conv_bp_infer));
+    r.add("DeformableConvolution", &all, d(deformable_conv_infer));
+    // OpenVINO infers BinaryConvolution with Convolution's rule (output: data's type).
+    r.add("BinaryConvolution", &all, d(conv_infer));
     r.add("MatMul", &all, OpDef::with_eval(matmul_infer, matmul_eval));
 }

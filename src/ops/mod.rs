@@ -21,6 +21,7 @@ mod linalg;
 pub mod math;
 mod misc;
 mod nms;
+mod ovdim;
 mod pool;
 mod promote;
 mod reduce;

@@ -256,90 +256,6 @@ fn batch_to_space_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
 
 // ------------------------------------------------------------------ convolutions
 
-/// DeformableConvolution-1/8 and BinaryConvolution-1: a convolution window over data with the
-/// filter's spatial dims; DeformableConvolution's offsets (and v8's mask) share batch and
-/// output spatial dims.
-fn deformable_conv_infer(cx: &Ctx) -> R<Vec<Fact>> {
-    let binary = cx.ty == "BinaryConvolution";
-    let (fi, max_in) = match (binary, cx.version >= 8) {
-        (true, _) => (1, 2),
-        (false, true) => (2, 4),
-        (false, false) => (2, 3),
-    };
-    cx.expect_inputs(if binary { 2 } else { 3 }, max_in)?;
-    let (x, f) = (cx.input(0)?, cx.input(fi)?);
-    let et = if binary { x.et } else { merge_et(x.et, f.et)? };
-    let extra: Vec<&Fact> = (1..cx.inputs.len())
-        .filter(|&i| i != fi)
-        .map(|i| &cx.inputs[i])
-        .collect();
-    let rank = x
-        .shape
-        .rank()
-        .or(f.shape.rank())
-        .or(extra.iter().find_map(|e| e.shape.rank()));
-    for (i, g) in cx.inputs.iter().enumerate() {
-        if let (Some(r), Some(q)) = (rank, g.shape.rank()) {
-            if q != r {
-                return Err(format!(
-                    "input {i} {} must have the rank of the others ({r})",
-                    sh(&g.shape)
-                )
-                .into());
-            }
-        }
-    }
-    let Some(r) = rank else {
-        return Ok(vec![Fact::new(et, PartialShape::Dynamic)]);
-    };
-    if r < 3 {
-        return Err(format!("data must have rank >= 3, has {r}").into());
-    }
-    let n = r - 2;
-    let w = super::conv::window(cx, n, false)?;
-    let mut batch = dim_at(x, 0);
-    for e in &extra {
-        batch = merge_dim(batch, dim_at(e, 0)).ok_or("inputs differ in batch")?;
-    }
-    let group = cx.attr_i64("group", 1)?.max(1) as u64;
-    if x.shape.rank().is_some() && f.shape.rank().is_some() {
-        let want = dim_mul(dim_at(f, 1), Dim::known(group));
-        if merge_dim(dim_at(x, 1), want).is_none() {
-            return Err(format!(
-                "data channels {} do not match the filter {} x group {group}",
-                sh(&x.shape),
-                sh(&f.shape)
-            )
-            .into());
-        }
-    }
-    let mut out = vec![batch, dim_at(f, 0)];
-    for i in 0..n {
-        let d = match (x.shape.rank().is_some(), dim_at(f, 2 + i).get()) {
-            (true, Some(k)) if f.shape.rank().is_some() => {
-                super::conv::window_dim(dim_at(x, 2 + i), k, &w, i, false, false)?
-            }
-            _ => Dim::any(),
-        };
-        let mut d = d;
-        for e in &extra {
-            if e.shape.rank().is_some() {
-                d = merge_dim(d, dim_at(e, 2 + i)).ok_or_else(|| {
-                    format!(
-                        "offsets/mask {} do not match the output spatial dims",
-                        sh(&e.shape)
-                    )
-                })?;
-            }
-        }
-        out.push(d);
-    }
-    Ok(vec![Fact::new(
-        et,
-        PartialShape::Ranked(out.into_iter().collect()),
-    )])
-}
-
 // ------------------------------------------------------------------ patches, Col2Im
 
 /// ExtractImagePatches-3: [N, C × kh × kw, out_h, out_w].
@@ -638,8 +554,6 @@ pub(super) fn register(r: &mut Reg) {
         OpDef::with_eval(batch_to_space_infer, batch_to_space_eval),
     );
     let d = OpDef::shape_only;
-    r.add("DeformableConvolution", &all, d(deformable_conv_infer));
-    r.add("BinaryConvolution", &all, d(deformable_conv_infer));
     r.add("ExtractImagePatches", &all, d(extract_patches_infer));
     r.add("Col2Im", &all, d(col2im_infer));
     for ty in ["NV12toRGB", "NV12toBGR", "I420toRGB", "I420toBGR"] {

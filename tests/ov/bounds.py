@@ -783,6 +783,92 @@ for _ty in ("RGBtoNV12", "BGRtoNV12"):
 # and dynamic dims, through Gather/Concat/arithmetic/reductions/Convert/Slice/Select, into the ops
 # whose output shape reads a value input (Broadcast, Reshape, Tile, Pad, Range, TopK, OneHot).
 # OpenVINO's answer is the bound evaluation of the whole chain; irc must agree interval-exactly.
+def _conv_family_case(seed):
+    """One op of the convolution family over static, empty, interval, unbounded and
+    dynamic-rank data and filters, with explicit (also negative), valid and same pads; backprop
+    output shapes from constants, from ShapeOf bounds (i64 and i32) and from Parameters."""
+    import random
+    from openvino.utils.node_factory import NodeFactory
+    rnd = random.Random(seed)
+    kind = rnd.choice(["Convolution", "GroupConvolution", "ConvolutionBackpropData",
+                       "GroupConvolutionBackpropData", "DeformableConvolution-1",
+                       "DeformableConvolution-8", "BinaryConvolution"])
+    n = 2 if kind.startswith("Deformable") else rnd.choice([1, 2])
+    dims = [0, 1, 2, 3, 4, 6, 9, (2, 5), (1, 12), (3, -1), (0, 4), -1]
+
+    def shp(lead):
+        if rnd.random() < 0.15:
+            return None
+        return list(lead) + [rnd.choice(dims) for _ in range(n)]
+    ch = rnd.choice([2, 4, -1, (2, 6)])
+    x = P(shp([rnd.choice([1, 2, -1, (1, 3)]), ch]), name="x")
+    grp = kind.startswith("Group")
+    g = rnd.choice([1, 2])
+    if grp:
+        w = P(shp([g, rnd.choice([2, 3, -1]), 4 // g if ch == 4 else rnd.choice([2, -1])]), name="w")
+    elif kind.startswith("Deformable") or kind == "BinaryConvolution":
+        w = P(shp([rnd.choice([2, 4, -1]), 4 if ch == 4 else rnd.choice([2, 4, -1])]), name="w")
+    elif "Backprop" in kind:
+        w = P(shp([4 if ch == 4 else rnd.choice([2, -1]), rnd.choice([3, -1, (1, 5)])]), name="w")
+    else:
+        w = P(shp([rnd.choice([3, -1, (1, 5)]), 4 if ch == 4 else rnd.choice([2, -1])]), name="w")
+    ap = rnd.choice(["explicit", "explicit", "valid", "same_upper", "same_lower", "notset"])
+    attrs = {"strides": [rnd.choice([1, 2, 3]) for _ in range(n)],
+             "dilations": [rnd.choice([1, 2]) for _ in range(n)],
+             "pads_begin": [rnd.choice([0, 1, 2, -1, -2]) for _ in range(n)],
+             "pads_end": [rnd.choice([0, 1, 3, -1]) for _ in range(n)], "auto_pad": ap}
+    params, ins = [x, w], [x.output(0), w.output(0)]
+    ver = "opset1"
+    if "Backprop" in kind:
+        attrs["output_padding"] = [rnd.choice([0, 0, 1]) for _ in range(n)]
+        src = rnd.choice(["none", "none", "const", "bounds", "bounds32", "param", "param_dyn"])
+        if src == "const":
+            ins.append(C([rnd.choice([5, 9, 0]) for _ in range(n)]).output(0))
+        elif src.startswith("bounds"):
+            z = P([rnd.choice([(5, 9), (3, -1), 7, -1]) for _ in range(n)], name="z")
+            params.append(z)
+            ins.append(op3.shape_of(z, "i32" if src == "bounds32" else "i64").output(0))
+        elif src.startswith("param"):
+            z = P([n] if src == "param" else [-1], np.int64, name="z")
+            params.append(z)
+            ins.append(z.output(0))
+    elif kind.startswith("Deformable"):
+        dg = rnd.choice([1, 2])
+        attrs.update({"group": rnd.choice([1, 2]), "deformable_group": dg})
+        off = P(shp([rnd.choice([1, 2, -1]), rnd.choice([18 * dg, -1, 2 * dg])]), name="off")
+        params.insert(1, off)
+        ins.insert(1, off.output(0))
+        if kind.endswith("-8"):
+            ver = "opset8"
+            if rnd.random() < 0.6:
+                mk = P(shp([rnd.choice([1, 2, -1]), rnd.choice([9 * dg, -1])]), name="mask")
+                params.append(mk)
+                ins.append(mk.output(0))
+    elif grp:
+        pass
+    elif kind == "BinaryConvolution":
+        attrs.update({"mode": "xnor-popcount", "pad_value": 0.0})
+        wb = ov.op.Parameter(ov.Type.u1, w.get_output_partial_shape(0))
+        params[1], ins[1] = wb, wb.output(0)
+    op_name = kind.split("-")[0]
+
+    def build():
+        return params, [NodeFactory(ver).create(op_name, ins, attrs).output(0)]
+    return build
+
+
+# The convolution family as OpenVINO's shape rules give it (convolution_shape_inference_util):
+# every dim in interval arithmetic, a dynamic-rank data or filter still giving spatial dims, a
+# backprop output_shape from values, bounds or a Parameter (a dynamic-rank one adds no dims).
+for _seed in range(400):
+    _f = _conv_family_case(_seed)
+    try:
+        _f()
+    except Exception:
+        continue
+    CASES.append(("conv_family_%d" % _seed, _f))
+
+
 def _expr_case(seed):
     import random
     rnd = random.Random(seed)
