@@ -39,10 +39,16 @@ pub(super) fn broadcast_infer(cx: &Ctx) -> R<Vec<Fact>> {
             .and_then(|s| s.first().copied());
         return Ok(vec![Fact::new(
             x.et,
+            // A target of known length and unknown values (OpenVINO 2026.4.1, measured): that
+            // many `?` dims; bidirectional broadcasts the input against them.
             match (n, mode.as_str()) {
-                (Some(n), "numpy" | "explicit") => {
+                (Some(n), "numpy" | "explicit" | "pdpd") => {
                     PartialShape::Ranked((0..n).map(|_| Dim::any()).collect())
                 }
+                (Some(n), "bidirectional") if x.shape.rank().is_some() => broadcast_numpy(
+                    &x.shape,
+                    &PartialShape::Ranked((0..n).map(|_| Dim::any()).collect()),
+                )?,
                 _ => PartialShape::Dynamic,
             },
         )]);
@@ -79,19 +85,43 @@ pub(super) fn broadcast_infer(cx: &Ctx) -> R<Vec<Fact>> {
         "bidirectional" => broadcast_numpy(&x.shape, &target)?,
         "explicit" => target,
         "pdpd" => {
-            // OpenVINO 2026.4.1 accepts a pdpd Broadcast only when the ranks are equal (an
-            // input of lower rank fails inside its shape rule); then a 1 broadcasts.
+            // OpenVINO 2026.4.1 refuses a pdpd Broadcast of an input of lower rank than the
+            // target (it fails inside its shape rule); a higher one is compared on its leading
+            // dims and the result has the target's rank.
             if let (Some(xd), Some(td)) = (x.shape.dims(), target.dims()) {
-                if xd.len() != td.len() {
+                if xd.len() < td.len() {
                     return Err(format!(
-                        "pdpd Broadcast of {} to {}: OpenVINO needs equal ranks",
+                        "pdpd Broadcast of {} to {}: OpenVINO needs an input rank of at least the target's",
                         sh(&x.shape),
                         sh(&target)
                     )
                     .into());
                 }
             }
-            super::super::util::AutoBroadcast::Pdpd(0).merge(&target, &x.shape)?
+            // Then each pair as OpenVINO's `Dimension::broadcast_merge`: a static 1 on
+            // either side takes the other dim, anything else merges (measured: `[2,3]` to
+            // `[2,1]` is `[2,3]`, `[?,?]` to `[..7,1..]` is `[..7,1..]`; Add's pdpd differs).
+            match (x.shape.dims(), target.dims()) {
+                (Some(xd), Some(td)) => {
+                    let mut out = Dims::new();
+                    for (&a, &b) in td.iter().zip(xd) {
+                        out.push(match (a.get(), b.get()) {
+                            (Some(1), _) => b,
+                            (_, Some(1)) => a,
+                            _ => merge_dim(a, b).ok_or_else(|| {
+                                format!(
+                                    "input {} cannot be broadcast to {} (pdpd)",
+                                    sh(&x.shape),
+                                    sh(&target)
+                                )
+                            })?,
+                        });
+                    }
+                    PartialShape::Ranked(out)
+                }
+                // A dynamic-rank input: the target's rank, every dim `?` (measured).
+                _ => PartialShape::Ranked(t.iter().map(|_| Dim::any()).collect()),
+            }
         }
         m => {
             return Err(OpError::attr(
@@ -122,6 +152,10 @@ pub(super) fn bcast_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         }
         a
     } else if mode == "pdpd" {
+        if in_shape.len() > r {
+            // OpenVINO's ConstantFolding fails on it (its Tile reference); nothing to copy.
+            return Err("a pdpd Broadcast of an input of higher rank than its target".into());
+        }
         super::super::util::AutoBroadcast::Pdpd(0).numpy_shape(&os, in_shape)
     } else {
         left_pad(in_shape, r)
@@ -207,13 +241,13 @@ pub(super) fn transpose_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_int(1, "order")?;
     let x = cx.input(0)?;
     let Some(d) = x.shape.dims() else {
-        // The order's length gives the rank (an empty order reverses whatever rank).
-        let n = cx.input(1)?.shape.dims().and_then(|o| o.first()?.get());
+        // OpenVINO 2026: a known order gives the rank (an empty one rank 0, measured); an
+        // unknown order leaves the rank dynamic, whatever its length.
         return Ok(vec![Fact::new(
             x.et,
-            match n {
-                Some(n) if n > 0 => PartialShape::Ranked((0..n).map(|_| Dim::any()).collect()),
-                _ => PartialShape::Dynamic,
+            match cx.ints(1) {
+                Some(o) => PartialShape::Ranked((0..o.len()).map(|_| Dim::any()).collect()),
+                None => PartialShape::Dynamic,
             },
         )]);
     };
