@@ -317,8 +317,14 @@ fn segment_max_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 let n = *n.first().ok_or("num_segments is empty")?;
                 first = Some(Dim::known(n.max(0) as u64));
             }
-            // An unknown num_segments decides the count, whatever the ids say (OpenVINO).
-            None => first = Some(Dim::any()),
+            // An unknown num_segments decides the count, whatever the ids say: its bounds
+            // when it has some (OpenVINO 2026.4.1, measured), else `?`.
+            None => {
+                first = Some(match cx.input_bounds(2).as_deref() {
+                    Some(&[(lo, hi)]) => dim_from_bounds(lo, hi),
+                    _ => Dim::any(),
+                })
+            }
         }
     }
     if first.is_none() && ids.shape.rank().is_some() {

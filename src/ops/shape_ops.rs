@@ -799,6 +799,13 @@ fn vsplit_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_int(2, "split_lengths")?;
     let x = cx.input(0)?;
     let nout = cx.layer.outputs.len();
+    if let (Some(d), Some(axis), None) = (x.shape.dims(), cx.ints(1), cx.ints(2)) {
+        // Axis known, lengths not: every output is the data with the axis dim `?`.
+        let ax = norm_axis(*axis.first().ok_or("axis is empty")?, d.len())?;
+        let mut o: Dims = d.iter().copied().collect();
+        o[ax] = Dim::any();
+        return Ok(vec![Fact::new(x.et, PartialShape::Ranked(o)); nout]);
+    }
     let (Some(d), Some(axis), Some(lens)) = (x.shape.dims(), cx.ints(1), cx.ints(2)) else {
         let s = match x.shape.rank() {
             Some(r) => PartialShape::Ranked((0..r).map(|_| Dim::any()).collect()),
