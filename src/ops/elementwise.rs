@@ -584,12 +584,61 @@ fn convert_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let et = cx.attrs::<ConvertAttrs>()?.destination;
     let x = cx.input(0)?;
     let mut f = Fact::new(et, x.shape.clone());
-    if et.is_integral() {
+    if et.is_integral() && x.et.is_integral() {
         if let Some(b) = x.bounds.as_ref().filter(|_| x.value.is_none()) {
-            f.bounds = Some(b.clone());
+            f.bounds = convert_bounds(x.et, et, b).map(Arc::new);
         }
     }
     Ok(vec![f])
+}
+
+/// OpenVINO's `Convert::evaluate_lower/upper` on integer bounds: each bound converted as its
+/// reference converts a value (wrapping to the destination's width), and, unless either type
+/// is an integer of at most 16 bits, a bound at the source type's maximum becomes the
+/// destination's maximum (its "unknown dim" translation: an i32 `INT32_MAX` stays unbounded as
+/// i64). A pair the wrap turns upside down reads as the destination's whole range (OpenVINO
+/// has an empty interval there).
+fn convert_bounds(from: E, to: E, b: &Bounds) -> Option<Bounds> {
+    if from.byte_size().is_none() || to.byte_size().is_none() {
+        return None;
+    }
+    let (to_min, to_max) = super::util::type_limits(to);
+    let (from_min, from_max) = super::util::type_limits(from);
+    let translate = from.bits() > 16 && to.bits() > 16;
+    let wrap = |v: i64| -> i64 {
+        // irc marks "unbounded" as i64::MAX whatever the type; OpenVINO holds the type's max.
+        let v = v.clamp(from_min, from_max);
+        if translate && v == from_max {
+            return to_max;
+        }
+        match to {
+            E::Boolean => (v != 0) as i64,
+            E::U64 if v < 0 => to_max,
+            _ if to.bits() >= 64 => v,
+            _ => {
+                let sh = 64 - to.bits();
+                if to.is_signed() {
+                    (v << sh) >> sh
+                } else {
+                    ((v as u64) << sh >> sh) as i64
+                }
+            }
+        }
+    };
+    let (mut lo, mut hi): (Vec<i64>, Vec<i64>) = (
+        b.lo.iter().map(|&v| wrap(v)).collect(),
+        b.hi.iter().map(|&v| wrap(v)).collect(),
+    );
+    for (l, h) in lo.iter_mut().zip(hi.iter_mut()) {
+        if *l > *h {
+            (*l, *h) = (to_min, to_max);
+        }
+        // And back to irc's marker: an i32 INT32_MAX is "unbounded" to every reader.
+        if to == E::I32 && *h == to_max {
+            *h = i64::MAX;
+        }
+    }
+    Some(Bounds { lo, hi })
 }
 
 fn convert_like_infer(cx: &Ctx) -> R<Vec<Fact>> {

@@ -69,7 +69,7 @@ fn reduce_infer(cx: &Ctx) -> R<Vec<Fact>> {
 
 /// Value bounds through a reduction, as OpenVINO 2026.4.1 evaluates them (measured):
 /// ReduceMax/ReduceMin reduce the lower and the upper bounds; ReduceProd multiplies the lower
-/// bounds and the upper ones, an unbounded (or overflowing) upper bound staying unbounded;
+/// bounds and the upper ones, an upper bound at (or overflowing to) the type's maximum staying there;
 /// the other reductions carry no bounds.
 fn reduce_bounds(ty: &str, et: E, b: &Bounds, shape: &[u64], rm: &[bool]) -> Option<Bounds> {
     let axes: Vec<usize> = (0..rm.len()).filter(|&a| rm[a]).collect();
@@ -103,16 +103,24 @@ fn reduce_bounds(ty: &str, et: E, b: &Bounds, shape: &[u64], rm: &[bool]) -> Opt
             }
             _ => {
                 lo[o] = lo[o].wrapping_mul(l);
-                hi[o] = if hi[o] == i64::MAX || h >= max {
-                    i64::MAX
+                // Saturates at the type's maximum (a u32 upper bound stays u32::MAX, a
+                // bound rather than "unbounded"; measured).
+                hi[o] = if hi[o] >= max || h >= max {
+                    max
                 } else {
-                    hi[o].checked_mul(h).unwrap_or(i64::MAX)
+                    hi[o].checked_mul(h).map_or(max, |p| p.min(max))
                 };
             }
         }
     }
     if n_out == 0 || idx.is_empty() {
         return None;
+    }
+    // irc's marker: an i32 at INT32_MAX is "unbounded" to every reader.
+    if et == E::I32 {
+        for h in hi.iter_mut().filter(|h| **h >= i32::MAX as i64) {
+            *h = i64::MAX;
+        }
     }
     Some(Bounds { lo, hi })
 }
