@@ -869,6 +869,130 @@ for _seed in range(400):
     CASES.append(("conv_family_%d" % _seed, _f))
 
 
+def _nf(ver, ty, ins, attrs):
+    from openvino.utils.node_factory import NodeFactory
+    return NodeFactory(ver).create(ty, [i.output(0) if hasattr(i, "output") else i for i in ins], attrs)
+
+
+def _target(kind, n):
+    """A shape-like i64 input of `n` elements: constant, from ShapeOf bounds, or unknown."""
+    if kind == "const":
+        return [], C([2, 1, 3][:n] if n <= 3 else [1] * n)
+    if kind == "bounds":
+        z = P([(0, 7), (1, -1), 3][:n], name="z")
+        return [z], op3.shape_of(z)
+    z = P([n] if kind == "param" else [-1], np.int64, name="z")
+    return [z], z
+
+
+def _bcast(xs, ver, mode, tk, n):
+    x = P(xs)
+    ps, t = _target(tk, n)
+    a = {"mode": mode}
+    return [x] + ps, [_nf(ver, "Broadcast", [x, t], a).output(0)]
+
+
+# Broadcast-1/3 whose target is a constant, a ShapeOf with bounds, or unknown of known or
+# unknown length: pdpd pairs dims as Dimension::broadcast_merge, bidirectional broadcasts the
+# input against `?` dims, the other modes give that many `?`.
+for _xs in ([2, 1], [-1, -1], [1, 3], [(2, 4), 1], [3], None, [1, 1, 1], [2, 1, 5, 4]):
+    for _ver, _modes in (("opset1", ("numpy", "pdpd")), ("opset3", ("numpy", "pdpd", "bidirectional"))):
+        for _mode in _modes:
+            for _tk in ("const", "bounds", "param", "param_dyn"):
+                for _n in (2, 3):
+                    _f = (lambda a=(_xs, _ver, _mode, _tk, _n): _bcast(*a))
+                    try:
+                        _f()
+                    except Exception:
+                        continue
+                    CASES.append(("bcast_%s_%s_%s_%s_%d" % (_xs, _ver, _mode, _tk, _n), _f))
+
+
+def _transpose_dyn(order):
+    x = P(None)
+    o_ = C(order) if isinstance(order, list) else P([order], np.int64, name="o")
+    return [x] + ([] if isinstance(order, list) else [o_]), [op1.transpose(x, o_)]
+
+
+# Transpose of dynamic-rank data: a known order gives the rank (an empty one rank 0), an unknown
+# order leaves the rank dynamic, whatever its length.
+for _o in ([], [1, 0], [2, 0, 1], 2, 0, -1):
+    CASES.append(("transpose_dynrank_%s" % (_o,), (lambda o=_o: _transpose_dyn(o))))
+
+
+def _vsplit_unknown(xs, axis, tk):
+    x = P(xs)
+    ps, t = _target(tk, 2)
+    return [x] + ps, list(op1.variadic_split(x, C(axis), t).outputs())
+
+
+# VariadicSplit with a known axis and split lengths that are not constant: the data with the
+# axis dim `?` (bounds of the lengths are not used).
+for _xs in ([12, 5, 2], [(2, 9), 4], [-1, 3]):
+    for _ax in (0, -1):
+        for _tk in ("bounds", "param"):
+            _f = (lambda a=(_xs, _ax, _tk): _vsplit_unknown(*a))
+            try:
+                _f()
+            except Exception:
+                continue
+            CASES.append(("vsplit_unknown_%s_%d_%s" % (_xs, _ax, _tk), _f))
+
+
+def _segment_max(ns):
+    import openvino.opset16 as o16
+    x = P([6, 3])
+    ids = C([0, 1, 2, 3, 3, 4])
+    z = P([ns], name="z")
+    n = op8.gather(op3.shape_of(z), C(0), C(0))
+    return [x, z], [o16.segment_max(x, ids, n, "zero")]
+
+
+# SegmentMax's num_segments from a shape computation: its bounds give the first dim.
+for _ns in (5, (1, -1), (2, 9), -1):
+    CASES.append(("segment_max_bounds_%s" % (_ns,), (lambda n=_ns: _segment_max(n))))
+
+
+def _reduce_prod_reshape(et, ds):
+    x = P([(7, 15), 1])
+    z = P(ds, name="z")
+    s = op1.reduce_prod(op1.convert(op3.shape_of(z), et), C([0]), True)
+    return [x, z], [op1.reshape(x, s, True)]
+
+
+# ReduceProd of a converted ShapeOf feeding Reshape: its upper bound saturates at the type's
+# maximum (u32: 4294967295, a bound; i32/i64: unbounded); no bounds through types OpenVINO has
+# no ReduceProd kernel for (i8, u8, i16).
+for _et in ("u32", "i32", "i64", "u64", "i8", "u8", "i16"):
+    for _ds in ([-1, -1], [(2, 4), 3], [(1, -1), 2]):
+        CASES.append(("reduce_prod_reshape_%s_%s" % (_et, _ds), (lambda a=(_et, _ds): _reduce_prod_reshape(*a))))
+
+
+def _convert_chain(ds, st, ets):
+    z = P(ds, name="z")
+    v = op3.shape_of(z, st)
+    for et in ets:
+        v = op1.convert(v, et)
+    v = op1.convert(v, "i64")
+    x = P([-1] * len(ds))
+    return [z, x], [op3.broadcast(x, v, "BIDIRECTIONAL")]
+
+
+# Bounds through chains of Convert (OpenVINO's Convert::evaluate_bound): values wrap to the
+# destination width, and between types wider than 16 bits a bound at the source's maximum
+# becomes the destination's maximum (an unknown dim stays unknown as i32 -> i64 -> u32 ...).
+for _ds in ([-1, 3], [(2, 9), (1, -1)], [(0, 300), 70000], [(5, -1)]):
+    for _st in ("i64", "i32"):
+        for _ets in (("i32",), ("u32",), ("u64",), ("i32", "u32"), ("u32", "i32"), ("i16",), ("u16",), ("u8",),
+                     ("i8",), ("i32", "i64", "i32")):
+            _f = (lambda a=(_ds, _st, _ets): _convert_chain(*a))
+            try:
+                _f()
+            except Exception:
+                continue
+            CASES.append(("convert_chain_%s_%s_%s" % (_ds, _st, "_".join(_ets)), _f))
+
+
 def _expr_case(seed):
     import random
     rnd = random.Random(seed)
