@@ -21,7 +21,7 @@ mod linalg;
 pub mod math;
 mod misc;
 mod nms;
-mod ovdim;
+pub(crate) mod ovdim;
 mod pool;
 mod promote;
 mod reduce;
@@ -163,6 +163,9 @@ pub struct Fact {
     /// low-precision element type), where `et`/`shape` describe the widened tensor. Data movement
     /// runs on it, so the Convert can move after the folded op (passes::decompress).
     pub compressed: Option<Arc<Tensor>>,
+    /// A 1-D Concat of single elements without values or bounds: per element, the value of a
+    /// `Const` input (others `None`). OpenVINO's Broadcast reads such a target this way.
+    pub concat_consts: Option<Arc<Vec<Option<i64>>>>,
 }
 
 impl Fact {
@@ -174,6 +177,7 @@ impl Fact {
             bounds: None,
             wide: None,
             compressed: None,
+            concat_consts: None,
         }
     }
     pub fn with_value(t: Tensor) -> Self {
@@ -185,6 +189,7 @@ impl Fact {
             bounds: None,
             wide: None,
             compressed: None,
+            concat_consts: None,
         }
     }
     pub fn with_bounds(mut self, b: Bounds) -> Self {

@@ -1,67 +1,203 @@
 //! Pooling: MaxPool-1/8/14, AvgPool-1/14/16, AdaptiveAvg/MaxPool.
 
-use super::conv::{window, window_dim};
 use super::math;
+use super::ovdim::Iv;
 use super::*;
 use crate::ir::{tensor::Tensor, Dim, Dims, ElementType as E, PartialShape};
 
+/// A pooling op's attributes after OpenVINO's `resize_empty_padding`: `kernel` decides the
+/// number of spatial dims; empty pads are 0s, empty dilations (MaxPool-8/14, AvgPool-16) 1s.
+struct PoolAttrs {
+    kernel: Vec<i64>,
+    strides: Vec<i64>,
+    dilations: Vec<i64>,
+    pads_begin: Vec<i64>,
+    pads_end: Vec<i64>,
+    /// `same_upper` / `same_lower` / `valid` / `explicit`.
+    auto_pad: String,
+    ceil: bool,
+    torch: bool,
+}
+
+fn pool_attrs(cx: &Ctx) -> R<PoolAttrs> {
+    let ints = |k: &str| -> R<Vec<i64>> { Ok(cx.attr_ints(k)?.unwrap_or_default()) };
+    let kernel = ints("kernel")?;
+    let n = kernel.len();
+    let or_fill = |v: Vec<i64>, fill: i64| if v.is_empty() { vec![fill; n] } else { v };
+    let auto_pad = match cx.attr_enum("auto_pad", "explicit").as_str() {
+        "notset" | "explicit" => "explicit".to_string(),
+        a @ ("valid" | "same_upper" | "same_lower") => a.to_string(),
+        o => return Err(OpError::attr("auto_pad", format!("unknown auto_pad '{o}'"))),
+    };
+    let (ceil, torch) = match cx.attr_enum("rounding_type", "floor").as_str() {
+        "floor" => (false, false),
+        "ceil" => (true, false),
+        // OpenVINO: only MaxPool-14 and AvgPool-14/16 know CEIL_TORCH.
+        "ceil_torch" if cx.version >= 14 => (true, true),
+        o => {
+            return Err(OpError::attr(
+                "rounding_type",
+                format!(
+                    "rounding_type '{o}' is not supported by {}-{}",
+                    cx.ty, cx.version
+                ),
+            ))
+        }
+    };
+    let a = PoolAttrs {
+        strides: ints("strides")?,
+        dilations: or_fill(ints("dilations")?, 1),
+        pads_begin: or_fill(ints("pads_begin")?, 0),
+        pads_end: or_fill(ints("pads_end")?, 0),
+        kernel,
+        auto_pad,
+        ceil,
+        torch,
+    };
+    for (name, v) in [
+        ("strides", &a.strides),
+        ("dilations", &a.dilations),
+        ("pads_begin", &a.pads_begin),
+        ("pads_end", &a.pads_end),
+    ] {
+        if v.len() != n {
+            return Err(OpError::attr(
+                name,
+                format!("{name} has {} values, the kernel {n}", v.len()),
+            ));
+        }
+    }
+    for (name, v) in [("strides", &a.strides), ("dilations", &a.dilations)] {
+        if v.iter().any(|&x| x <= 0) {
+            return Err(OpError::attr(
+                name,
+                format!("{name} must be positive, are {v:?}"),
+            ));
+        }
+    }
+    Ok(a)
+}
+
+/// OpenVINO's `dim::padding` for auto_pad same: the total padding that gives `ceil(d / s)`
+/// windows, split (begin, end) as same_upper (the extra one at the end) or same_lower.
+fn same_pads(a: &PoolAttrs, i: usize, d: i64) -> (i64, i64) {
+    let (k, dil, s) = (a.kernel[i], a.dilations[i], a.strides[i]);
+    let dk = if k < 1 { -1 } else { dil * (k - 1) + 1 };
+    let tmp = (d + s - 1) / s;
+    let total = ((tmp - 1) * s + dk - d).max(0);
+    let (left, right) = (total / 2, total - total / 2);
+    if a.auto_pad == "same_upper" {
+        (left, right)
+    } else {
+        (right, left)
+    }
+}
+
+/// The begin and end pads OpenVINO's pooling uses on a static input (`apply_padding`).
+fn pool_pads(a: &PoolAttrs, i: usize, d: Option<u64>) -> (i64, i64) {
+    match a.auto_pad.as_str() {
+        "valid" => (0, 0),
+        "same_upper" | "same_lower" => d.map_or((0, 0), |d| same_pads(a, i, d as i64)),
+        _ => (a.pads_begin[i], a.pads_end[i]),
+    }
+}
+
+/// ceil_torch: the last window must not start in the end padding (OpenVINO's
+/// `disallow_pooling_start_in_padding`, in its size_t arithmetic); `q` is the window count
+/// before the `+ 1`.
+fn torch_windows(q: Iv, stride: i64, data: Dim, pb: i64) -> Iv {
+    let align = |n: i64, data_len: i64| -> i64 {
+        let last = (n as u64).wrapping_mul(stride as u64);
+        let limit = (data_len as u64).wrapping_add(pb as u64).wrapping_sub(1);
+        if last <= limit && n != -1 {
+            n + 1
+        } else {
+            n
+        }
+    };
+    let qd = q.dim();
+    let (qmin, qmax) = (
+        if q.empty() { -1 } else { qd.min as i64 },
+        qd.max().map_or(-1, |m| m as i64),
+    );
+    let lo = align(qmin, data.min.min(i64::MAX as u64) as i64);
+    if data.is_static() {
+        return Iv::int(lo);
+    }
+    let hi = match data.max() {
+        Some(m) => align(qmax, m as i64),
+        None => -1,
+    };
+    Iv::dim_range(lo, hi)
+}
+
+/// Pooling output shapes, ported from OpenVINO's `pooling_shape_inference_util.hpp`: the
+/// kernel's length gives the spatial rank (a dynamic-rank input gives that many `?`), every dim
+/// in OpenVINO's interval arithmetic, auto_pad same pads from `ceil(d / s)` windows and then the
+/// rounding type (ceil may add a window, ceil_torch not one starting in the padding), an
+/// interval dim under auto_pad same `?`.
 fn pool_shape(cx: &Ctx) -> R<(crate::ir::ElementType, PartialShape)> {
     cx.expect_inputs(1, 1)?;
     let x = cx.input(0)?;
+    let a = pool_attrs(cx)?;
+    let n = a.kernel.len();
     let Some(d) = x.shape.dims() else {
-        // The kernel's length gives the spatial rank.
-        let s = match cx.attr_ints("kernel")? {
-            Some(k) if !k.is_empty() => {
-                PartialShape::Ranked((0..k.len() + 2).map(|_| Dim::any()).collect())
-            }
-            _ => PartialShape::Dynamic,
-        };
-        return Ok((x.et, s));
+        return Ok((
+            x.et,
+            PartialShape::Ranked((0..n + 2).map(|_| Dim::any()).collect()),
+        ));
     };
-    if d.len() < 3 {
-        return Err(format!("data {} must have rank >= 3", sh(&x.shape)).into());
+    if !(3..=5).contains(&d.len()) {
+        return Err(format!("data {} must have rank 3, 4 or 5", sh(&x.shape)).into());
     }
-    let n = d.len() - 2;
-    let kernel = cx
-        .attr_ints("kernel")?
-        .ok_or("attribute 'kernel' is missing")?;
-    if kernel.len() != n || kernel.iter().any(|&k| k <= 0) {
-        return Err(format!("kernel {kernel:?} does not fit {n} spatial dims").into());
+    if n + 2 != d.len() {
+        return Err(format!(
+            "kernel {:?} does not fit the {} spatial dims of {}",
+            a.kernel,
+            d.len() - 2,
+            sh(&x.shape)
+        )
+        .into());
     }
-    let w = window(cx, n, true)?;
-    let rt = cx
-        .attr("rounding_type")
-        .unwrap_or("floor")
-        .to_ascii_lowercase();
-    let (ceil, torch) = match rt.as_str() {
-        "floor" => (false, false),
-        "ceil" => (true, false),
-        "ceil_torch" => (true, true),
-        o => return Err(format!("unknown rounding_type '{o}'").into()),
-    };
+    if d[0].get() == Some(0) || d[1].get() == Some(0) {
+        return Err(format!("data {}: batch and channels must not be 0", sh(&x.shape)).into());
+    }
+    let same = matches!(a.auto_pad.as_str(), "same_upper" | "same_lower");
     let mut out: Dims = d[..2].iter().copied().collect();
     for i in 0..n {
-        if matches!(w.auto_pad.as_str(), "same_upper" | "same_lower") {
-            // OpenVINO's pooling with auto_pad same: a non-static dim gives `?`; a static one
-            // pads to ceil(d / s) windows, then applies the rounding type to the padded size
-            // (ceil can then add a window: 12, kernel 1, stride 3 gives 5).
-            let Some(v) = d[2 + i].get() else {
-                out.push(Dim::any());
-                continue;
-            };
-            let s = w.strides[i] as u64;
-            let ek = (kernel[i] as u64).saturating_sub(1) * w.dilations[i] as u64 + 1;
-            let out0 = v.div_ceil(s);
-            let o = if ceil {
-                let pad = ((out0.max(1) - 1) * s + ek).saturating_sub(v);
-                (v + pad).saturating_sub(ek).div_ceil(s) + 1
-            } else {
-                out0
-            };
-            out.push(Dim::known(o));
+        let dd = d[2 + i];
+        if !dd.is_static() && same {
+            out.push(Dim::any());
             continue;
         }
-        out.push(window_dim(d[2 + i], kernel[i] as u64, &w, i, ceil, torch)?);
+        let (pb, pe) = pool_pads(&a, i, dd.get());
+        let padded = Iv::of(dd).add(Iv::int(pb.saturating_add(pe)));
+        let k = a.kernel[i];
+        if k < 1 {
+            return Err(format!("kernel {:?} must be positive", a.kernel).into());
+        }
+        let kd = a.dilations[i] * (k - 1) + 1;
+        if dd.is_static() && padded.is_static() && kd as u64 > padded.dim().min {
+            return Err(format!(
+                "the kernel after dilation ({kd}) is larger than the padded input dimension ({}) at spatial axis {i}",
+                padded.dim()
+            )
+            .into());
+        }
+        let q = padded.sub(Iv::int(kd));
+        let q = if a.ceil {
+            q.ceil_div(a.strides[i])
+        } else {
+            q.floor_div(a.strides[i])
+        };
+        out.push(
+            if a.torch {
+                torch_windows(q, a.strides[i], dd, pb)
+            } else {
+                q.add(Iv::int(1))
+            }
+            .dim(),
+        );
     }
     Ok((x.et, PartialShape::Ranked(out)))
 }
@@ -118,25 +254,6 @@ fn adaptive_infer(cx: &Ctx) -> R<Vec<Fact>> {
 /// type's lowest value and index 0, and take an element only when it is strictly greater
 /// (NaN never wins, the first maximum wins ties, padding is skipped). Indices are flat in the
 /// whole input, then taken modulo the element count from `axis` on.
-/// The begin padding of each spatial axis, with auto_pad resolved against the output size.
-fn maxpool_pads(w: &super::conv::Window, kernel: &[i64], ds: &[u64], os: &[u64]) -> Vec<i64> {
-    (0..kernel.len())
-        .map(|i| match w.auto_pad.as_str() {
-            "valid" => 0,
-            "same_upper" | "same_lower" => {
-                let ek = (kernel[i] - 1) * w.dilations[i] + 1;
-                let total = ((os[2 + i] as i64 - 1) * w.strides[i] + ek - ds[2 + i] as i64).max(0);
-                if w.auto_pad == "same_upper" {
-                    total / 2
-                } else {
-                    (total + 1) / 2
-                }
-            }
-            _ => w.pads_begin[i],
-        })
-        .collect()
-}
-
 /// The value a max starts from: the type's lowest finite value (floats in the f64 half, integers
 /// in the i64 half), as OpenVINO's reference initializes it.
 fn lowest(et: E) -> R<(f64, i64)> {
@@ -177,9 +294,12 @@ fn maxpool_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
         .and_then(|o| o.shape.to_static())
         .ok_or("output shape not static")?;
     let n = ds.len() - 2;
-    let kernel = cx.attr_ints("kernel")?.ok_or("kernel")?;
-    let w = window(cx, n, true)?;
-    let pads = maxpool_pads(&w, &kernel, &ds, &os);
+    let a = pool_attrs(cx)?;
+    let kernel = a.kernel.clone();
+    // The begin pads OpenVINO's shape inference stores for its reference kernel.
+    let pads: Vec<i64> = (0..n)
+        .map(|i| pool_pads(&a, i, Some(ds[2 + i])).0)
+        .collect();
     // Values as f64 (exact for every float type folded) or i64.
     let float = x.et.is_float();
     let (fv, iv) = if float {
@@ -216,7 +336,7 @@ fn maxpool_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
                     rem /= kernel[i] as usize;
                 }
                 for i in 0..n {
-                    let p = oc[i] as i64 * w.strides[i] - pads[i] + kc[i] * w.dilations[i];
+                    let p = oc[i] as i64 * a.strides[i] - pads[i] + kc[i] * a.dilations[i];
                     if p < 0 || p >= ds[2 + i] as i64 {
                         continue 'k;
                     }

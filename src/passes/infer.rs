@@ -276,7 +276,11 @@ impl<'a> Infer<'a> {
                     .into_iter()
                     .map(|(i, k)| (i, &g[k]))
                     .collect();
-                self.layer(l, &inputs, top, decompress::is_head(g, n), &pending)
+                let mut outs = self.layer(l, &inputs, top, decompress::is_head(g, n), &pending);
+                if l.is("Concat") {
+                    concat_consts(g, n, &inputs, &mut outs);
+                }
+                outs
             };
             facts.set(n, outs);
         }
@@ -879,6 +883,36 @@ impl<'a> Infer<'a> {
         }
         Some(res)
     }
+}
+
+/// A Concat of `n` single elements into `[n]` whose value and bounds are unknown: remember
+/// which elements are `Const` layers and their values (OpenVINO's Broadcast builds its target
+/// from them, `?` for the rest).
+fn concat_consts(g: &Graph, n: NodeId, inputs: &[Fact], outs: &mut [Fact]) {
+    let [o] = outs else { return };
+    if o.value.is_some() || o.bounds.is_some() || !o.et.is_integral() {
+        return;
+    }
+    if o.shape.to_static().as_deref() != Some(&[inputs.len() as u64][..]) {
+        return;
+    }
+    if inputs.iter().any(|f| {
+        f.shape
+            .to_static()
+            .is_none_or(|s| s.iter().product::<u64>() != 1)
+    }) {
+        return;
+    }
+    let parts = g
+        .inputs_of(n)
+        .iter()
+        .zip(inputs)
+        .map(|(p, f)| match p {
+            Some((s, _)) if g[*s].is("Const") => f.ints().and_then(|v| v.first().copied()),
+            _ => None,
+        })
+        .collect();
+    o.concat_consts = Some(Arc::new(parts));
 }
 
 /// A Const's element type and static dims, as declared.

@@ -993,6 +993,44 @@ for _ds in ([-1, 3], [(2, 9), (1, -1)], [(0, 300), 70000], [(5, -1)]):
             CASES.append(("convert_chain_%s_%s_%s" % (_ds, _st, "_".join(_ets)), _f))
 
 
+def _pool_case(seed):
+    """MaxPool-1/8/14 and AvgPool-1/14/16 over static, interval, unbounded and dynamic-rank
+    data, every auto_pad and rounding type (ceil_torch where the version has it)."""
+    import random
+    rnd = random.Random(seed)
+    ty, ver = rnd.choice([("MaxPool", "opset1"), ("MaxPool", "opset8"), ("MaxPool", "opset14"),
+                          ("AvgPool", "opset1"), ("AvgPool", "opset14"), ("AvgPool", "opset16")])
+    n = rnd.choice([1, 2])
+    dims = [1, 2, 3, 4, 6, 7, 12, 206, (2, 5), (1, 12), (3, -1), -1]
+    xs = None if rnd.random() < 0.1 else [rnd.choice([1, 2, -1]), rnd.choice([3, -1])] + \
+        [rnd.choice(dims) for _ in range(n)]
+    rts = ["floor", "ceil"] + (["ceil_torch"] if ver != "opset1" and not (ty == "MaxPool" and ver == "opset8") else [])
+    a = {"kernel": [rnd.choice([1, 2, 3]) for _ in range(n)], "strides": [rnd.choice([1, 2, 3]) for _ in range(n)],
+         "pads_begin": [rnd.choice([0, 1, 2]) for _ in range(n)], "pads_end": [rnd.choice([0, 1, 3]) for _ in range(n)],
+         "auto_pad": rnd.choice(["explicit", "valid", "same_upper", "same_lower"]), "rounding_type": rnd.choice(rts)}
+    if ty == "AvgPool":
+        a["exclude-pad"] = rnd.random() < 0.5
+    if ver in ("opset8", "opset14") and ty == "MaxPool" or ver == "opset16":
+        a["dilations"] = [rnd.choice([1, 2]) for _ in range(n)]
+    x = P(xs)
+
+    def build():
+        return [x], [_nf(ver, ty, [x], a).output(0)]
+    return build
+
+
+# Pooling as OpenVINO's pooling_shape_inference_util: same pads from ceil(d / s) windows, then
+# the rounding (ceil may add a window, ceil_torch not one starting in the padding), interval
+# dims under auto_pad same `?`, a dynamic-rank input the kernel's rank.
+for _seed in range(300):
+    _f = _pool_case(_seed)
+    try:
+        _f()
+    except Exception:
+        continue
+    CASES.append(("pool_%d" % _seed, _f))
+
+
 def _expr_case(seed):
     import random
     rnd = random.Random(seed)

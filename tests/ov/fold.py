@@ -1235,6 +1235,11 @@ _MP = [  # name, strides, dilations, pads_begin, pads_end, kernel, rounding, aut
     ("same_lower", [2, 3], [1, 1], [0, 0], [0, 0], [2, 2], "floor", "same_lower"),
     ("valid", [1, 1], [1, 1], [3, 3], [3, 3], [4, 4], "floor", "valid"),
     ("big_pads", [3, 3], [1, 1], [2, 2], [2, 2], [3, 3], "ceil", None),
+    # auto_pad same pads for ceil(d / s) windows; ceil may then add a window wholly in the
+    # padding (its max is the type's lowest value, its index 0).
+    ("same_upper_ceil", [3, 3], [1, 1], [0, 0], [0, 0], [2, 2], "ceil", "same_upper"),
+    ("same_lower_ceil", [2, 1], [2, 1], [0, 0], [0, 0], [1, 1], "ceil", "same_lower"),
+    ("same_upper_ceil_k3", [2, 4], [1, 1], [0, 0], [0, 0], [3, 3], "ceil", "same_upper"),
 ]
 for _n, _s, _d, _pb, _pe, _k, _rt, _ap in _MP:
     add("maxpool1_%s" % _n, lambda s_=_s, pb=_pb, pe=_pe, k=_k, rt=_rt, ap=_ap: [

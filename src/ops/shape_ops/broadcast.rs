@@ -31,7 +31,18 @@ pub(super) fn broadcast_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_int(1, "target_shape")?;
     let x = cx.input(0)?;
     let mode = broadcast_mode(cx);
-    let Some(t) = target_dims(cx, 1) else {
+    // No values or bounds: OpenVINO still reads a Concat of single elements, the `Const`
+    // ones as values, the others `?`.
+    let t = target_dims(cx, 1).or_else(|| {
+        let parts = cx.input(1).ok()?.concat_consts.clone()?;
+        Some(
+            parts
+                .iter()
+                .map(|v| v.map_or(Dim::any(), |v| crate::ops::ovdim::Iv::int(v).dim()))
+                .collect(),
+        )
+    });
+    let Some(t) = t else {
         let n = cx
             .input(1)?
             .shape
