@@ -299,6 +299,7 @@ fn einsum_infer(cx: &Ctx) -> R<Vec<Fact>> {
             .checked_sub(letters.len())
             .ok_or_else(|| format!("term '{t}' has more labels than input rank {}", d.len()))?;
         let mut di = 0;
+        let mut in_term: Vec<char> = Vec::new();
         let mut chars = t.chars().peekable();
         while let Some(c) = chars.next() {
             if c == '.' {
@@ -314,11 +315,17 @@ fn einsum_infer(cx: &Ctx) -> R<Vec<Fact>> {
             }
             let dd = d[di];
             di += 1;
+            // OpenVINO 2026.4.1 (measured): a label repeated within one term must have
+            // compatible dims (a diagonal: `aa` of [1,3] is an error); across terms they
+            // broadcast (`ab,ab` of [1,3] and [2,3] is valid).
             let m = match labels.get(&c) {
                 None => dd,
+                Some(&p) if in_term.contains(&c) => merge_dim(p, dd)
+                    .ok_or_else(|| format!("label '{c}' has incompatible sizes {p} and {dd}"))?,
                 Some(&p) => broadcast_dim(p, dd)
-                    .ok_or_else(|| format!("label '{c}' has different sizes"))?,
+                    .ok_or_else(|| format!("label '{c}' has different sizes {p} and {dd}"))?,
             };
+            in_term.push(c);
             labels.insert(c, m);
         }
         if !has_ell && n_ell != 0 {
@@ -326,12 +333,21 @@ fn einsum_infer(cx: &Ctx) -> R<Vec<Fact>> {
         }
     }
     let rhs = rhs.unwrap_or_else(|| {
-        // Implicit output: labels that appear once, alphabetically, after the ellipsis.
-        let mut once: Vec<char> = labels
-            .keys()
-            .copied()
-            .filter(|c| lhs.matches(*c).count() == 1)
-            .collect();
+        // Implicit output as OpenVINO's parse_equation builds it: every label occurrence of a
+        // term whose label no other term has (a label repeated within one term stays repeated:
+        // `cac` gives `acc`), sorted, after the ellipsis.
+        let mut once: Vec<char> = Vec::new();
+        for (k, t) in terms.iter().enumerate() {
+            for c in t.chars().filter(|c| c.is_ascii_alphabetic()) {
+                let elsewhere = terms
+                    .iter()
+                    .enumerate()
+                    .any(|(j, u)| j != k && u.contains(c));
+                if !elsewhere {
+                    once.push(c);
+                }
+            }
+        }
         once.sort();
         let s: String = once.into_iter().collect();
         if ell.is_some() {
