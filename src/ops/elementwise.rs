@@ -563,7 +563,32 @@ fn unary_infer(cx: &Ctx) -> R<Vec<Fact>> {
         }
         _ => {}
     }
-    Ok(vec![Fact::new(et, shape)])
+    let mut f = Fact::new(et, shape);
+    // Clamp is monotonic: OpenVINO clamps the lower and the upper bound (a ShapeOf clamped to
+    // [-1, 2] is exactly 2 where every dim is at least 2).
+    if ty == "Clamp" && et.is_integral() && et != E::Boolean {
+        if let Some(b) = x.bounds.as_ref().filter(|_| x.value.is_none()) {
+            let (lo, hi) = (
+                cx.attr_f64("min", f64::MIN)?.ceil(),
+                cx.attr_f64("max", f64::MAX)?.floor(),
+            );
+            let c = |a: i64| {
+                let v = a as f64;
+                if v < lo {
+                    lo as i64
+                } else if v > hi {
+                    hi as i64
+                } else {
+                    a
+                }
+            };
+            f.bounds = Some(Arc::new(Bounds {
+                lo: b.lo.iter().map(|&v| c(v)).collect(),
+                hi: b.hi.iter().map(|&v| c(v)).collect(),
+            }));
+        }
+    }
+    Ok(vec![f])
 }
 
 /// Convert's attribute: the destination element type.

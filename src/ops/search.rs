@@ -184,7 +184,8 @@ fn unique_infer(cx: &Ctx) -> R<Vec<Fact>> {
     }
     // OpenVINO 2026.4.1 (measured): without an axis, a static non-empty input of n elements
     // gives [1..n] (and n reverse indices), anything else `?`. With an axis of dim d: the data
-    // keeps its dims with d as 1..max(d) (0 stays 0, unbounded is `?`), the reverse indices are
+    // keeps its dims with d as 1..max(d) (0 stays 0, unbounded is `1..`, or `?` when d may
+    // be 0), the reverse indices are
     // [d], and indices/counts are [0] when d is 0, [1..n] for a static input, else `?`.
     let mut data = PartialShape::Dynamic;
     let mut idx = one(flat);
@@ -201,6 +202,8 @@ fn unique_infer(cx: &Ctx) -> R<Vec<Fact>> {
             o[ax] = match (dd.get(), dd.max()) {
                 (Some(0), _) => Dim::known(0),
                 (_, Some(m)) => Dim::interval(1.min(m), Some(m)),
+                // Unbounded: `1..` when the dim is at least 1, `?` when it may be 0.
+                (_, None) if dd.min >= 1 => Dim::interval(1, None),
                 (_, None) => Dim::any(),
             };
             if dd.get() == Some(0) {

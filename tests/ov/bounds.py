@@ -1031,6 +1031,46 @@ for _seed in range(300):
     CASES.append(("pool_%d" % _seed, _f))
 
 
+def _einsum(eq, shapes):
+    import openvino.opset7 as o7
+    xs = [P(s_, name="e%d" % i) for i, s_ in enumerate(shapes)]
+    return xs, [o7.einsum(xs, eq)]
+
+
+# Einsum in implicit mode keeps every occurrence of a label no other term has (`cac` gives
+# `acc`, OpenVINO's parse_equation), and repeated labels merge (not broadcast).
+for _k, (_eq, _sh) in enumerate((("cac", [[2, 2, 2]]), ("abb", [[4, 4, -1]]), ("cc,dbeb", [[-1, (3, -1)], [4, 3, 2, 3]]),
+                                 ("dbd,b", [[3, 4, 3], [4]]), (",ccb", [[], [4, 4, 1]]), ("b,ccbb->bc", [[3], [(1, -1), -1, 3, 3]]),
+                                 ("...add->d", [[2, (0, 2), (1, -1)]]), ("ab,bc", [[2, -1], [(2, 5), 7]]), ("aa", [[-1, 3]]),
+                                 ("ii->i", [[(2, 6), (4, 9)]]), ("ab,ab", [[1, 3], [2, 3]]))):
+    _f = (lambda a=(_eq, _sh): _einsum(*a))
+    try:
+        _f()
+    except Exception:
+        continue
+    CASES.append(("einsum_%d_%s" % (_k, _eq), _f))
+
+
+def _clamp_bounds(ds, lo, hi, st):
+    z = P(ds, name="z")
+    v = op1.convert(op1.clamp(op3.shape_of(z, st), lo, hi), "i64")
+    x = P([-1] * len(ds))
+    return [z, x], [op3.broadcast(x, op1.maximum(v, C([0] * len(ds))), "BIDIRECTIONAL"), op3.non_zero(v)]
+
+
+# Clamp of shape values clamps both bounds (NonZero of an exactly known result is exact).
+for _ds in ([(2, 7), 13, 6], [-1, 3], [(0, 4), (5, -1)]):
+    for _lo, _hi in ((-1.0, 2.0), (0.5, 9.5), (3.0, 3.0), (-5.0, 100.0)):
+        for _st in ("i64", "i32"):
+            CASES.append(("clamp_bounds_%s_%s_%s_%s" % (_ds, _lo, _hi, _st),
+                          (lambda a=(_ds, _lo, _hi, _st): _clamp_bounds(*a))))
+
+
+# Unique-10 along an axis of unbounded dim: `1..` when the dim is at least 1, `?` when it may be 0.
+for _s in ([(1, -1), 2], [(3, -1), 2], [(15, -1), 1], [(0, 5), 2], [2, (4, -1)]):
+    CASES.append(("unique_unbounded_%s" % (_s,), (lambda s=_s: _unique(s, 0))))
+
+
 def _expr_case(seed):
     import random
     rnd = random.Random(seed)
