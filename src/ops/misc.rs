@@ -28,34 +28,129 @@ fn num_dirs(cx: &Ctx) -> R<u64> {
     }
 }
 
-/// LSTMSequence-5 / GRUSequence-5 / RNNSequence-5: Y [batch, dirs, seq, hidden], then the last
-/// hidden (and cell) state [batch, dirs, hidden].
-fn sequence_infer(cx: &Ctx) -> R<Vec<Fact>> {
-    let x = cx.input(0)?;
-    let hidden = cx.attr_i64("hidden_size", -1)?;
-    if hidden <= 0 {
-        return Err(format!("hidden_size must be positive, is {hidden}").into());
+/// Gates per recurrent op (LSTM 4, GRU 3, RNN 1) and whether GRU's bias has the extra one.
+fn rnn_gates(cx: &Ctx) -> R<(u64, bool)> {
+    let lbr = cx.ty.starts_with("GRU") && cx.attr_bool("linear_before_reset", false)?;
+    Ok(match &cx.ty[..3] {
+        "LST" => (4, false),
+        "GRU" => (3, lbr),
+        _ => (1, false),
+    })
+}
+
+/// The hidden size OpenVINO's `rnn_base_shape_inference.hpp` infers: the initial states'
+/// (merged), then R's; when still not static, W's and R's `/ gates` (only where their leading
+/// dim is static); the `hidden_size` attribute is not used. When static, W, R and B must fit it.
+fn rnn_hidden(cx: &Ctx, mut hidden: Dim, (w, r, b): (usize, usize, usize), lead: usize) -> R<Dim> {
+    let (gates, lbr) = rnn_gates(cx)?;
+    let at = |i: usize, k: usize| cx.inputs.get(i).and_then(|f| f.shape.dims()).map(|d| d[k]);
+    let bad = |h: Dim, what: &str| -> OpError {
+        format!("dimension hidden_size ({h}) does not match {what}").into()
+    };
+    if let Some(rd) = at(r, lead + 1) {
+        hidden = merge_dim(hidden, rd).ok_or_else(|| bad(hidden, "R"))?;
     }
-    let dirs = num_dirs(cx)?;
-    if let Some(r) = x.shape.rank() {
-        if r != 3 {
-            return Err(format!(
-                "X must have rank 3 [batch, seq, input], is {}",
-                sh(&x.shape)
-            )
-            .into());
+    if let Some(h) = hidden.get() {
+        for (i, mult, what) in [
+            (w, gates, "W"),
+            (r, gates, "R"),
+            (b, gates + lbr as u64, "B"),
+        ] {
+            if let Some(d) = at(i, lead) {
+                if merge_dim(d, Dim::known(h * mult)).is_none() {
+                    return Err(format!(
+                        "{what} {} does not fit hidden_size {h} x {mult}",
+                        sh(&cx.inputs[i].shape)
+                    )
+                    .into());
+                }
+            }
+        }
+    } else {
+        for i in [w, r] {
+            let lead_static = cx
+                .inputs
+                .get(i)
+                .and_then(|f| f.shape.dims())
+                .is_some_and(|d| d[0].is_static());
+            if let (true, Some(d)) = (lead_static, at(i, lead)) {
+                if ov_div_empty_dim(d, gates) {
+                    return Err(bad(hidden, "W/R"));
+                }
+                hidden =
+                    merge_dim(hidden, ov_dim_div(d, gates)).ok_or_else(|| bad(hidden, "W/R"))?;
+            }
         }
     }
-    let h0 = cx.input(1)?;
-    let batch = merge_dim(dim(x, 0), dim(h0, 0)).ok_or("batch differs between X and H0")?;
-    let h = Dim::known(hidden as u64);
-    let y = fact(
-        x.et,
-        [batch, Dim::known(dirs), dim(x, 1), h]
-            .into_iter()
-            .collect(),
-    );
-    let st = fact(x.et, [batch, Dim::known(dirs), h].into_iter().collect());
+    Ok(hidden)
+}
+
+/// `d / k` is OpenVINO's empty interval (no multiple of k inside).
+fn ov_div_empty_dim(d: Dim, k: u64) -> bool {
+    if d.min == 0 && d.max().is_none() {
+        return false;
+    }
+    d.max().is_some_and(|m| m / k < d.min.div_ceil(k))
+}
+
+/// LSTMSequence / GRUSequence / RNNSequence as OpenVINO's `seq_base_shape_infer`: Y [batch,
+/// dirs, seq, hidden], then the last hidden (and cell) state [batch, dirs, hidden]. The batch
+/// merges X's with the states' and seq_lengths'; the directions merge the attribute's with the
+/// states' and W/R/B's.
+fn sequence_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    let x = cx.input(0)?;
+    let states = if cx.ty == "LSTMSequence" { 2 } else { 1 };
+    cx.expect_inputs(5 + states, 6 + states)?;
+    let want = |i: usize, r: usize, what: &str| -> R<()> {
+        match cx.input(i)?.shape.rank() {
+            Some(q) if q != r => Err(OpError::input(
+                i,
+                format!("{what} must have rank {r}, is {}", sh(&cx.inputs[i].shape)),
+            )),
+            _ => Ok(()),
+        }
+    };
+    for i in 0..=states {
+        want(i, 3, "X and the states")?;
+    }
+    want(states + 1, 1, "seq_lengths")?;
+    want(states + 2, 3, "W")?;
+    want(states + 3, 3, "R")?;
+    want(states + 4, 2, "B")?;
+    let mut batch = dim(x, 0);
+    for i in 1..=states + 1 {
+        if cx.input(i)?.shape.rank().is_some() {
+            batch = merge_dim(batch, dim(&cx.inputs[i], 0)).ok_or_else(|| {
+                format!(
+                    "batch of X ({}) and of input {i} ({}) differ",
+                    dim(x, 0),
+                    dim(&cx.inputs[i], 0)
+                )
+            })?;
+        }
+    }
+    let mut hidden = dim(cx.input(1)?, 2);
+    for i in 2..=states {
+        if cx.input(i)?.shape.rank().is_some() {
+            hidden = merge_dim(hidden, dim(&cx.inputs[i], 2))
+                .ok_or("hidden_size differs between the states")?;
+        }
+    }
+    let mut dirs = Dim::known(num_dirs(cx)?);
+    for i in (1..=states).chain(states + 2..states + 5) {
+        let k = if i <= states { 1 } else { 0 };
+        if cx.input(i)?.shape.rank().is_some() {
+            dirs = merge_dim(dirs, dim(&cx.inputs[i], k)).ok_or_else(|| {
+                format!(
+                    "num_directions of input {i} {} does not match the direction attribute",
+                    sh(&cx.inputs[i].shape)
+                )
+            })?;
+        }
+    }
+    let hidden = rnn_hidden(cx, hidden, (states + 2, states + 3, states + 4), 1)?;
+    let y = fact(x.et, [batch, dirs, dim(x, 1), hidden].into_iter().collect());
+    let st = fact(x.et, [batch, dirs, hidden].into_iter().collect());
     let n = cx.layer.outputs.len().max(2);
     let mut v = vec![y];
     for _ in 1..n {
@@ -64,15 +159,21 @@ fn sequence_infer(cx: &Ctx) -> R<Vec<Fact>> {
     Ok(v)
 }
 
-/// LSTMCell / GRUCell / RNNCell: [batch, hidden] per output.
+/// LSTMCell / GRUCell / RNNCell as OpenVINO's `cell_base_shape_infer`: [batch, hidden] per
+/// output, the batch X's merged with the states', the hidden size as for sequences.
 fn cell_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let x = cx.input(0)?;
-    let hidden = cx.attr_i64("hidden_size", -1)?;
-    if hidden <= 0 {
-        return Err(format!("hidden_size must be positive, is {hidden}").into());
-    }
-    // The batch is X's, merged with the initial state(s) H (and C for LSTMCell).
     let states = if cx.ty == "LSTMCell" { 2 } else { 1 };
+    cx.expect_inputs(4 + states, 5 + states)?;
+    for i in 0..4 + states {
+        let r = if i == 3 + states { 1 } else { 2 };
+        if cx.input(i)?.shape.rank().is_some_and(|q| q != r) {
+            return Err(OpError::input(
+                i,
+                format!("must have rank {r}, is {}", sh(&cx.inputs[i].shape)),
+            ));
+        }
+    }
     let mut batch = dim(x, 0);
     for i in 1..=states {
         if let Some(f) = cx.inputs.get(i) {
@@ -84,10 +185,15 @@ fn cell_infer(cx: &Ctx) -> R<Vec<Fact>> {
             })?;
         }
     }
-    let s = fact(
-        x.et,
-        [batch, Dim::known(hidden as u64)].into_iter().collect(),
-    );
+    let mut hidden = dim(cx.input(1)?, 1);
+    for i in 2..=states {
+        if cx.input(i)?.shape.rank().is_some() {
+            hidden = merge_dim(hidden, dim(&cx.inputs[i], 1))
+                .ok_or("hidden_size differs between the states")?;
+        }
+    }
+    let hidden = rnn_hidden(cx, hidden, (states + 1, states + 2, states + 3), 0)?;
+    let s = fact(x.et, [batch, hidden].into_iter().collect());
     Ok(vec![s; cx.layer.outputs.len().max(1)])
 }
 

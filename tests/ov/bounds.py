@@ -1071,6 +1071,49 @@ for _s in ([(1, -1), 2], [(3, -1), 2], [(15, -1), 1], [(0, 5), 2], [2, (4, -1)])
     CASES.append(("unique_unbounded_%s" % (_s,), (lambda s=_s: _unique(s, 0))))
 
 
+def _rnn_case(seed):
+    """LSTM/GRU/RNN sequences and cells whose dims come from every input: the batch merges X,
+    the states and seq_lengths; the hidden size the states, R, then W/R / gates where their
+    leading dim is static (the hidden_size attribute is not read)."""
+    import random
+    rnd = random.Random(seed)
+    ty = rnd.choice(["LSTMSequence", "GRUSequence", "RNNSequence", "LSTMCell", "GRUCell", "RNNCell"])
+    gates = {"LST": 4, "GRU": 3, "RNN": 1}[ty[:3]]
+    states = 2 if ty.startswith("LSTM") else 1
+    hs, b, t, i_ = 3, rnd.choice([1, 2, 3]), 5, 4
+    dirs = 1
+
+    def pick(v):
+        return rnd.choice([v, v, -1, (max(0, v - 1), v + 2), (v, -1)])
+
+    def p(dims, name, et=np.float32):
+        return P(None if rnd.random() < 0.1 else [pick(d) for d in dims], et, name=name)
+    if ty.endswith("Sequence"):
+        ins = [p([b, t, i_], "x")] + [p([b, dirs, hs], "h%d" % k) for k in range(states)] + \
+            [p([b], "sl", np.int32), p([dirs, gates * hs, i_], "w"), p([dirs, gates * hs, hs], "r"),
+             p([dirs, gates * hs], "bb")]
+        ver = "opset5"
+        a = {"hidden_size": hs, "direction": "forward"}
+    else:
+        ins = [p([b, i_], "x")] + [p([b, hs], "h%d" % k) for k in range(states)] + \
+            [p([gates * hs, i_], "w"), p([gates * hs, hs], "r"), p([gates * hs], "bb")]
+        ver = "opset4" if not ty.startswith("GRU") else "opset3"
+        a = {"hidden_size": hs}
+
+    def build():
+        return ins, list(_nf(ver, ty, ins, a).outputs())
+    return build
+
+
+for _seed in range(150):
+    _f = _rnn_case(_seed)
+    try:
+        _f()
+    except Exception:
+        continue
+    CASES.append(("rnn_%d" % _seed, _f))
+
+
 def _expr_case(seed):
     import random
     rnd = random.Random(seed)
