@@ -197,34 +197,77 @@ fn cell_infer(cx: &Ctx) -> R<Vec<Fact>> {
     Ok(vec![s; cx.layer.outputs.len().max(1)])
 }
 
-fn sdpa_infer(cx: &Ctx) -> R<Vec<Fact>> {
-    cx.expect_inputs(3, 6)?;
-    let (q, v) = (cx.input(0)?, cx.input(2)?);
-    let Some(qd) = q.shape.dims() else {
-        return Ok(vec![Fact::new(q.et, PartialShape::Dynamic)]);
-    };
-    // A value of dynamic rank leaves only the last output dim unknown.
-    let any = [Dim::any()];
-    let vd = v.shape.dims().unwrap_or(&any);
-    if qd.len() < 2 || vd.is_empty() {
-        return Err("query and value must have rank >= 2".into());
+/// OpenVINO's `Dimension::broadcast_merge`: a static 1 takes the other dim, else they merge.
+fn dim_broadcast_merge(a: Dim, b: Dim) -> Option<Dim> {
+    match (a.get(), b.get()) {
+        (Some(1), _) => Some(b),
+        (_, Some(1)) => Some(a),
+        _ => merge_dim(a, b),
     }
-    let k = cx.input(1)?;
-    let mut batch = PartialShape::Ranked(qd[..qd.len() - 2].iter().copied().collect());
-    for other in [&k.shape, &v.shape] {
-        if let Some(od) = other.dims() {
-            if od.len() >= 2 {
-                batch = broadcast_numpy(
-                    &batch,
-                    &PartialShape::Ranked(od[..od.len() - 2].iter().copied().collect()),
-                )?;
+}
+
+/// ScaledDotProductAttention-13 as OpenVINO's shape rule: the batch dims of query, key, value
+/// and (unless causal) an attention mask of rank >= 3 broadcast; L is query's (broadcast with
+/// the mask's), E merges query's and key's, S key's and value's (and the mask's); the output is
+/// `batch + [L, Ev]`.
+fn sdpa_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(3, 5)?;
+    let (q, k, v) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
+    let bad = |what: &str| -> OpError {
+        format!("{what} input shape not compatible with other inputs").into()
+    };
+    let lead = |d: &[Dim]| PartialShape::Ranked(d[..d.len() - 2].iter().copied().collect());
+    let (mut batch, mut l, e) = match q.shape.dims() {
+        Some(d) if d.len() < 3 => return Err("query must have rank >= 3".into()),
+        Some(d) => (lead(d), d[d.len() - 2], d[d.len() - 1]),
+        None => (PartialShape::Dynamic, Dim::any(), Dim::any()),
+    };
+    let mut s = Dim::any();
+    if let Some(d) = k.shape.dims() {
+        if d.len() < 3 {
+            return Err(bad("Key"));
+        }
+        batch = broadcast_numpy(&batch, &lead(d)).map_err(|_| bad("Key"))?;
+        merge_dim(e, d[d.len() - 1]).ok_or_else(|| bad("Key"))?;
+        s = d[d.len() - 2];
+    }
+    let mut ev = Dim::any();
+    if let Some(d) = v.shape.dims() {
+        if d.len() < 3 {
+            return Err(bad("Value"));
+        }
+        batch = broadcast_numpy(&batch, &lead(d)).map_err(|_| bad("Value"))?;
+        s = merge_dim(s, d[d.len() - 2]).ok_or_else(|| bad("Value"))?;
+        ev = d[d.len() - 1];
+    }
+    let causal = cx.attr_bool("causal", false)?;
+    if let (Some(m), false) = (cx.inputs.get(3).and_then(|m| m.shape.dims()), causal) {
+        if !m.is_empty() {
+            if m.len() < 2 {
+                return Err(bad("Attention mask"));
+            }
+            l = dim_broadcast_merge(l, m[m.len() - 2]).ok_or_else(|| bad("Attention mask"))?;
+            dim_broadcast_merge(s, m[m.len() - 1]).ok_or_else(|| bad("Attention mask"))?;
+            if m.len() >= 3 {
+                batch = broadcast_numpy(&batch, &lead(m)).map_err(|_| bad("Attention mask"))?;
             }
         }
     }
-    let mut out: Dims = batch.dims().unwrap_or(&[]).iter().copied().collect();
-    out.push(qd[qd.len() - 2]);
-    out.push(vd[vd.len() - 1]);
-    Ok(vec![Fact::new(q.et, PartialShape::Ranked(out))])
+    if let Some(sc) = cx.inputs.get(4).and_then(|f| f.shape.dims()) {
+        let ok = sc.is_empty() || (sc.len() == 1 && merge_dim(sc[0], Dim::known(1)).is_some());
+        if !ok {
+            return Err("scale must be a scalar or have 1 element".into());
+        }
+    }
+    let out = match batch {
+        PartialShape::Ranked(mut d) => {
+            d.push(l);
+            d.push(ev);
+            PartialShape::Ranked(d)
+        }
+        PartialShape::Dynamic => PartialShape::Dynamic,
+    };
+    Ok(vec![Fact::new(q.et, out)])
 }
 
 fn nonzero_infer(cx: &Ctx) -> R<Vec<Fact>> {

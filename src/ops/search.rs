@@ -379,8 +379,10 @@ fn sparse_fill_infer(cx: &Ctx) -> R<Vec<Fact>> {
     }
     let id0 = idx.shape.dims().map(|d| d[0]).unwrap_or(Dim::any());
     let (mut n_idx, mut n_val, mut rows) = (Dim::any(), Dim::any(), Dim::any());
+    // OpenVINO reads dense_shape only as values (its bounds give no rows: `?`).
     let dense = cx
         .shape_bounds(1)
+        .filter(|b| b.is_exact())
         .and_then(|b| Some((bound_dim(&b, 0)?, bound_dim(&b, 1)?)));
     if let Some((r, c)) = dense {
         rows = r;

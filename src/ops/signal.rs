@@ -166,9 +166,11 @@ fn dft_infer(cx: &Ctx) -> R<Vec<Fact>> {
     Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
 }
 
-/// `b / 2 + 1` on both ends (RDFT's onesided output).
+/// `b / 2 + 1` on both ends (RDFT's onesided output), as OpenVINO's `get_rdft_output_dimension`:
+/// a bound of 0 stays 0 and an unbounded one unbounded (`?` stays `?`, `..4` gives `..3`).
 fn rdft_dim(d: Dim) -> Dim {
-    Dim::interval(d.min / 2 + 1, d.max().map(|m| m / 2 + 1))
+    let f = |b: u64| if b == 0 { 0 } else { b / 2 + 1 };
+    Dim::interval(f(d.min), d.max().map(f))
 }
 
 /// RDFT-9: real input → `[..., 2]`, the last transformed axis halved (`n / 2 + 1`).

@@ -1114,6 +1114,58 @@ for _seed in range(150):
     CASES.append(("rnn_%d" % _seed, _f))
 
 
+def _sdpa(qs, ks, vs, ms, causal):
+    import openvino.opset13 as o13
+    q, k, v = P(qs, name="q"), P(ks, name="k"), P(vs, name="v")
+    ins = [q, k, v]
+    if ms is not None:
+        ins.append(P(ms, np.bool_, name="m"))
+    return ins, [o13.scaled_dot_product_attention(*ins, causal=causal)]
+
+
+# ScaledDotProductAttention: the mask's leading dims broadcast into the batch, its L and S
+# dims broadcast-merge (a static 1 takes the other); causal ignores the mask.
+for _k, (_q, _kk, _v, _m) in enumerate((([2, 4, 5], [2, 5, 5], [2, 5, 3], [-1, (0, 7), 2, -1, 5]),
+                                         ([2, 4, 5], [2, 5, 5], [2, 5, 3], [1, 5]),
+                                         ([-1, 4, 5], [2, 6, 5], [1, 6, 3], [3, 1, 4, 1]),
+                                         ([2, 1, 5], [2, 6, 5], [2, 6, 3], [2, 4, 6]),
+                                         (None, [2, 6, 5], [2, 6, 3], [3, 2, 4, 6]),
+                                         ([2, 4, 5], None, [2, 6, 3], [3, 1, 4, 6]),
+                                         ([2, 4, 5], [2, 6, 5], [2, 6, 3], None))):
+    for _c in (False, True):
+        _f = (lambda a=(_q, _kk, _v, _m, _c): _sdpa(*a))
+        try:
+            _f()
+        except Exception:
+            continue
+        CASES.append(("sdpa_%d_%s" % (_k, _c), _f))
+
+
+def _rdft(xs, axes):
+    import openvino.opset9 as o9
+    x = P(xs)
+    return [x], [o9.rdft(x, C(axes))]
+
+
+# RDFT's onesided last axis: each bound b / 2 + 1, a bound of 0 stays 0, unbounded stays.
+for _xs, _ax in (([-1, 16, 11], [-3]), ([(0, 4)], [0]), ([(0, 3)], [0]), ([0], [0]), ([(5, 9), 4], [0]),
+                 ([(5, -1), 3], [1, 0]), ([3, (1, 8)], [1])):
+    CASES.append(("rdft_%s_%s" % (_xs, _ax), (lambda a=(_xs, _ax): _rdft(*a))))
+
+
+def _sparse_fill(ds):
+    import openvino.opset16 as o16
+    z = P(ds, name="z")
+    v = P([5], name="v")
+    return [z, v], list(o16.sparse_fill_empty_rows(v, op3.shape_of(z), C([[0, 0], [2, 3], [1, 2], [3, 2], [0, 0]]),
+                                                    o.constant(np.float32(0))).outputs())
+
+
+# SparseFillEmptyRows reads dense_shape only as values: bounds give `?` rows.
+for _ds in ([5, 6], [(5, -1), (6, 11)], [(3, 4), 5]):
+    CASES.append(("sparse_fill_%s" % (_ds,), (lambda d=_ds: _sparse_fill(d))))
+
+
 def _expr_case(seed):
     import random
     rnd = random.Random(seed)
