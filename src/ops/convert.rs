@@ -151,11 +151,12 @@ pub fn f32_to_f8e5m2(x: f32) -> u8 {
 }
 
 pub fn f32_to_f8e8m0(x: f32) -> u8 {
+    // Anything with the sign bit set, -NaN included, is 0 (OpenVINO, measured).
+    if x.is_sign_negative() || x == 0.0 {
+        return 0x00;
+    }
     if x.is_nan() {
         return 0xff;
-    }
-    if x <= 0.0 {
-        return 0x00;
     }
     if x.is_infinite() {
         return 0xfe;
@@ -174,11 +175,8 @@ pub fn f32_to_f8e8m0(x: f32) -> u8 {
 
 pub fn f32_to_f4e2m1(x: f32) -> u8 {
     const V: [f32; 8] = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0];
-    let sign = if x.is_sign_negative() && !x.is_nan() {
-        8
-    } else {
-        0
-    };
+    // A NaN keeps its sign bit: -NaN is -6.0 (0xf), as OpenVINO converts it (measured).
+    let sign = if x.is_sign_negative() { 8 } else { 0 };
     let a = if x.is_nan() { 6.0 } else { x.abs().min(6.0) };
     // Nearest code, ties to even code.
     let mut best = 0usize;
@@ -424,6 +422,7 @@ mod tests {
         assert_eq!(f32_to_f4e2m1(7.0), 7);
         assert_eq!(f32_to_f4e2m1(100.0), 7);
         assert_eq!(f32_to_f4e2m1(f32::NAN), 7);
+        assert_eq!(f32_to_f4e2m1(-f32::NAN), 0xf);
         assert_eq!(f32_to_f4e2m1(-3.0), 0xd);
         // Every f8 code decodes and re-encodes to itself (NaN aside).
         for b in 0..=255u8 {

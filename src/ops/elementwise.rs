@@ -568,9 +568,10 @@ fn unary_infer(cx: &Ctx) -> R<Vec<Fact>> {
     // [-1, 2] is exactly 2 where every dim is at least 2).
     if ty == "Clamp" && et.is_integral() && et != E::Boolean {
         if let Some(b) = x.bounds.as_ref().filter(|_| x.value.is_none()) {
-            let (lo, hi) = (
-                cx.attr_f64("min", f64::MIN)?.ceil(),
-                cx.attr_f64("max", f64::MAX)?.floor(),
+            let (lo, hi) = clamp_int_limits(
+                et,
+                cx.attr_f64("min", f64::MIN)?,
+                cx.attr_f64("max", f64::MAX)?,
             );
             let c = |a: i64| {
                 let v = a as f64;
@@ -589,6 +590,14 @@ fn unary_infer(cx: &Ctx) -> R<Vec<Fact>> {
         }
     }
     Ok(vec![f])
+}
+
+/// Clamp's limits for an integer type: min rounds up, max rounds down, both saturated to the
+/// type's range (OpenVINO: `min = -3.4e38` on i8 clamps everything to -128, measured).
+fn clamp_int_limits(et: E, min: f64, max: f64) -> (f64, f64) {
+    let (tmin, tmax) = super::util::type_limits(et);
+    let (tmin, tmax) = (tmin as f64, tmax as f64);
+    (min.ceil().clamp(tmin, tmax), max.floor().clamp(tmin, tmax))
 }
 
 /// Convert's attribute: the destination element type.
@@ -908,8 +917,7 @@ fn unary_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
             "Identity" | "Floor" | "Ceiling" | "Round" => x,
             "LogicalNot" => x.iter().map(|&a| (a == 0) as i64).collect(),
             "Clamp" => {
-                // Integer bounds: min rounds up, max rounds down.
-                let (lo, hi) = (params[0].ceil(), params[1].floor());
+                let (lo, hi) = clamp_int_limits(v.et, params[0], params[1]);
                 x.iter()
                     .map(|&a| {
                         let f = a as f64;

@@ -1002,6 +1002,7 @@ fn scatter_reduce(
     pairs: &[(usize, usize)],
     red: &str,
     init: bool,
+    nd: bool,
 ) -> R<Tensor> {
     macro_rules! float {
         ($t:ty, $get:expr, $put:expr) => {{
@@ -1022,8 +1023,26 @@ fn scatter_reduce(
             for &(i, j) in pairs {
                 let (a, b) = (o[i], *up.get(j).ok_or("updates")?);
                 o[i] = match red {
+                    // OpenVINO's references differ on NaN (measured): ScatterNDUpdate keeps
+                    // the target unless the update compares greater (less), so a NaN update is
+                    // dropped; ScatterElementsUpdate takes the update unless the target
+                    // compares greater (less), so a NaN target is replaced.
+                    "max" if nd => {
+                        if a < b {
+                            b
+                        } else {
+                            a
+                        }
+                    }
+                    "min" if nd => {
+                        if b < a {
+                            b
+                        } else {
+                            a
+                        }
+                    }
                     "max" => {
-                        if a > b {
+                        if b < a {
                             a
                         } else {
                             b
@@ -1058,7 +1077,7 @@ fn scatter_reduce(
                 super::convert::convert(d, E::F32).ok_or("bad")?,
                 super::convert::convert(u, E::F32).ok_or("bad")?,
             );
-            let r = scatter_reduce(&dw, &uw, pairs, red, init)?;
+            let r = scatter_reduce(&dw, &uw, pairs, red, init, nd)?;
             super::convert::convert(&r, d.et).ok_or("bad")?
         }
         et if et.is_integral() || et == E::Boolean => {
@@ -1159,7 +1178,7 @@ fn scatter_nd_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     }
     if red != "none" {
         return Ok(vec![Fact::with_value(scatter_reduce(
-            &d, &u, &pairs, &red, true,
+            &d, &u, &pairs, &red, true, true,
         )?)]);
     }
     Ok(vec![Fact::with_value(Tensor::new(
@@ -1201,7 +1220,7 @@ fn scatter_elements_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     }
     if red != "none" {
         return Ok(vec![Fact::with_value(scatter_reduce(
-            &d, &u, &pairs, &red, init,
+            &d, &u, &pairs, &red, init, false,
         )?)]);
     }
     Ok(vec![Fact::with_value(Tensor::new(

@@ -2442,6 +2442,21 @@ for _t in ("i8", "i16", "u32", "i64", "f16", "f64", "boolean"):
 
 
 # Fuzzer finds (tests/ov/fuzz.py), fixed: each a regression case.
+# A NaN with its sign bit set (0xffc00000) converted to every small float type.
+for _dst in ["f4e2m1", "f8e4m3", "f8e5m2", "f8e8m0", "f16", "bf16"]:
+    add("convert_negnan_%s" % _dst, lambda d=_dst: [o.convert(
+        o.constant(np.frombuffer(bytes.fromhex("0000c0ff0000c07f000080bf"), np.float32).copy()), d)])
+# Integer Clamp whose limits lie outside the type: saturated to the type's range.
+for _t in ("i8", "i32", "u8", "i64"):
+    for _lo, _hi in ((-3.4e38, -3.4e38), (-1e10, 1e10), (3.4e38, 3.4e38), (-0.5, 300.5)):
+        add("clamp_int_%s_%g_%g" % (_t, _lo, _hi), lambda t=_t, a=_lo, b=_hi: [o.clamp(R([9], t, -100, 100), a, b)])
+# Scatter min/max are std::min/std::max: a NaN update is dropped, a NaN target kept.
+for _red in ("min", "max"):
+    add("scatter_nd15_nan_%s" % _red, lambda r=_red: [op15.scatter_nd_update(
+        C([[NAN, 1.0], [5.0, 2.0]], "f32"), C([[0], [1]]), C([[-9.5, NAN], [NAN, 7.0]], "f32"), r)])
+    add("scatter_elements12_nan_%s" % _red, lambda r=_red: [_op12.scatter_elements_update(
+        C([[NAN, 1.0], [5.0, 2.0]], "f32"), C([[0, 1], [0, 1]]), C([[-9.5, NAN], [NAN, 7.0]], "f32"), C(1), r, True)])
+
 add("matmul_zero_batch", lambda: [op1.matmul(C(np.zeros([0, 1, 5, 2]), "f32"), C([-0.5, -1.5], "f32"), False, False)])
 add("reduce_min_empty_i32", lambda: [o.reduce_min(C(np.zeros([2, 0]), "i32"), C([1]), False)])
 add("reduce_max_empty_i32", lambda: [o.reduce_max(C(np.zeros([2, 0]), "i32"), C([1]), False)])
