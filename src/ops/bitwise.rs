@@ -76,7 +76,7 @@ pub(super) fn register(r: &mut Reg) {
         r.add(
             ty,
             &ALL_VERSIONS,
-            OpDef::with_eval(binary_infer, shift_eval).kernel_types(|et| et == E::I32),
+            OpDef::with_eval(binary_infer, shift_eval).kernel_types(|_, et| et == E::I32),
         );
     }
     r.add("BitwiseNot", &ALL_VERSIONS, OpDef::shape_only(not_infer));

@@ -637,5 +637,16 @@ pub(super) fn register(r: &mut Reg) {
     r.add("DeformableConvolution", &all, d(deformable_conv_infer));
     // OpenVINO infers BinaryConvolution with Convolution's rule (output: data's type).
     r.add("BinaryConvolution", &all, d(conv_infer));
-    r.add("MatMul", &all, OpDef::with_eval(matmul_infer, matmul_eval));
+    // OpenVINO folds MatMul for these types only (measured); i8/u8 stay for the runtime.
+    r.add(
+        "MatMul",
+        &all,
+        OpDef::with_eval(matmul_infer, matmul_eval).kernel_types(|_, et| {
+            use crate::ir::ElementType as E;
+            matches!(
+                et,
+                E::I32 | E::I64 | E::U32 | E::U64 | E::F16 | E::F32 | E::Bf16
+            )
+        }),
+    );
 }

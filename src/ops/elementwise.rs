@@ -99,6 +99,32 @@ const BINARY: &[&str] = &[
     "Xor",
 ];
 
+/// The element types OpenVINO 2026.4.1 evaluates each binary op for (measured with its
+/// ConstantFolding; bf16 through its f32 fallback): it folds nothing else, and computes no
+/// value or bound through it for a shape rule.
+fn binary_has_kernel(ty: &str, et: E) -> bool {
+    use E::*;
+    let t: &[E] = match ty {
+        "Add" => &[I8, U8, I16, U16, I32, I64, U32, U64, F16, F32, Bf16],
+        "Subtract" => &[I8, U8, I32, I64, U32, U64, F16, F32, Bf16],
+        "Multiply" => &[I32, I64, U32, U64, F16, F32, F64, Bf16],
+        "Divide" | "Maximum" | "Power" => &[I32, I64, U32, U64, F16, F32, Bf16],
+        "Minimum" => &[U8, U16, I32, I64, U32, U64, F16, F32, Bf16],
+        "SquaredDifference" => &[F32],
+        "Mod" => &[I8, U8, I16, U16, I32, I64, U32, U64],
+        "FloorMod" => &[I8, U8, I32, I64, U32, U64, F16, F32, Bf16],
+        "Equal" => &[
+            I8, U8, I16, U16, I32, I64, U32, U64, F16, F32, F64, Boolean, Bf16,
+        ],
+        "NotEqual" | "Less" | "LessEqual" | "Greater" | "GreaterEqual" => {
+            &[I32, I64, U32, U64, F16, F32, Boolean, Bf16]
+        }
+        "LogicalAnd" | "LogicalOr" | "LogicalXor" | "Xor" => &[Boolean],
+        _ => return true,
+    };
+    t.contains(&et)
+}
+
 /// Output shape of a binary op under its `auto_broadcast` mode.
 fn binary_shape(cx: &Ctx) -> R<PartialShape> {
     let (a, b) = (&cx.input(0)?.shape, &cx.input(1)?.shape);
@@ -149,6 +175,9 @@ fn binary_bounds(kind: Bin, cx: &Ctx, a: &Bounds, b: &Bounds) -> Option<Bounds> 
     let (_, ia, ib) = bcast_maps(&sa, &sb)?;
     const INF: i64 = i64::MAX;
     let et = cx.inputs[0].et;
+    if !binary_has_kernel(cx.ty, et) {
+        return None;
+    }
     let type_max = super::util::type_limits(et).1;
     let floor = cx.attr_bool("m_pythondiv", true).unwrap_or(true);
     let mut lo = Vec::with_capacity(ia.len());
@@ -970,14 +999,11 @@ fn unary_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
 pub(super) fn register(r: &mut Reg) {
     let all = ALL_VERSIONS;
     for &ty in BINARY {
-        let def = OpDef::with_eval(binary_infer, binary_eval);
-        // OpenVINO's SquaredDifference kernel exists for f32 only: other types stay unfolded.
-        let def = if ty == "SquaredDifference" {
-            def.kernel_types(|et| et == E::F32)
-        } else {
-            def
-        };
-        r.add(ty, &all, def);
+        r.add(
+            ty,
+            &all,
+            OpDef::with_eval(binary_infer, binary_eval).kernel_types(binary_has_kernel),
+        );
     }
     for &ty in UNARY {
         let def = OpDef::with_eval(unary_infer, unary_eval);
@@ -1008,7 +1034,7 @@ pub(super) fn register(r: &mut Reg) {
         "PRelu",
         &all,
         OpDef::with_eval(unary_infer, prelu_eval)
-            .kernel_types(|et| matches!(et, E::F32 | E::F16 | E::Bf16 | E::I8)),
+            .kernel_types(|_, et| matches!(et, E::F32 | E::F16 | E::Bf16 | E::I8)),
     );
     // MVN-0 is never folded; MVN-6 only for f32 (f16/bf16 stay unfolded, measured).
     let (v0, v6): (Vec<u32>, Vec<u32>) = all.iter().partition(|&&v| v < 6);
@@ -1016,7 +1042,7 @@ pub(super) fn register(r: &mut Reg) {
     r.add(
         "MVN",
         &v6,
-        OpDef::with_eval(unary_infer, mvn_eval).kernel_types(|et| et == E::F32),
+        OpDef::with_eval(unary_infer, mvn_eval).kernel_types(|_, et| et == E::F32),
     );
     r.add("Softmax", &all, OpDef::with_eval(unary_infer, softmax_eval));
     r.add("CumSum", &all, OpDef::with_eval(unary_infer, cumsum_eval));

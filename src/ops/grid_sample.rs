@@ -297,7 +297,7 @@ pub(super) fn register(r: &mut Reg) {
     r.add(
         "GridSample",
         &ALL_VERSIONS,
-        OpDef::with_eval(grid_sample_infer, grid_sample_eval).kernel_types(|et| et == E::F32),
+        OpDef::with_eval(grid_sample_infer, grid_sample_eval).kernel_types(|_, et| et == E::F32),
     );
 }
 

@@ -957,7 +957,7 @@ pub(super) fn register(r: &mut Reg) {
         "Interpolate",
         &v4,
         OpDef::with_eval(interpolate_infer, interpolate_eval)
-            .kernel_types(|et| matches!(et, E::F32 | E::F16 | E::Bf16 | E::I8 | E::U8)),
+            .kernel_types(|_, et| matches!(et, E::F32 | E::F16 | E::Bf16 | E::I8 | E::U8)),
     );
 }
 

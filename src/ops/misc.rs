@@ -1342,7 +1342,7 @@ pub(super) fn register(r: &mut Reg) {
     r.add(
         "TopK",
         &all,
-        OpDef::with_eval(topk_infer, topk_eval).kernel_types(|et| {
+        OpDef::with_eval(topk_infer, topk_eval).kernel_types(|_, et| {
             matches!(
                 et,
                 E::F32 | E::F16 | E::Bf16 | E::I32 | E::I64 | E::U32 | E::U64
@@ -1364,7 +1364,7 @@ pub(super) fn register(r: &mut Reg) {
         "ScatterNDUpdate",
         &all,
         // OpenVINO 2026.4.1 folds these types only (measured, v3 and v15, every reduction).
-        OpDef::with_eval(same_as_input0, scatter_nd_update_eval).kernel_types(|t| {
+        OpDef::with_eval(same_as_input0, scatter_nd_update_eval).kernel_types(|_, t| {
             matches!(
                 t,
                 E::Boolean | E::I32 | E::U32 | E::I64 | E::U64 | E::F16 | E::Bf16 | E::F32
@@ -1374,7 +1374,7 @@ pub(super) fn register(r: &mut Reg) {
     r.add(
         "ScatterElementsUpdate",
         &all,
-        OpDef::with_eval(same_as_input0, scatter_elements_update_eval).kernel_types(|t| {
+        OpDef::with_eval(same_as_input0, scatter_elements_update_eval).kernel_types(|_, t| {
             matches!(
                 t,
                 E::Boolean | E::I16 | E::I32 | E::U32 | E::I64 | E::U64 | E::F16 | E::Bf16 | E::F32

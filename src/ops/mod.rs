@@ -303,8 +303,9 @@ pub struct Policy {
     /// Evaluated in its own precision even for f16/bf16 (OpenVINO's ConstantFolding otherwise
     /// computes f16/bf16 ops in f32).
     pub native_precision: bool,
-    /// The element types (of input 0) OpenVINO has a kernel for, when not all of them.
-    pub kernel_types: Option<fn(ElementType) -> bool>,
+    /// The element types (of input 0) OpenVINO has a kernel for, when not all of them (called
+    /// with the op type, so one table can serve a family).
+    pub kernel_types: Option<fn(&str, ElementType) -> bool>,
 }
 
 #[derive(Clone, Copy)]
@@ -373,7 +374,7 @@ impl OpDef {
         self
     }
     /// OpenVINO has a kernel only for these element types (of input 0).
-    pub const fn kernel_types(mut self, f: fn(ElementType) -> bool) -> Self {
+    pub const fn kernel_types(mut self, f: fn(&str, ElementType) -> bool) -> Self {
         self.policy.kernel_types = Some(f);
         self
     }

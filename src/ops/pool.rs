@@ -386,12 +386,12 @@ pub(super) fn register(r: &mut Reg) {
         "MaxPool",
         &v1,
         OpDef::with_eval(maxpool_infer, maxpool_eval)
-            .kernel_types(|et| matches!(et, E::F32 | E::F16 | E::Bf16 | E::I32 | E::I64)),
+            .kernel_types(|_, et| matches!(et, E::F32 | E::F16 | E::Bf16 | E::I32 | E::I64)),
     );
     r.add(
         "MaxPool",
         &v8,
-        OpDef::with_eval(maxpool_infer, maxpool_eval).kernel_types(|et| {
+        OpDef::with_eval(maxpool_infer, maxpool_eval).kernel_types(|_, et| {
             matches!(
                 et,
                 E::F32 | E::F16 | E::Bf16 | E::I32 | E::I64 | E::I8 | E::U8

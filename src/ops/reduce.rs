@@ -393,11 +393,11 @@ pub(super) fn register(r: &mut Reg) {
         let def = OpDef::with_eval(reduce_infer, reduce_eval);
         let def = match ty {
             "ReduceSum" | "ReduceMean" | "ReduceProd" => {
-                def.kernel_types(|et| has_kernel("ReduceSum", et))
+                def.kernel_types(|_, et| has_kernel("ReduceSum", et))
             }
-            "ReduceMax" | "ReduceMin" => def.kernel_types(|et| has_kernel("ReduceMax", et)),
-            "ReduceL1" => def.kernel_types(|et| has_kernel("ReduceL1", et)),
-            "ReduceL2" => def.kernel_types(|et| has_kernel("ReduceL2", et)),
+            "ReduceMax" | "ReduceMin" => def.kernel_types(|_, et| has_kernel("ReduceMax", et)),
+            "ReduceL1" => def.kernel_types(|_, et| has_kernel("ReduceL1", et)),
+            "ReduceL2" => def.kernel_types(|_, et| has_kernel("ReduceL2", et)),
             _ => def,
         };
         r.add(ty, &all, def);

@@ -247,7 +247,7 @@ pub(super) fn register(r: &mut Reg) {
         "ROIAlign",
         &[3],
         OpDef::with_eval(roi_align_infer, roi_align_eval)
-            .kernel_types(|et| matches!(et, E::F32 | E::F16 | E::Bf16)),
+            .kernel_types(|_, et| matches!(et, E::F32 | E::F16 | E::Bf16)),
     );
     // OpenVINO 2026.4 does not fold ROIAlign-9.
     r.add("ROIAlign", &[9], OpDef::shape_only(roi_align_infer));

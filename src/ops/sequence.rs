@@ -195,6 +195,6 @@ pub(super) fn register(r: &mut Reg) {
         "GatherTree",
         &all,
         OpDef::with_eval(gather_tree_infer, gather_tree_eval)
-            .kernel_types(|t| matches!(t, E::I32 | E::F32 | E::F16)),
+            .kernel_types(|_, t| matches!(t, E::I32 | E::F32 | E::F16)),
     );
 }

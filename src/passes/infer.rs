@@ -522,7 +522,7 @@ impl<'a> Infer<'a> {
         let policy = &op.def.policy;
         // Types OpenVINO has no kernel for: not folded, as in OpenVINO.
         let orig = inputs.first().map_or(ElementType::Dynamic, |f| f.et);
-        if policy.kernel_types.is_some_and(|ok| !ok(orig)) {
+        if policy.kernel_types.is_some_and(|ok| !ok(op.ty, orig)) {
             self.decline(l, format!("OpenVINO has no {} kernel for {orig}", op.ty));
             return None;
         }
