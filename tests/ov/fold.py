@@ -2446,6 +2446,11 @@ for _t in ("i8", "i16", "u32", "i64", "f16", "f64", "boolean"):
 for _dst in ["f4e2m1", "f8e4m3", "f8e5m2", "f8e8m0", "f16", "bf16"]:
     add("convert_negnan_%s" % _dst, lambda d=_dst: [o.convert(
         o.constant(np.frombuffer(bytes.fromhex("0000c0ff0000c07f000080bf"), np.float32).copy()), d)])
+# PRelu whose slope broadcasts to the data's element count in another shape (OpenVINO's
+# reference writes the numpy broadcast into the data's buffer).
+add("prelu_slope_2d_on_1d", lambda: [op1.prelu(C([3.7, -6.2, -1.0, -6.5], "f32"), C([[-9.0, 126.8, -0.39, -7.2]], "f32"))])
+add("prelu_scalar_slope1", lambda: [op1.prelu(C(4.0, "f32"), C([-6.7], "f32"))])
+add("prelu_scalar_neg_slope1", lambda: [op1.prelu(C(-4.0, "f32"), C([-6.7], "f32"))])
 # Integer Clamp whose limits lie outside the type: saturated to the type's range.
 for _t in ("i8", "i32", "u8", "i64"):
     for _lo, _hi in ((-3.4e38, -3.4e38), (-1e10, 1e10), (3.4e38, 3.4e38), (-0.5, 300.5)):

@@ -140,7 +140,9 @@ pub(super) fn prelu_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         ss = c;
     }
     let (out_shape, maps) = math::bcast_index_maps(&[&xs, &ss]).ok_or("cannot broadcast")?;
-    if out_shape != xs {
+    // OpenVINO's reference broadcasts data and slope numpy-style into the data's buffer: a
+    // broadcast shape with the data's element count ([4] with a slope [1,4]) is the data's.
+    if out_shape.iter().product::<u64>() != xs.iter().product::<u64>() {
         return Err("slope does not broadcast to the data".into());
     }
     let t = match x.et {
