@@ -267,15 +267,19 @@ impl AutoBroadcast {
                 if at + len > d.len() {
                     return Err(bad());
                 }
-                // Each pair broadcasts as numpy's do; the result must still fit the first
-                // input's dim (a static 1 there takes an interval of the second, not a 5).
+                // Each pair broadcasts as numpy's do (measured: `1..7` with `95` gives 95, `?`
+                // with `..4` gives `?`, `74` with `1..8` gives 74), except that a static 1
+                // against a static non-1 is refused: the first input never broadcasts a 1.
                 let mut out: Dims = d.iter().copied().collect();
                 for i in 0..len {
-                    if s[i].get() != Some(1) {
-                        let r = broadcast_dim(out[at + i], s[i]).ok_or_else(bad)?;
-                        merge_dim(r, out[at + i]).ok_or_else(bad)?;
-                        out[at + i] = r;
+                    if s[i].get() == Some(1) {
+                        continue;
                     }
+                    let dd = out[at + i];
+                    if dd.get() == Some(1) && s[i].is_static() {
+                        return Err(bad());
+                    }
+                    out[at + i] = broadcast_dim(dd, s[i]).ok_or_else(bad)?;
                 }
                 Ok(PartialShape::Ranked(out))
             }
@@ -621,6 +625,14 @@ mod auto_broadcast_tests {
             ("4", "2,4", None),
             ("2,1,4", "2,5", None),
             ("1,3", "4", None),
+            ("1,1,7,2", "7..13,-1", Some("[7..13,?,7,2]")),
+            ("-1,1..7,1..3", "-1,95", Some("[?,95,1..3]")),
+            ("1,3", "4..6", Some("[4..6,3]")),
+            ("1..3,3", "7", Some("[7,3]")),
+            ("2..5,3", "7", None),
+            ("3,3", "7..9", None),
+            ("1,3", "0..4", Some("[..4,3]")),
+            ("-1,3", "..4", Some("[?,3]")),
         ];
         for &(a, b, want) in rows {
             assert_eq!(merge(a, b).as_deref(), want, "{a} pdpd {b}");

@@ -155,7 +155,9 @@ fn batch_to_space_infer(cx: &Ctx) -> R<Vec<Fact>> {
                     Some(b) => checked_dim_mul(d[i], Dim::known(b[i] as u64))?,
                     None => dim_mul(d[i], Dim::interval(1, None)),
                 };
-                if let Some(v) = full.get() {
+                // Checked only against known blocks: with unknown ones OpenVINO subtracts the
+                // crops from `d * [1, ∞)` and clips at 0 (`0` stays `0`, measured).
+                if let (Some(v), Some(_)) = (full.get(), &blocks) {
                     if crop as u64 > v {
                         return Err(format!(
                             "crops {} + {} exceed block_shape * input dimension ({v}) of axis {i}",

@@ -280,6 +280,10 @@ PDPD_PAIRS = {
     "one_vs_dynamic": ([1], [-1]),
     "dynamic_vs_may_be_one": ([-1, -1, 3], [(1, 6)]),
     "mixed": ([1, 109, 74, 1, (4, 15)], [1, -1, (1, 8), (1, 2), 15]),
+    "may_be_one_vs_static": ([(1, 7), 3], [95]),
+    "one_vs_interval": ([1, 3], [(4, 6)]),
+    "dyn_vs_may_be_one": ([-1, 3], [(0, 4)]),
+    "lead_ones_interval": ([1, 1, 7, 2], [(7, 13), -1]),
 }
 
 
@@ -1164,6 +1168,23 @@ def _sparse_fill(ds):
 # SparseFillEmptyRows reads dense_shape only as values: bounds give `?` rows.
 for _ds in ([5, 6], [(5, -1), (6, 11)], [(3, 4), 5]):
     CASES.append(("sparse_fill_%s" % (_ds,), (lambda d=_ds: _sparse_fill(d))))
+
+
+def _b2s_unknown_block(ds, ce):
+    x = P(ds)
+    z = P([2, (1, 2), -1][:len(ds)], name="z")
+    return [x, z], [op2_b2s(x, op3.shape_of(z), C([0] * len(ds)), C(ce))]
+
+
+def op2_b2s(*a):
+    import openvino.opset2 as o2
+    return o2.batch_to_space(*a)
+
+
+# BatchToSpace whose block_shape is known only as bounds: dims are `d * [1, ∞)` minus the crops,
+# clipped at 0, and a crop beyond a 0 dim is no error (OpenVINO 2026.4.1).
+for _ds, _ce in (([2, 0, -1], [0, 1, 0]), ([8, 4, 3], [0, 1, 0]), ([-1, (1, 8), 0], [0, 0, 1])):
+    CASES.append(("b2s_unknown_block_%s_%s" % (_ds, _ce), (lambda a=(_ds, _ce): _b2s_unknown_block(*a))))
 
 
 def _expr_case(seed):
