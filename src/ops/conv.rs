@@ -319,48 +319,44 @@ fn conv_family(cx: &Ctx, kind: ConvKind) -> R<Vec<Fact>> {
                 }
             }
             let kernel_area = fd.map(|fd| Iv::of(fd[2]).mul(Iv::of(fd[3])).mul(Iv::int(dg)));
-            if let Some(od) = cx.input(1)?.shape.dims() {
+            // Offsets (input 1: 2 per kernel element) and v8's mask (input 3: 1 per element):
+            // channels fit the kernel area x deformable_group and divide by the latter; the
+            // batch merges (offsets) or must be compatible (mask).
+            for (j, what, per) in [(1, "offsets", 2), (3, "mask", 1)] {
+                let Some(ed) = cx.inputs.get(j).and_then(|e| e.shape.dims()) else {
+                    continue;
+                };
                 if let Some(ka) = kernel_area {
-                    if merge_dim(od[1], ka.mul(Iv::int(2)).dim()).is_none() {
-                        return Err(OpError::input(1, format!("offsets channels {} do not match the filter {} and deformable_group {dg}", od[1], sh(fs))));
+                    if merge_dim(ed[1], ka.mul(Iv::int(per)).dim()).is_none() {
+                        return Err(OpError::input(
+                            j,
+                            format!(
+                                "{what} channels {} do not match the filter {} and deformable_group {dg}",
+                                ed[1],
+                                sh(fs)
+                            ),
+                        ));
                     }
                 }
-                if !divisible(od[1], dg) {
+                if !divisible(ed[1], dg) {
                     return Err(OpError::input(
-                        1,
+                        j,
                         format!(
-                            "offsets channels {} are not divisible by deformable_group {dg}",
-                            od[1]
+                            "{what} channels {} are not divisible by deformable_group {dg}",
+                            ed[1]
                         ),
                     ));
                 }
-                batch = merge_dim(batch, od[0]).ok_or_else(|| {
+                let bad_batch = || {
                     OpError::input(
-                        1,
-                        format!("offsets batch {} does not match data {}", od[0], sh(xs)),
+                        j,
+                        format!("{what} batch {} does not match data {}", ed[0], sh(xs)),
                     )
-                })?;
-            }
-            if let Some(md) = cx.inputs.get(3).and_then(|m| m.shape.dims()) {
-                if let Some(ka) = kernel_area {
-                    if merge_dim(md[1], ka.dim()).is_none() {
-                        return Err(OpError::input(3, format!("mask channels {} do not match the filter {} and deformable_group {dg}", md[1], sh(fs))));
-                    }
-                }
-                if !divisible(md[1], dg) {
-                    return Err(OpError::input(
-                        3,
-                        format!(
-                            "mask channels {} are not divisible by deformable_group {dg}",
-                            md[1]
-                        ),
-                    ));
-                }
-                if xd.is_some_and(|xd| merge_dim(md[0], xd[0]).is_none()) {
-                    return Err(OpError::input(
-                        3,
-                        format!("mask batch {} does not match data {}", md[0], sh(xs)),
-                    ));
+                };
+                if j == 1 {
+                    batch = merge_dim(batch, ed[0]).ok_or_else(bad_batch)?;
+                } else if xd.is_some_and(|xd| merge_dim(ed[0], xd[0]).is_none()) {
+                    return Err(bad_batch());
                 }
             }
             out[0] = batch;
@@ -641,12 +637,6 @@ pub(super) fn register(r: &mut Reg) {
     r.add(
         "MatMul",
         &all,
-        OpDef::with_eval(matmul_infer, matmul_eval).kernel_types(|_, et| {
-            use crate::ir::ElementType as E;
-            matches!(
-                et,
-                E::I32 | E::I64 | E::U32 | E::U64 | E::F16 | E::F32 | E::Bf16
-            )
-        }),
+        OpDef::with_eval(matmul_infer, matmul_eval).kernel_types(ov_common_kernel_type),
     );
 }

@@ -602,16 +602,7 @@ fn unary_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 cx.attr_f64("min", f64::MIN)?,
                 cx.attr_f64("max", f64::MAX)?,
             );
-            let c = |a: i64| {
-                let v = a as f64;
-                if v < lo {
-                    lo as i64
-                } else if v > hi {
-                    hi as i64
-                } else {
-                    a
-                }
-            };
+            let c = |a: i64| clamp_int(a, lo, hi);
             f.bounds = Some(Arc::new(Bounds {
                 lo: b.lo.iter().map(|&v| c(v)).collect(),
                 hi: b.hi.iter().map(|&v| c(v)).collect(),
@@ -627,6 +618,18 @@ fn clamp_int_limits(et: E, min: f64, max: f64) -> (f64, f64) {
     let (tmin, tmax) = super::util::type_limits(et);
     let (tmin, tmax) = (tmin as f64, tmax as f64);
     (min.ceil().clamp(tmin, tmax), max.floor().clamp(tmin, tmax))
+}
+
+/// An integer clamped to limits from [`clamp_int_limits`].
+fn clamp_int(a: i64, lo: f64, hi: f64) -> i64 {
+    let v = a as f64;
+    if v < lo {
+        lo as i64
+    } else if v > hi {
+        hi as i64
+    } else {
+        a
+    }
 }
 
 /// Convert's attribute: the destination element type.
@@ -947,18 +950,7 @@ fn unary_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
             "LogicalNot" => x.iter().map(|&a| (a == 0) as i64).collect(),
             "Clamp" => {
                 let (lo, hi) = clamp_int_limits(v.et, params[0], params[1]);
-                x.iter()
-                    .map(|&a| {
-                        let f = a as f64;
-                        if f < lo {
-                            lo as i64
-                        } else if f > hi {
-                            hi as i64
-                        } else {
-                            a
-                        }
-                    })
-                    .collect()
+                x.iter().map(|&a| clamp_int(a, lo, hi)).collect()
             }
             _ => return Err("no integer kernel".into()),
         };

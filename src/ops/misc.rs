@@ -85,6 +85,32 @@ fn rnn_hidden(cx: &Ctx, mut hidden: Dim, (w, r, b): (usize, usize, usize), lead:
     Ok(hidden)
 }
 
+/// The batch (X's dim 0 merged with inputs 1..=`last_batch`'s) and the hidden size (the
+/// initial states' dim `hk`, merged), where both recurrent rules start.
+fn rnn_batch_hidden(cx: &Ctx, last_batch: usize, states: usize, hk: usize) -> R<(Dim, Dim)> {
+    let x = cx.input(0)?;
+    let mut batch = dim(x, 0);
+    for i in 1..=last_batch {
+        if cx.input(i)?.shape.rank().is_some() {
+            batch = merge_dim(batch, dim(&cx.inputs[i], 0)).ok_or_else(|| {
+                format!(
+                    "batch of X ({}) and of input {i} ({}) differ",
+                    dim(x, 0),
+                    dim(&cx.inputs[i], 0)
+                )
+            })?;
+        }
+    }
+    let mut hidden = dim(cx.input(1)?, hk);
+    for i in 2..=states {
+        if cx.input(i)?.shape.rank().is_some() {
+            hidden = merge_dim(hidden, dim(&cx.inputs[i], hk))
+                .ok_or("hidden_size differs between the states")?;
+        }
+    }
+    Ok((batch, hidden))
+}
+
 /// `d / k` is OpenVINO's empty interval (no multiple of k inside).
 fn ov_div_empty_dim(d: Dim, k: u64) -> bool {
     if d.min == 0 && d.max().is_none() {
@@ -117,25 +143,7 @@ fn sequence_infer(cx: &Ctx) -> R<Vec<Fact>> {
     want(states + 2, 3, "W")?;
     want(states + 3, 3, "R")?;
     want(states + 4, 2, "B")?;
-    let mut batch = dim(x, 0);
-    for i in 1..=states + 1 {
-        if cx.input(i)?.shape.rank().is_some() {
-            batch = merge_dim(batch, dim(&cx.inputs[i], 0)).ok_or_else(|| {
-                format!(
-                    "batch of X ({}) and of input {i} ({}) differ",
-                    dim(x, 0),
-                    dim(&cx.inputs[i], 0)
-                )
-            })?;
-        }
-    }
-    let mut hidden = dim(cx.input(1)?, 2);
-    for i in 2..=states {
-        if cx.input(i)?.shape.rank().is_some() {
-            hidden = merge_dim(hidden, dim(&cx.inputs[i], 2))
-                .ok_or("hidden_size differs between the states")?;
-        }
-    }
+    let (batch, hidden) = rnn_batch_hidden(cx, states + 1, states, 2)?;
     let mut dirs = Dim::known(num_dirs(cx)?);
     for i in (1..=states).chain(states + 2..states + 5) {
         let k = if i <= states { 1 } else { 0 };
@@ -174,24 +182,7 @@ fn cell_infer(cx: &Ctx) -> R<Vec<Fact>> {
             ));
         }
     }
-    let mut batch = dim(x, 0);
-    for i in 1..=states {
-        if let Some(f) = cx.inputs.get(i) {
-            batch = merge_dim(batch, dim(f, 0)).ok_or_else(|| {
-                format!(
-                    "batch of X ({batch}) and of input {i} ({}) differ",
-                    dim(f, 0)
-                )
-            })?;
-        }
-    }
-    let mut hidden = dim(cx.input(1)?, 1);
-    for i in 2..=states {
-        if cx.input(i)?.shape.rank().is_some() {
-            hidden = merge_dim(hidden, dim(&cx.inputs[i], 1))
-                .ok_or("hidden_size differs between the states")?;
-        }
-    }
+    let (batch, hidden) = rnn_batch_hidden(cx, states, states, 1)?;
     let hidden = rnn_hidden(cx, hidden, (states + 1, states + 2, states + 3), 0)?;
     let s = fact(x.et, [batch, hidden].into_iter().collect());
     Ok(vec![s; cx.layer.outputs.len().max(1)])
@@ -1342,12 +1333,7 @@ pub(super) fn register(r: &mut Reg) {
     r.add(
         "TopK",
         &all,
-        OpDef::with_eval(topk_infer, topk_eval).kernel_types(|_, et| {
-            matches!(
-                et,
-                E::F32 | E::F16 | E::Bf16 | E::I32 | E::I64 | E::U32 | E::U64
-            )
-        }),
+        OpDef::with_eval(topk_infer, topk_eval).kernel_types(ov_common_kernel_type),
     );
     r.add(
         "NonZero",

@@ -135,27 +135,22 @@ impl Iv {
     }
     /// `dim::floor_div(dim, k)`.
     pub fn floor_div(self, k: i64) -> Iv {
-        if self.is_static() {
-            Iv::int(self.lo / k)
-        } else if self.max_len() == -1 {
-            Iv::dim_range(div_len(self.min_len(), k, false), -1)
-        } else {
-            Iv::dim_range(
-                div_len(self.min_len(), k, false),
-                div_len(self.max_len(), k, false),
-            )
-        }
+        self.div(k, false)
     }
     /// `dim::ceil_div(dim, k)`.
     pub fn ceil_div(self, k: i64) -> Iv {
+        self.div(k, true)
+    }
+    /// Both bounds divided (an unbounded one stays unbounded), rounding down or up.
+    fn div(self, k: i64, ceil: bool) -> Iv {
         if self.is_static() {
-            Iv::int(div_len(self.lo, k, true))
+            Iv::int(div_len(self.lo, k, ceil))
         } else if self.max_len() == -1 {
-            Iv::dim_range(div_len(self.min_len(), k, true), -1)
+            Iv::dim_range(div_len(self.min_len(), k, ceil), -1)
         } else {
             Iv::dim_range(
-                div_len(self.min_len(), k, true),
-                div_len(self.max_len(), k, true),
+                div_len(self.min_len(), k, ceil),
+                div_len(self.max_len(), k, ceil),
             )
         }
     }

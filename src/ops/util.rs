@@ -578,6 +578,16 @@ pub fn expect_scalar_or_1(cx: &Ctx, i: usize, what: &str) -> R<()> {
     Ok(())
 }
 
+/// The element types many OpenVINO 2026.4.1 kernels cover (MatMul, TopK, Divide, Power, ...;
+/// measured): 32/64-bit integers and f16/bf16/f32. A `kernel_types` table.
+pub fn ov_common_kernel_type(_ty: &str, et: ElementType) -> bool {
+    use ElementType as E;
+    matches!(
+        et,
+        E::I32 | E::I64 | E::U32 | E::U64 | E::F16 | E::Bf16 | E::F32
+    )
+}
+
 /// The smallest and largest value of an integer element type, as i64 (saturated).
 pub fn type_limits(et: ElementType) -> (i64, i64) {
     use ElementType as E;

@@ -93,6 +93,15 @@ def run_case(name, build, verbose):
 CASES = []
 
 
+def add_valid(name, build):
+    """Register `build` as a case when OpenVINO builds it (a graph it refuses is not a case)."""
+    try:
+        build()
+    except Exception:
+        return
+    CASES.append((name, build))
+
+
 def case(name):
     def deco(f):
         CASES.append((name, f))
@@ -424,12 +433,7 @@ def _slice_case(seed, strided):
 
 for _seed in range(int(os.environ.get("IRC_SLICE_SEEDS", "260"))):
     for _strided in (False, True):
-        _f = _slice_case(_seed, _strided)
-        try:
-            _f()
-        except Exception:  # OpenVINO refuses to build it: not a case
-            continue
-        CASES.append(("%s_bounds_%d" % ("strided_slice" if _strided else "slice", _seed), _f))
+        add_valid("%s_bounds_%d" % ("strided_slice" if _strided else "slice", _seed), _slice_case(_seed, _strided))
 
 
 def _reshape_case(seed):
@@ -477,12 +481,7 @@ def _reshape_case(seed):
 
 
 for _seed in range(int(os.environ.get("IRC_RESHAPE_SEEDS", "400"))):
-    _f = _reshape_case(_seed)
-    try:
-        _f()
-    except Exception:  # OpenVINO refuses to build it: not a case
-        continue
-    CASES.append(("reshape_bounds_%d" % _seed, _f))
+    add_valid("reshape_bounds_%d" % _seed, _reshape_case(_seed))
 
 
 # --- Issue-18 corners, one case each (OpenVINO 2026.4.1's answer is the expected one) ---------
@@ -580,12 +579,7 @@ for _d in (12, 5, 2, 0, (2, 9), (4, -1)):
                 for _kind in ("max8", "avg1"):
                     if _kind == "avg1" and _dil != 1:
                         continue
-                    _f = (lambda a=(_d, _rt, _ap, _k, _s, _dil, _kind): _pool_same(*a))
-                    try:
-                        _f()
-                    except Exception:  # OpenVINO refuses it (a kernel longer than the dim)
-                        continue
-                    CASES.append(("pool_same_%s_%s_%s_k%ds%dd%d_%s" % (_d, _rt, _ap, _k, _s, _dil, _kind), _f))
+                    add_valid("pool_same_%s_%s_%s_k%ds%dd%d_%s" % (_d, _rt, _ap, _k, _s, _dil, _kind), (lambda a=(_d, _rt, _ap, _k, _s, _dil, _kind): _pool_same(*a)))
 
 
 def _conv_bp_case(seed):
@@ -614,12 +608,7 @@ def _conv_bp_case(seed):
 # Backprop convolutions with static, interval and dynamic data and kernel dims: (d-1)*s +
 # dilated(k) - pads + output_padding, a static negative result or an upper end below 0 is `?`.
 for _seed in range(200):
-    _f = _conv_bp_case(_seed)
-    try:
-        _f()
-    except Exception:
-        continue
-    CASES.append(("conv_backprop_%d" % _seed, _f))
+    add_valid("conv_backprop_%d" % _seed, _conv_bp_case(_seed))
 
 
 def _unique(shape, axis):
@@ -632,12 +621,7 @@ def _unique(shape, axis):
 # Unique-10: every output, with and without an axis, over static, empty, interval and dynamic dims.
 for _s in ([2, 6, 4], [2, (3, 5)], [0], [2, 0, 3], [(0, 3), 4], [-1, 4], [3, -1], [1], [], [5], [(2, 7)]):
     for _ax in (None, 0, 1, -1):
-        _f = (lambda s=_s, a=_ax: _unique(s, a))
-        try:
-            _f()
-        except Exception:
-            continue
-        CASES.append(("unique_%s_axis%s" % (_s, _ax), _f))
+        add_valid("unique_%s_axis%s" % (_s, _ax), (lambda s=_s, a=_ax: _unique(s, a)))
 
 
 def _gather_nd(ds, isz, bd, v):
@@ -652,12 +636,7 @@ for _k, (_ds, _is) in enumerate((([12, 4, 1], [(10, 14), 1]), ([-1, 4, 1], [5, 1
                                  ([2, (1, 4), 5], [2, (2, 8), 1]), ([2, 6, 1, -1, 36041], [2, 6, (1, -1), -1, (2, 8), 2]))):
     for _bd in (1, 2, 3):
         for _v in (5, 8):
-            _f = (lambda a=(_ds, _is, _bd, _v): _gather_nd(*a))
-            try:
-                _f()
-            except Exception:
-                continue
-            CASES.append(("gather_nd%d_%d_bd%d" % (_v, _k, _bd), _f))
+            add_valid("gather_nd%d_%d_bd%d" % (_v, _k, _bd), (lambda a=(_ds, _is, _bd, _v): _gather_nd(*a)))
 
 
 @case("slice_axes_unknown")
@@ -865,12 +844,7 @@ def _conv_family_case(seed):
 # every dim in interval arithmetic, a dynamic-rank data or filter still giving spatial dims, a
 # backprop output_shape from values, bounds or a Parameter (a dynamic-rank one adds no dims).
 for _seed in range(400):
-    _f = _conv_family_case(_seed)
-    try:
-        _f()
-    except Exception:
-        continue
-    CASES.append(("conv_family_%d" % _seed, _f))
+    add_valid("conv_family_%d" % _seed, _conv_family_case(_seed))
 
 
 def _nf(ver, ty, ins, attrs):
@@ -904,12 +878,7 @@ for _xs in ([2, 1], [-1, -1], [1, 3], [(2, 4), 1], [3], None, [1, 1, 1], [2, 1, 
         for _mode in _modes:
             for _tk in ("const", "bounds", "param", "param_dyn"):
                 for _n in (2, 3):
-                    _f = (lambda a=(_xs, _ver, _mode, _tk, _n): _bcast(*a))
-                    try:
-                        _f()
-                    except Exception:
-                        continue
-                    CASES.append(("bcast_%s_%s_%s_%s_%d" % (_xs, _ver, _mode, _tk, _n), _f))
+                    add_valid("bcast_%s_%s_%s_%s_%d" % (_xs, _ver, _mode, _tk, _n), (lambda a=(_xs, _ver, _mode, _tk, _n): _bcast(*a)))
 
 
 def _transpose_dyn(order):
@@ -935,12 +904,7 @@ def _vsplit_unknown(xs, axis, tk):
 for _xs in ([12, 5, 2], [(2, 9), 4], [-1, 3]):
     for _ax in (0, -1):
         for _tk in ("bounds", "param"):
-            _f = (lambda a=(_xs, _ax, _tk): _vsplit_unknown(*a))
-            try:
-                _f()
-            except Exception:
-                continue
-            CASES.append(("vsplit_unknown_%s_%d_%s" % (_xs, _ax, _tk), _f))
+            add_valid("vsplit_unknown_%s_%d_%s" % (_xs, _ax, _tk), (lambda a=(_xs, _ax, _tk): _vsplit_unknown(*a)))
 
 
 def _segment_max(ns):
@@ -989,12 +953,7 @@ for _ds in ([-1, 3], [(2, 9), (1, -1)], [(0, 300), 70000], [(5, -1)]):
     for _st in ("i64", "i32"):
         for _ets in (("i32",), ("u32",), ("u64",), ("i32", "u32"), ("u32", "i32"), ("i16",), ("u16",), ("u8",),
                      ("i8",), ("i32", "i64", "i32")):
-            _f = (lambda a=(_ds, _st, _ets): _convert_chain(*a))
-            try:
-                _f()
-            except Exception:
-                continue
-            CASES.append(("convert_chain_%s_%s_%s" % (_ds, _st, "_".join(_ets)), _f))
+            add_valid("convert_chain_%s_%s_%s" % (_ds, _st, "_".join(_ets)), (lambda a=(_ds, _st, _ets): _convert_chain(*a)))
 
 
 def _pool_case(seed):
@@ -1027,12 +986,7 @@ def _pool_case(seed):
 # the rounding (ceil may add a window, ceil_torch not one starting in the padding), interval
 # dims under auto_pad same `?`, a dynamic-rank input the kernel's rank.
 for _seed in range(300):
-    _f = _pool_case(_seed)
-    try:
-        _f()
-    except Exception:
-        continue
-    CASES.append(("pool_%d" % _seed, _f))
+    add_valid("pool_%d" % _seed, _pool_case(_seed))
 
 
 def _einsum(eq, shapes):
@@ -1047,12 +1001,7 @@ for _k, (_eq, _sh) in enumerate((("cac", [[2, 2, 2]]), ("abb", [[4, 4, -1]]), ("
                                  ("dbd,b", [[3, 4, 3], [4]]), (",ccb", [[], [4, 4, 1]]), ("b,ccbb->bc", [[3], [(1, -1), -1, 3, 3]]),
                                  ("...add->d", [[2, (0, 2), (1, -1)]]), ("ab,bc", [[2, -1], [(2, 5), 7]]), ("aa", [[-1, 3]]),
                                  ("ii->i", [[(2, 6), (4, 9)]]), ("ab,ab", [[1, 3], [2, 3]]))):
-    _f = (lambda a=(_eq, _sh): _einsum(*a))
-    try:
-        _f()
-    except Exception:
-        continue
-    CASES.append(("einsum_%d_%s" % (_k, _eq), _f))
+    add_valid("einsum_%d_%s" % (_k, _eq), (lambda a=(_eq, _sh): _einsum(*a)))
 
 
 def _clamp_bounds(ds, lo, hi, st):
@@ -1110,12 +1059,7 @@ def _rnn_case(seed):
 
 
 for _seed in range(150):
-    _f = _rnn_case(_seed)
-    try:
-        _f()
-    except Exception:
-        continue
-    CASES.append(("rnn_%d" % _seed, _f))
+    add_valid("rnn_%d" % _seed, _rnn_case(_seed))
 
 
 def _sdpa(qs, ks, vs, ms, causal):
@@ -1137,12 +1081,7 @@ for _k, (_q, _kk, _v, _m) in enumerate((([2, 4, 5], [2, 5, 5], [2, 5, 3], [-1, (
                                          ([2, 4, 5], None, [2, 6, 3], [3, 1, 4, 6]),
                                          ([2, 4, 5], [2, 6, 5], [2, 6, 3], None))):
     for _c in (False, True):
-        _f = (lambda a=(_q, _kk, _v, _m, _c): _sdpa(*a))
-        try:
-            _f()
-        except Exception:
-            continue
-        CASES.append(("sdpa_%d_%s" % (_k, _c), _f))
+        add_valid("sdpa_%d_%s" % (_k, _c), (lambda a=(_q, _kk, _v, _m, _c): _sdpa(*a)))
 
 
 def _rdft(xs, axes):
@@ -1286,12 +1225,7 @@ def _expr_case(seed):
 
 
 for _seed in range(int(os.environ.get("IRC_EXPR_SEEDS", "400"))):
-    _f = _expr_case(_seed)
-    try:
-        _f()
-    except Exception:  # OpenVINO refuses the graph: not a case
-        continue
-    CASES.append(("expr_%d" % _seed, _f))
+    add_valid("expr_%d" % _seed, _expr_case(_seed))
 
 
 def main():
