@@ -592,7 +592,13 @@ impl<'a> Infer<'a> {
             if f32_mode && is_half(o.et) && t.et == ElementType::F32 {
                 let rounded = ops::convert::convert(&t, o.et)?;
                 let mut f = Fact::with_value(rounded);
-                f.wide = Some(t);
+                // OpenVINO hands these bf16 results on rounded (docs/openvino-differences.md,
+                // "bf16 chains"); every other half result travels on in f32.
+                let rounded_bf16 = o.et == ElementType::Bf16
+                    && matches!(op.ty, "Exp" | "Sqrt" | "Log" | "Sigmoid" | "Tanh" | "Swish");
+                if !rounded_bf16 {
+                    f.wide = Some(t);
+                }
                 res.push(f);
             } else if t.et != o.et && o.et != ElementType::Dynamic {
                 return None; // a rule produced another type than inference: do not trust it
