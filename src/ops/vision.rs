@@ -137,7 +137,13 @@ fn batch_to_space_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 .iter()
                 .try_fold(1u64, |a, &v| a.checked_mul(v as u64))
                 .ok_or("block_shape product overflows")?;
-            out.push(div_dim(d[0], p, "batch")?);
+            // OpenVINO divides a non-static batch with `Dimension::operator/` (in double: an
+            // unbounded `3..` by 8 is `1..2^60`); a static one must divide evenly.
+            out.push(if d[0].is_static() {
+                div_dim(d[0], p, "batch")?
+            } else {
+                ov_dim_div(d[0], p)
+            });
         }
         None => out.push(Dim::any()),
     }

@@ -1126,6 +1126,17 @@ for _ds, _ce in (([2, 0, -1], [0, 1, 0]), ([8, 4, 3], [0, 1, 0]), ([-1, (1, 8), 
     CASES.append(("b2s_unknown_block_%s_%s" % (_ds, _ce), (lambda a=(_ds, _ce): _b2s_unknown_block(*a))))
 
 
+def _b2s_batch(b0):
+    x = P([b0, 2, 3])
+    return [x], [op2_b2s(x, C([1, 2, 4]), C([0, 0, 0]), C([0, 0, 0]))]
+
+
+# BatchToSpace of a non-static batch: OpenVINO's Dimension::operator/ in double (`3..` / 8 is
+# `1..2^60`, `?` stays `?`).
+for _b0 in ((3, -1), (8, 24), (9, 20), -1, (0, 100)):
+    add_valid("b2s_batch_%s" % (_b0,), (lambda b=_b0: _b2s_batch(b)))
+
+
 def _expr_case(seed):
     import random
     rnd = random.Random(seed)
