@@ -398,7 +398,11 @@ fn conv_family(cx: &Ctx, kind: ConvKind) -> R<Vec<Fact>> {
                 d.sub(Iv::int(1))
                     .mul(Iv::int(s))
                     .add(k.dilated(dil))
-                    .padded(a.output_padding[i] - a.pads_begin[i] - a.pads_end[i])
+                    .padded(
+                        a.output_padding[i]
+                            .saturating_sub(a.pads_begin[i])
+                            .saturating_sub(a.pads_end[i]),
+                    )
                     .dim()
             }
         } else if a.same {
@@ -442,15 +446,6 @@ fn conv_family(cx: &Ctx, kind: ConvKind) -> R<Vec<Fact>> {
 
 fn e_shape(d: &[Dim]) -> PartialShape {
     PartialShape::Ranked(d.iter().copied().collect())
-}
-
-/// `Dimension / k` is the empty interval (not evenly divisible).
-fn ov_div_empty(d: Dim, k: u64) -> bool {
-    if d.min == 0 && d.max().is_none() {
-        return false;
-    }
-    let lo = d.min.div_ceil(k);
-    d.max().is_some_and(|m| m / k < lo)
 }
 
 fn conv_infer(cx: &Ctx) -> R<Vec<Fact>> {

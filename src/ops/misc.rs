@@ -74,7 +74,7 @@ fn rnn_hidden(cx: &Ctx, mut hidden: Dim, (w, r, b): (usize, usize, usize), lead:
                 .and_then(|f| f.shape.dims())
                 .is_some_and(|d| d[0].is_static());
             if let (true, Some(d)) = (lead_static, at(i, lead)) {
-                if ov_div_empty_dim(d, gates) {
+                if ov_div_empty(d, gates) {
                     return Err(bad(hidden, "W/R"));
                 }
                 hidden =
@@ -109,14 +109,6 @@ fn rnn_batch_hidden(cx: &Ctx, last_batch: usize, states: usize, hk: usize) -> R<
         }
     }
     Ok((batch, hidden))
-}
-
-/// `d / k` is OpenVINO's empty interval (no multiple of k inside).
-fn ov_div_empty_dim(d: Dim, k: u64) -> bool {
-    if d.min == 0 && d.max().is_none() {
-        return false;
-    }
-    d.max().is_some_and(|m| m / k < d.min.div_ceil(k))
 }
 
 /// LSTMSequence / GRUSequence / RNNSequence as OpenVINO's `seq_base_shape_infer`: Y [batch,
@@ -186,15 +178,6 @@ fn cell_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let hidden = rnn_hidden(cx, hidden, (states + 1, states + 2, states + 3), 0)?;
     let s = fact(x.et, [batch, hidden].into_iter().collect());
     Ok(vec![s; cx.layer.outputs.len().max(1)])
-}
-
-/// OpenVINO's `Dimension::broadcast_merge`: a static 1 takes the other dim, else they merge.
-fn dim_broadcast_merge(a: Dim, b: Dim) -> Option<Dim> {
-    match (a.get(), b.get()) {
-        (Some(1), _) => Some(b),
-        (_, Some(1)) => Some(a),
-        _ => merge_dim(a, b),
-    }
 }
 
 /// ScaledDotProductAttention-13 as OpenVINO's shape rule: the batch dims of query, key, value

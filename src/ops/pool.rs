@@ -82,9 +82,17 @@ fn pool_attrs(cx: &Ctx) -> R<PoolAttrs> {
 /// windows, split (begin, end) as same_upper (the extra one at the end) or same_lower.
 fn same_pads(a: &PoolAttrs, i: usize, d: i64) -> (i64, i64) {
     let (k, dil, s) = (a.kernel[i], a.dilations[i], a.strides[i]);
-    let dk = if k < 1 { -1 } else { dil * (k - 1) + 1 };
-    let tmp = (d + s - 1) / s;
-    let total = ((tmp - 1) * s + dk - d).max(0);
+    let dk = if k < 1 {
+        -1
+    } else {
+        dil.saturating_mul(k - 1).saturating_add(1)
+    };
+    let tmp = d.saturating_add(s - 1) / s;
+    let total = (tmp - 1)
+        .saturating_mul(s)
+        .saturating_add(dk)
+        .saturating_sub(d)
+        .max(0);
     let (left, right) = (total / 2, total - total / 2);
     if a.auto_pad == "same_upper" {
         (left, right)
@@ -176,7 +184,7 @@ fn pool_shape(cx: &Ctx) -> R<(crate::ir::ElementType, PartialShape)> {
         if k < 1 {
             return Err(format!("kernel {:?} must be positive", a.kernel).into());
         }
-        let kd = a.dilations[i] * (k - 1) + 1;
+        let kd = a.dilations[i].saturating_mul(k - 1).saturating_add(1);
         if dd.is_static() && padded.is_static() && kd as u64 > padded.dim().min {
             return Err(format!(
                 "the kernel after dilation ({kd}) is larger than the padded input dimension ({}) at spatial axis {i}",

@@ -455,6 +455,23 @@ pub fn ov_dim_div(d: Dim, k: u64) -> Dim {
     Dim::interval(lo as u64, Some(hi as u64))
 }
 
+/// `Dimension / k` is OpenVINO's empty interval: no multiple of `k` inside `d` (`?` never is).
+pub fn ov_div_empty(d: Dim, k: u64) -> bool {
+    if d.min == 0 && d.max().is_none() {
+        return false;
+    }
+    d.max().is_some_and(|m| m / k < d.min.div_ceil(k))
+}
+
+/// OpenVINO's `Dimension::broadcast_merge`: a static 1 takes the other dim, else they merge.
+pub fn dim_broadcast_merge(a: Dim, b: Dim) -> Option<Dim> {
+    match (a.get(), b.get()) {
+        (Some(1), _) => Some(b),
+        (_, Some(1)) => Some(a),
+        _ => merge_dim(a, b),
+    }
+}
+
 /// Dim arithmetic with intervals.
 pub fn dim_add(a: Dim, b: Dim) -> Dim {
     Dim::interval(

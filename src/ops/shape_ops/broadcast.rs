@@ -116,17 +116,13 @@ pub(super) fn broadcast_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 (Some(xd), Some(td)) => {
                     let mut out = Dims::new();
                     for (&a, &b) in td.iter().zip(xd) {
-                        out.push(match (a.get(), b.get()) {
-                            (Some(1), _) => b,
-                            (_, Some(1)) => a,
-                            _ => merge_dim(a, b).ok_or_else(|| {
-                                format!(
-                                    "input {} cannot be broadcast to {} (pdpd)",
-                                    sh(&x.shape),
-                                    sh(&target)
-                                )
-                            })?,
-                        });
+                        out.push(dim_broadcast_merge(a, b).ok_or_else(|| {
+                            format!(
+                                "input {} cannot be broadcast to {} (pdpd)",
+                                sh(&x.shape),
+                                sh(&target)
+                            )
+                        })?);
                     }
                     PartialShape::Ranked(out)
                 }
