@@ -966,7 +966,7 @@ fn scatter_reduction(cx: &Ctx) -> String {
 
 /// Scatter with a reduction, as OpenVINO's references compute it: `out[o] = f(out[o], upd[u])`
 /// for each `(o, u)` in index order, in the data's own type (f32 in f32; integers wrap; a
-/// boolean sum is OR and a product AND). `init` false first sets every target to the
+/// boolean sum is OR, a difference XOR and a product AND). `init` false first sets every target to the
 /// reduction's neutral value (the type's lowest for max, its max for min). Mean divides each
 /// target's sum by its count (plus one with `init`): in the type for floats, rounded down for
 /// integers (OpenVINO's FE_DOWNWARD nearbyint).
@@ -1095,7 +1095,8 @@ fn scatter_reduce(
                     ("min", _) => a.min(b),
                     ("prod", true) => (a != 0 && b != 0) as i64,
                     ("sum", true) => (a != 0 || b != 0) as i64,
-                    ("sub", true) => return Err("no boolean subtraction".into()),
+                    // std::minus<bool>: the difference of two booleans, as a boolean (XOR).
+                    ("sub", true) => ((a != 0) != (b != 0)) as i64,
                     ("prod", false) => a.wrapping_mul(b),
                     ("sub", false) => a.wrapping_sub(b),
                     _ => a.wrapping_add(b),
