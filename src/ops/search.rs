@@ -228,23 +228,27 @@ fn unique_infer(cx: &Ctx) -> R<Vec<Fact>> {
 
 /// Unique of a known input: OpenVINO sizes the outputs exactly (unique count `k`: `[k]` or the
 /// input with `k` slices along the axis; the reverse indices one per input element or slice).
+/// The count is `find_unique_elements` of OpenVINO's reference, comparisons included: unsorted,
+/// an element (slice) is new unless it `==` an earlier unique one (so every NaN is new);
+/// sorted, the elements are put in order by libstdc++'s `stable_sort` under `<` and each joins
+/// the unique one `lower_bound` finds, if any (a NaN compares false both ways, so where it
+/// lands and what it absorbs follows the exact sequence of comparisons).
 fn unique_of_value(cx: &Ctx, v: &Tensor, it: E, ct: E) -> R<Option<Vec<Fact>>> {
     let vals = scalars(v)?;
-    let eq = |a: &[Scalar], b: &[Scalar]| {
-        a.iter()
-            .zip(b)
-            .all(|(&x, &y)| !less(x, y) && !less(y, x) && x.as_f64() == y.as_f64())
-    };
+    let sorted = cx.attr_bool("sorted", true)?;
     let (n, axis) = if cx.inputs.len() == 2 {
         let Some(a) = cx.ints(1) else {
             return Ok(None);
         };
         let ax = norm_axis(*a.first().ok_or("axis is empty")?, v.shape.len())?;
         let n = v.shape[ax] as usize;
-        (n, Some(ax))
+        // A 1-D input of more than one element is taken element by element.
+        let slices = !(v.shape.len() == 1 && n > 1);
+        (n, slices.then_some(ax))
     } else {
         (vals.len(), None)
     };
+    let single = v.shape.iter().all(|&d| d == 1);
     // Slice i along the axis, as a list of elements.
     let get = |i: usize| -> Vec<Scalar> {
         match axis {
@@ -259,21 +263,65 @@ fn unique_of_value(cx: &Ctx, v: &Tensor, it: E, ct: E) -> R<Option<Vec<Fact>>> {
             }
         }
     };
-    let mut uniq: Vec<Vec<Scalar>> = Vec::new();
-    for i in 0..n {
-        let s = get(i);
-        if !uniq.iter().any(|u| eq(u, &s)) {
-            uniq.push(s);
+    let items: Vec<Vec<Scalar>> = (0..n).map(get).collect();
+    let k = if single {
+        1
+    } else if n == 0 {
+        0
+    } else if sorted {
+        // Lexicographic `<` then `>` per element; elements neither less nor greater go on.
+        let lt = |a: usize, b: usize| -> bool {
+            for (&x, &y) in items[a].iter().zip(&items[b]) {
+                if less(x, y) {
+                    return true;
+                }
+                if less(y, x) {
+                    return false;
+                }
+            }
+            false
+        };
+        let order = super::util::libstdcxx_stable_sort(n, &lt);
+        let mut uniq: Vec<usize> = vec![order[0]];
+        for &i in &order[1..] {
+            // std::lower_bound: any element it finds counts as this one's unique.
+            let (mut first, mut len) = (0, uniq.len());
+            while len > 0 {
+                let half = len / 2;
+                if lt(uniq[first + half], i) {
+                    first += half + 1;
+                    len -= half + 1;
+                } else {
+                    len = half;
+                }
+            }
+            if first == uniq.len() {
+                uniq.push(i);
+            }
         }
-    }
-    let k = uniq.len() as u64;
-    let data = match axis {
-        None => PartialShape::from_static(&[k]),
-        Some(ax) => {
+        uniq.len()
+    } else {
+        let eq = |a: &[Scalar], b: &[Scalar]| {
+            a.iter()
+                .zip(b)
+                .all(|(&x, &y)| !less(x, y) && !less(y, x) && x.as_f64() == y.as_f64())
+        };
+        let mut uniq: Vec<usize> = Vec::new();
+        for i in 0..n {
+            if !uniq.iter().any(|&u| eq(&items[u], &items[i])) {
+                uniq.push(i);
+            }
+        }
+        uniq.len()
+    } as u64;
+    let data = match (cx.inputs.len() == 2, cx.ints(1)) {
+        (true, Some(a)) => {
+            let ax = norm_axis(*a.first().ok_or("axis is empty")?, v.shape.len())?;
             let mut s = v.shape.clone();
             s[ax] = k;
             PartialShape::from_static(&s)
         }
+        _ => PartialShape::from_static(&[k]),
     };
     Ok(Some(vec![
         Fact::new(v.et, data),

@@ -620,6 +620,142 @@ pub fn type_limits(et: ElementType) -> (i64, i64) {
     }
 }
 
+/// The permutation libstdc++'s `std::stable_sort` (the one OpenVINO's wheels are built with)
+/// leaves `0..n` in under `less`, step by step as its buffered merge sort does it: halves of
+/// `(n + 1) / 2` and `n / 2`, each sorted by insertion sort of 7-element chunks and merge
+/// passes through the buffer, then one adaptive merge (forward when the halves are equal,
+/// backward otherwise). With a strict weak order this is any stable sort; it matters when
+/// `less` is not one (NaN compares false both ways), where OpenVINO's results depend on the
+/// exact sequence of comparisons.
+pub fn libstdcxx_stable_sort(n: usize, less: &dyn Fn(usize, usize) -> bool) -> Vec<usize> {
+    let mut v: Vec<usize> = (0..n).collect();
+    if n < 2 {
+        return v;
+    }
+    let mid = n.div_ceil(2);
+    let mut buf = vec![0usize; n];
+    merge_sort_with_buffer(&mut v[..mid], &mut buf, less);
+    merge_sort_with_buffer(&mut v[mid..], &mut buf, less);
+    let (len1, len2) = (mid, n - mid);
+    if len1 <= len2 {
+        // __move_merge_adaptive: the first half through the buffer, merged forward.
+        buf[..len1].copy_from_slice(&v[..len1]);
+        let (mut a, mut b, mut out) = (0, mid, 0);
+        while a < len1 && b < n {
+            if less(v[b], buf[a]) {
+                v[out] = v[b];
+                b += 1;
+            } else {
+                v[out] = buf[a];
+                a += 1;
+            }
+            out += 1;
+        }
+        while a < len1 {
+            v[out] = buf[a];
+            a += 1;
+            out += 1;
+        }
+    } else {
+        // __move_merge_adaptive_backward: the second half through the buffer, from the end.
+        buf[..len2].copy_from_slice(&v[mid..]);
+        let (mut l1, mut l2, mut out) = (mid, len2, n);
+        if len2 == 0 {
+            return v;
+        }
+        loop {
+            if less(buf[l2 - 1], v[l1 - 1]) {
+                out -= 1;
+                v[out] = v[l1 - 1];
+                l1 -= 1;
+                if l1 == 0 {
+                    v[out - l2..out].copy_from_slice(&buf[..l2]);
+                    return v;
+                }
+            } else {
+                out -= 1;
+                v[out] = buf[l2 - 1];
+                l2 -= 1;
+                if l2 == 0 {
+                    return v;
+                }
+            }
+        }
+    }
+    v
+}
+
+/// libstdc++'s `__merge_sort_with_buffer`: insertion sort of 7-element chunks, then merge
+/// passes of doubling steps, to the buffer and back.
+fn merge_sort_with_buffer(v: &mut [usize], buf: &mut [usize], less: &dyn Fn(usize, usize) -> bool) {
+    let len = v.len();
+    let mut step = 7;
+    for chunk in v.chunks_mut(step) {
+        insertion_sort(chunk, less);
+    }
+    while step < len {
+        merge_sort_loop(v, &mut buf[..len], step, less);
+        step *= 2;
+        merge_sort_loop(&buf[..len], v, step, less);
+        step *= 2;
+    }
+}
+
+/// libstdc++'s `__insertion_sort` (with its unguarded linear insert).
+fn insertion_sort(v: &mut [usize], less: &dyn Fn(usize, usize) -> bool) {
+    for i in 1..v.len() {
+        let val = v[i];
+        if less(val, v[0]) {
+            v.copy_within(0..i, 1);
+            v[0] = val;
+        } else {
+            let mut j = i;
+            while less(val, v[j - 1]) {
+                v[j] = v[j - 1];
+                j -= 1;
+            }
+            v[j] = val;
+        }
+    }
+}
+
+/// libstdc++'s `__merge_sort_loop`: merge runs of `step` pairwise from `src` into `dst`.
+fn merge_sort_loop(
+    src: &[usize],
+    dst: &mut [usize],
+    step: usize,
+    less: &dyn Fn(usize, usize) -> bool,
+) {
+    let len = src.len();
+    let mut first = 0;
+    while len - first >= 2 * step {
+        move_merge(&src[first..first + 2 * step], step, &mut dst[first..], less);
+        first += 2 * step;
+    }
+    let s = step.min(len - first);
+    move_merge(&src[first..], s, &mut dst[first..], less);
+}
+
+/// libstdc++'s `__move_merge` of `src[..mid]` and `src[mid..]` into `dst`: the second run's
+/// element first only when it is less.
+fn move_merge(src: &[usize], mid: usize, dst: &mut [usize], less: &dyn Fn(usize, usize) -> bool) {
+    let (mut a, mut b, mut out) = (0, mid, 0);
+    while a < mid && b < src.len() {
+        if less(src[b], src[a]) {
+            dst[out] = src[b];
+            b += 1;
+        } else {
+            dst[out] = src[a];
+            a += 1;
+        }
+        out += 1;
+    }
+    for &x in src[a..mid].iter().chain(&src[b..]) {
+        dst[out] = x;
+        out += 1;
+    }
+}
+
 #[cfg(test)]
 mod auto_broadcast_tests {
     use super::AutoBroadcast;
@@ -675,5 +811,31 @@ mod auto_broadcast_tests {
         assert_eq!(p.numpy_shape(&[2, 3], &[]), vec![1, 1]);
         assert_eq!(p.numpy_shape(&[2, 3], &[2, 3]), vec![2, 3]);
         assert_eq!(AutoBroadcast::Numpy.numpy_shape(&[2, 3], &[3]), vec![3]);
+    }
+}
+
+#[cfg(test)]
+mod stable_sort_tests {
+    use super::libstdcxx_stable_sort;
+
+    /// On a strict weak order the emulation is a stable sort: Rust's `sort_by_key` (stable)
+    /// gives the same permutation, for every length around the 7-element chunks and merges.
+    #[test]
+    fn equals_a_stable_sort_on_a_weak_order() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for n in 0..200usize {
+            let keys: Vec<u64> = (0..n)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x % (n as u64 / 3 + 1)
+                })
+                .collect();
+            let got = libstdcxx_stable_sort(n, &|a, b| keys[a] < keys[b]);
+            let mut want: Vec<usize> = (0..n).collect();
+            want.sort_by_key(|&i| keys[i]);
+            assert_eq!(got, want, "n = {n}");
+        }
     }
 }

@@ -252,7 +252,7 @@ impl<'a> Infer<'a> {
         };
         for n in order {
             let l = &g[n];
-            let inputs: Vec<Fact> = g
+            let mut inputs: Vec<Fact> = g
                 .inputs_of(n)
                 .iter()
                 .map(|p| {
@@ -260,6 +260,9 @@ impl<'a> Infer<'a> {
                         .unwrap_or_else(|| Fact::new(ElementType::Dynamic, PartialShape::Dynamic))
                 })
                 .collect();
+            if !self.fold_mode {
+                constant_sources_only(g, n, &mut inputs);
+            }
             let outs = if l.is("Const") {
                 vec![self.constant(g, n)]
             } else if let Some(f) = params.get(&l.id).filter(|_| l.is("Parameter")) {
@@ -888,6 +891,22 @@ impl<'a> Infer<'a> {
             res.push(f);
         }
         Some(res)
+    }
+}
+
+/// Inputs whose value an op's shape rule takes only from a `Constant` producer in OpenVINO
+/// (`as_type_ptr<Constant>(input_value(i))`, not the evaluated value): Unique's data. Its value
+/// is dropped when the producer is another layer, so the shape is the bounds OpenVINO gives
+/// there. Folding makes such producers Constants (OpenVINO's ConstantFolding re-infers the
+/// consumer then), so fold mode keeps the value.
+fn constant_sources_only(g: &Graph, n: NodeId, inputs: &mut [Fact]) {
+    let only: &[usize] = if g[n].is("Unique") { &[0] } else { return };
+    for &i in only {
+        let from_const = matches!(g.inputs_of(n).get(i), Some(Some((s, _))) if g[*s].is("Const"));
+        if let (false, Some(f)) = (from_const, inputs.get_mut(i)) {
+            f.value = None;
+            f.wide = None;
+        }
     }
 }
 
