@@ -693,6 +693,52 @@ def _():
     return [x, b], [op1.strided_slice(x, b, C([0, 1]), C([1, 1]), [0, 0], [0, 0], [0, 0], [0, 1])]
 
 
+# An unknown begin (end) masked on every range axis: when every dim the axes produce is static,
+# OpenVINO bounds the last range axis as if it were read (`[4,5,..6]`); dims copied after the
+# axes do not matter, an ellipsis' do, and begin/end with bounds never trigger it (fuzz seed
+# 20251125:4664).
+_SS_ALL_MASKED = [
+    # name, data, begin, end, strides, begin_mask, end_mask, new_axis, shrink, ellipsis
+    ("rank1_rev", [4], "p", [11], [-2], [1], [0], [], [], []),
+    ("rank1", [6], "p", [11], [1], [1], [0], [], [], []),
+    ("rank3", [4, 5, 6], "p", [11, 11, 11], [1, 1, 1], [1, 1, 1], [0, 0, 0], [], [], []),
+    ("rank3_partial", [4, 5, 6], "p", [11, 11, 11], [1, 1, 1], [1, 1, 0], [0, 0, 0], [], [], []),
+    ("rank3_mid_unmasked", [4, 5, 6], "p", [11, 11, 11], [1, 1, 1], [1, 0, 1], [0, 0, 0], [], [], []),
+    ("end_small", [4, 5, 6], "p", [2, 2, 2], [1, 1, 1], [1, 1, 1], [0, 0, 0], [], [], []),
+    ("end_small_s2", [4, 5, 6], "p", [2, 2, 5], [1, 1, 2], [1, 1, 1], [0, 0, 0], [], [], []),
+    ("rev_all", [4, 5, 6], "p", [1, 1, 1], [-1, -1, -1], [1, 1, 1], [0, 0, 0], [], [], []),
+    ("end_unknown", [4, 5, 6], [1, 1, 1], "p", [1, 1, -1], [0, 0, 0], [1, 1, 1], [], [], []),
+    ("both_unknown", [4, 5, 6], "p", "p", [1, 1, 1], [1, 1, 1], [1, 1, 1], [], [], []),
+    ("shrink_last", [4, 5, 6], "p", [11, 11, 11], [1, 1, 1], [1, 1, 1], [0, 0, 0], [], [0, 0, 1], []),
+    ("shrink_dyn_first", [-1, 5, 6], "p", [11, 11, 11], [1, 1, 1], [1, 1, 1], [0, 0, 0], [], [1, 0, 0], []),
+    ("new_axis_last", [4, 5, 6], "p", [11, 11, 11, 11], [1, 1, 1, 1], [1, 1, 1, 1], [0, 0, 0, 0], [0, 0, 0, 1], [], []),
+    ("ellipsis_first", [4, 5, 6], "p", [11, 11], [1, 1], [1, 1], [0, 0], [], [], [1, 0]),
+    ("ellipsis_last", [4, 5, 6], "p", [11, 11], [1, 1], [1, 1], [0, 0], [], [], [0, 1]),
+    ("ellipsis_dyn", [-1, 5, 6], "p", [11, 11], [1, 1], [1, 1], [0, 0], [], [], [1, 0]),
+    ("dyn_first", [-1, 5, 6], "p", [11, 11, 11], [1, 1, 1], [1, 1, 1], [0, 0, 0], [], [], []),
+    ("interval_last", [4, 5, (2, 6)], "p", [11, 11, 11], [1, 1, 1], [1, 1, 1], [0, 0, 0], [], [], []),
+    ("copied_dyn", [4, 5, -1], "p", [11, 11], [1, 1], [1, 1], [0, 0], [], [], []),
+    ("copied_static", [4, 5, 6, 7], "p", [11, 11, 11], [1, 1, 1], [1, 1, 1], [0, 0, 0], [], [], []),
+    ("zero_dim_unmasked", [0, 5, 6], "p", [11, 11, 11], [1, 1, 1], [0, 1, 1], [0, 0, 0], [], [], []),
+    ("zero_dim_last", [4, 5, 0], "p", [11, 11, 11], [1, 1, 1], [1, 1, 1], [0, 0, 0], [], [], []),
+    ("bounded_begin", [4, 5, 6], "b", [11, 11, 11], [1, 1, 1], [1, 1, 1], [0, 0, 0], [], [], []),
+]
+for _n, _d, _b, _e, _s, _bm, _em, _nm, _sm, _el in _SS_ALL_MASKED:
+    def _ss_all_masked(d=_d, b=_b, e=_e, s=_s, bm=_bm, em=_em, nm=_nm, sm=_sm, el=_el):
+        x, params = P(d), []
+        def inp(v, name):
+            if v == "p":
+                params.append(P([len(s)], np.int64, name=name))
+                return params[-1]
+            if v == "b":
+                params.append(P([(1, 3), (2, 9), (0, 4)], name=name))
+                return op3.shape_of(params[-1])
+            return C(v)
+        bi, ei = inp(b, "b"), inp(e, "e")
+        return [x] + params, [op1.strided_slice(x, bi, ei, C(s), bm, em, nm, sm, el)]
+    add_valid("strided_slice_all_masked_" + _n, _ss_all_masked)
+
+
 @case("strided_slice_unknown_everything")
 def _():
     x, b, e, t = P([5, 6]), P([-1], np.int64, name="b"), P([-1], np.int64, name="e"), P([-1], np.int64, name="s")

@@ -469,6 +469,7 @@ fn ss_shape(cx: &Ctx, d: &[Dim]) -> R<PartialShape> {
     }
     let mut out = Dims::new();
     let mut idx = 0usize;
+    let mut last_range: Option<(usize, Dim, u64)> = None;
     let dim_at = |i: usize| -> R<Dim> {
         d.get(i).copied().ok_or_else(|| {
             OpError::from(format!(
@@ -521,6 +522,7 @@ fn ss_shape(cx: &Ctx, d: &[Dim]) -> R<PartialShape> {
                 };
             let start = pick(bit(&m.begin, axis), dstart, &begin, "begin")?;
             let stop = pick(bit(&m.end, axis), dstop, &end, "end")?;
+            last_range = Some((out.len(), dim, stride.unsigned_abs()));
             out.push(match (start, stop) {
                 (Some(a), Some(b)) => make_dim(dim, a, b, stride),
                 _ => {
@@ -532,6 +534,15 @@ fn ss_shape(cx: &Ctx, d: &[Dim]) -> R<PartialShape> {
         } else {
             out.push(Dim::interval(0, dim_at(idx)?.max()));
             idx += 1;
+        }
+    }
+    // OpenVINO 2026.4.1 (measured, mechanism not found in its sources): when begin or end is
+    // not known at all and every dim the axes produce is nevertheless static (the unknown
+    // input masked on every range axis), the last range axis is `[0, ceil(max / |stride|)]`
+    // as if it were read. Dims copied after the axes do not count; an ellipsis' do.
+    if (begin.is_none() || end.is_none()) && out.iter().all(|d| d.get().is_some()) {
+        if let Some((i, dim, st)) = last_range {
+            out[i] = Dim::interval(0, dim.max().map(|m| m.div_ceil(st)));
         }
     }
     out.extend(d.iter().skip(idx).copied());
