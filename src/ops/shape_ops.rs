@@ -1034,8 +1034,35 @@ pub(super) fn register(r: &mut Reg) {
     r.add("Squeeze", &all, def(squeeze_infer, squeeze_eval, 0b1));
     r.add("Unsqueeze", &all, def(unsqueeze_infer, unsqueeze_eval, 0b1));
     r.add("Concat", &all, def(concat_infer, concat_eval, u32::MAX));
-    r.add("Gather", &all, def(gather_infer, gather_eval, 0b1));
-    r.add("Slice", &all, def(slice_infer, slice_eval, 0b1));
+    // OpenVINO 2026.4.1 has no Gather kernel for i16/u16/f64, sub-byte or f8 data and no
+    // Slice kernel for sub-byte or string data (measured with ConstantFolding): no value and no bounds
+    // flow through them there (a Gather of an i16 ShapeOf leaves a Tile's repeats unknown).
+    r.add(
+        "Gather",
+        &all,
+        def(gather_infer, gather_eval, 0b1).kernel_types(|_, t| {
+            use crate::ir::ElementType as E;
+            matches!(
+                t,
+                E::I8
+                    | E::U8
+                    | E::I32
+                    | E::U32
+                    | E::I64
+                    | E::U64
+                    | E::F16
+                    | E::Bf16
+                    | E::F32
+                    | E::Boolean
+                    | E::String
+            )
+        }),
+    );
+    r.add(
+        "Slice",
+        &all,
+        def(slice_infer, slice_eval, 0b1).kernel_types(|_, t| t.byte_size().is_some()),
+    );
     r.add("StridedSlice", &all, def(ss_infer, ss_eval, 0b1));
     r.add("Broadcast", &all, def(broadcast_infer, bcast_eval, 0b1));
     r.add("Tile", &all, def(tile_infer, tile_eval, 0b1));

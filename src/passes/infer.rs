@@ -501,6 +501,11 @@ impl<'a> Infer<'a> {
                 }
             }
         } else if let (BoundsRule::Movement(mask), Some(eval)) = (op.def.bounds, op.def.eval) {
+            // OpenVINO moves bounds with the op's kernel: none where it has no kernel.
+            let et = inputs.first().map_or(ElementType::Dynamic, |f| f.et);
+            if op.def.policy.kernel_types.is_some_and(|ok| !ok(op.ty, et)) {
+                return outs;
+            }
             if let Some(b) = movement_bounds(cx, mask, op.def.infer, eval) {
                 for (o, bo) in outs.iter_mut().zip(b) {
                     if let Some(bo) = bo {

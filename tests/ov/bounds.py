@@ -739,6 +739,22 @@ for _n, _d, _b, _e, _s, _bm, _em, _nm, _sm, _el in _SS_ALL_MASKED:
     add_valid("strided_slice_all_masked_" + _n, _ss_all_masked)
 
 
+# Gather has no i16/u16 kernel in OpenVINO: no value and no bounds through it (fuzz seed 31337:
+# 13348, 13702, 12248).
+for _t in ("i8", "u8", "i16", "u16", "i32", "u32", "i64"):
+    def _tile_gather(t=_t):
+        d, u = P([(1, 2)], np.int64, name="d"), P([-1, (0, 3)], np.uint8, name="u")
+        r = op8.gather(op1.convert(op3.shape_of(u), t), C([1]), C(0))
+        return [d, u], [op1.tile(d, r)]
+    add_valid("tile_repeats_gather_" + _t, _tile_gather)
+
+    def _gather_axis(t=_t):
+        x, u = P([-1, 5], name="x"), P([1], np.uint8, name="u")
+        ax = op1.squeeze(op8.gather(op1.convert(op3.shape_of(u), t), C([0]), C(0)), C([0]))
+        return [x, u], [op8.gather(x, C(np.zeros([1, 5], np.int32)), ax, 1)]
+    add_valid("gather8_axis_from_gather_" + _t, _gather_axis)
+
+
 @case("strided_slice_unknown_everything")
 def _():
     x, b, e, t = P([5, 6]), P([-1], np.int64, name="b"), P([-1], np.int64, name="e"), P([-1], np.int64, name="s")
