@@ -258,9 +258,13 @@ fn nonzero_infer(cx: &Ctx) -> R<Vec<Fact>> {
             [Dim::any(), Dim::any()].into_iter().collect(),
         )]);
     };
-    let max = d
-        .iter()
-        .try_fold(1u64, |a, x| x.max().and_then(|m| a.checked_mul(m)));
+    // A dim that is 0 makes the count 0 whatever the unbounded ones are.
+    let max = if d.iter().any(|x| x.max() == Some(0)) {
+        Some(0)
+    } else {
+        d.iter()
+            .try_fold(1u64, |a, x| x.max().and_then(|m| a.checked_mul(m)))
+    };
     Ok(vec![fact(
         et,
         [Dim::known(d.len() as u64), Dim::interval(0, max)]

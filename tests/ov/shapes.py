@@ -868,7 +868,10 @@ def _():
 
 
 @cases("nonzero", [("i64", ([3, 4], "i64")), ("i32_dyn", ([-1, 4, 2], "i32")), ("scalar", ([], "i64")),
-                     ("interval", ([(2, 5), 4], "i64")), ("dynrank", (None, "i32"))])
+                     ("interval", ([(2, 5), 4], "i64")), ("dynrank", (None, "i32")),
+                     # a 0 dim beside unbounded ones: no element (fuzz seed 31337:10324)
+                     ("zero_and_dyn", ([2, 0, -1], "i32")), ("zero_and_unbounded", ([(4, -1), 0], "i64")),
+                     ("zero_interval", ([-1, (0, 0)], "i64"))])
 def _nonzero(x, t):
     return model(op3.non_zero(P(x), t))
 
