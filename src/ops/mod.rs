@@ -306,7 +306,24 @@ pub struct Policy {
     /// The element types (of input 0) OpenVINO has a kernel for, when not all of them (called
     /// with the op type, so one table can serve a family).
     pub kernel_types: Option<fn(&str, ElementType) -> bool>,
+    /// False: OpenVINO has no `evaluate` for the op at all (its ConstantFolding never folds
+    /// it and no value or bound passes through it into a shape), though irc has a kernel.
+    /// Shape inference then gives the op no values, as OpenVINO's; `fold` still computes it
+    /// (the CPU plugin agrees: tests/ov/fold.py, fuzz.py).
+    pub ov_evaluates: bool,
 }
+
+/// Ops irc computes whose values OpenVINO 2026.4.1 never computes ahead of run time (measured:
+/// ConstantFolding leaves every constant case of tests/ov/shapes.py), by (type, versions).
+const OV_NO_EVALUATE: &[(&str, &[u32])] = &[
+    ("Bucketize", &ALL_VERSIONS),
+    ("GatherElements", &ALL_VERSIONS),
+    ("GatherND", &ALL_VERSIONS),
+    ("GatherTree", &ALL_VERSIONS),
+    ("Identity", &ALL_VERSIONS),
+    ("SearchSorted", &ALL_VERSIONS),
+    ("SliceScatter", &ALL_VERSIONS),
+];
 
 #[derive(Clone, Copy)]
 pub struct OpDef {
@@ -324,6 +341,7 @@ const DEFAULT_POLICY: Policy = Policy {
     value_inputs: usize::MAX,
     native_precision: false,
     kernel_types: None,
+    ov_evaluates: true,
 };
 
 /// Keyed by (type as spelled in the opset table, op version). Built with the constructors and
@@ -436,6 +454,18 @@ fn registry() -> &'static Registry {
         vision::register(&mut r);
         grid_sample::register(&mut r);
         fake_convert::register(&mut r);
+        // Gelu-0 (erf) is computed neither: OpenVINO has no evaluate for it and its CPU plugin
+        // approximates erf, so no folded value could equal what the model computes at run time.
+        if let Some((def, _)) = r.0.get_mut(&("Gelu", 0)) {
+            def.policy.folds = false;
+        }
+        for &(ty, versions) in OV_NO_EVALUATE {
+            for v in versions {
+                if let Some((def, _)) = r.0.get_mut(&(ty, *v)) {
+                    def.policy.ov_evaluates = false;
+                }
+            }
+        }
         r.0
     })
 }

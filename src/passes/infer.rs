@@ -422,8 +422,9 @@ impl<'a> Infer<'a> {
             );
             return declared(l);
         }
-        // A decompression Convert is never computed: its weights stay compressed.
-        if never_folds(l) || head {
+        // A decompression Convert is never computed: its weights stay compressed. Outside
+        // folding, an op OpenVINO cannot evaluate gives no values, as in OpenVINO.
+        if never_folds(l) || head || (!self.fold_mode && !op.def.policy.ov_evaluates) {
             return outs;
         }
         if !pending.is_empty()

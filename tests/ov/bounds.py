@@ -755,6 +755,35 @@ for _t in ("i8", "u8", "i16", "u16", "i32", "u32", "i64"):
     add_valid("gather8_axis_from_gather_" + _t, _gather_axis)
 
 
+# Ops OpenVINO cannot evaluate (GatherND, GatherElements, Identity, Bucketize, SearchSorted,
+# SliceScatter, GatherTree): no value reaches a shape through them, even from constants.
+def _no_eval_pattern(kind):
+    import openvino.opset15 as op15_
+    import openvino.opset16 as op16_
+    import openvino.opset5 as op5_
+    import openvino.opset6 as op6_
+    pat = C([2, 3, 4])
+    if kind == "gather_nd":
+        v = op5_.gather_nd(C([[2, 3, 4], [1, 1, 1]]), C([[0]]), 0)
+        v = op1.reshape(v, C([3]), False)
+    elif kind == "gather_elements":
+        v = op6_.gather_elements(pat, C([2, 1, 0]), 0)
+    elif kind == "identity":
+        v = op16_.identity(pat)
+    elif kind == "bucketize":
+        v = op1.convert(op3.bucketize(o.constant(np.array([2.5, 3.5, 4.5], np.float32)), o.constant(np.array([0.0, 1.0, 2.0, 3.0, 4.0], np.float32))), "i64")
+    elif kind == "search_sorted":
+        v = op15_.search_sorted(C([0, 1, 2, 3, 4, 5]), pat)
+    elif kind == "slice_scatter":
+        v = op15_.slice_scatter(pat, C([5]), C([1]), C([2]), C([1]))
+    x = P([-1])
+    return [x], [op1.reshape(x, v, False), op1.broadcast(o.constant(np.float32(1.0)), v)]
+
+
+for _k in ("gather_nd", "gather_elements", "identity", "bucketize", "search_sorted", "slice_scatter"):
+    add_valid("no_evaluate_" + _k, lambda k=_k: _no_eval_pattern(k))
+
+
 @case("strided_slice_unknown_everything")
 def _():
     x, b, e, t = P([5, 6]), P([-1], np.int64, name="b"), P([-1], np.int64, name="e"), P([-1], np.int64, name="s")

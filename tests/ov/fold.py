@@ -1226,6 +1226,9 @@ add("mvn6_big_eps", lambda: [op6.mvn(R([3, 7], "f32"), C([1]), True, 0.5, "outsi
 for _t in ("f16", "bf16"):
     add("mvn6_%s_nofold" % _t, lambda t=_t: [op6.mvn(R([2, 5], t), C([1]), True, 1e-5, "inside_sqrt")], kind="nofold")
 add("mvn0_nofold", lambda: [op2.mvn(R([1, 2, 4]), True, True, 1e-5)], kind="nofold")
+# Gelu-0 (opset2): no evaluate in OpenVINO, and its CPU plugin approximates erf (fuzz seed 31337:
+# 17819 differed by 5e-4 relative from an exact erf): irc leaves it too.
+add("gelu0_nofold", lambda: [op2.gelu(R([2, 5]))], kind="nofold")
 
 _MP_X = np.random.default_rng(11).integers(-9, 9, (2, 3, 5, 6)).astype(np.float64)
 _MP_X[0, 0, 0, :3] = [NAN, 4.0, NAN]
