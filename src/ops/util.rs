@@ -638,24 +638,10 @@ pub fn libstdcxx_stable_sort(n: usize, less: &dyn Fn(usize, usize) -> bool) -> V
     merge_sort_with_buffer(&mut v[mid..], &mut buf, less);
     let (len1, len2) = (mid, n - mid);
     if len1 <= len2 {
-        // __move_merge_adaptive: the first half through the buffer, merged forward.
-        buf[..len1].copy_from_slice(&v[..len1]);
-        let (mut a, mut b, mut out) = (0, mid, 0);
-        while a < len1 && b < n {
-            if less(v[b], buf[a]) {
-                v[out] = v[b];
-                b += 1;
-            } else {
-                v[out] = buf[a];
-                a += 1;
-            }
-            out += 1;
-        }
-        while a < len1 {
-            v[out] = buf[a];
-            a += 1;
-            out += 1;
-        }
+        // __move_merge_adaptive: the first half through the buffer, merged forward (the same
+        // comparisons as __move_merge).
+        let src = v.clone();
+        move_merge(&src, mid, &mut v, less);
     } else {
         // __move_merge_adaptive_backward: the second half through the buffer, from the end.
         buf[..len2].copy_from_slice(&v[mid..]);
