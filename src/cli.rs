@@ -10,6 +10,7 @@ use crate::progress::Progress;
 use crate::report::{self, to_json};
 use crate::xml;
 use clap::{Parser, Subcommand, ValueEnum};
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -21,12 +22,49 @@ enum Format {
     Json,
 }
 
+thread_local! {
+    /// Where [`out`] and [`err`] write while a command runs in-process ([`run_captured`], the
+    /// Python API; and per file for several files with `--format json`): stdout and stderr text.
+    static CAPTURE: std::cell::RefCell<Option<(String, String)>> =
+        const { std::cell::RefCell::new(None) };
+    /// Set while this thread runs a command for the Python API: models are freed after the
+    /// command, no progress bar is drawn.
+    static IN_PROCESS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Run `f` with [`out`] and [`err`] captured; returns its result, stdout and stderr text.
+/// Nests: an outer capture is restored afterwards.
+fn capture<R>(f: impl FnOnce() -> R) -> (R, String, String) {
+    let outer = CAPTURE.with(|c| c.replace(Some((String::new(), String::new()))));
+    let r = f();
+    let (o, e) = CAPTURE.with(|c| c.replace(outer)).unwrap_or_default();
+    (r, o, e)
+}
+
+/// Append to the captured stream (0 stdout, 1 stderr); false when nothing is capturing.
+fn captured(s: &str, stream: u8) -> bool {
+    CAPTURE.with(|c| match c.borrow_mut().as_mut() {
+        Some((o, e)) => {
+            if stream == 0 { o } else { e }.push_str(s);
+            true
+        }
+        None => false,
+    })
+}
+
+fn in_process() -> bool {
+    IN_PROCESS.with(|c| c.get())
+}
+
 /// Set when stdout could not be written (other than a closed pipe): the run then exits 1.
 static STDOUT_FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Write to stdout; a closed stdout (`| head`) ends output quietly, never with a panic. Any
 /// other failure (a full disk, `/dev/full`) is said on stderr and makes the run exit 1.
 fn out(s: &str) {
+    if captured(s, 0) {
+        return;
+    }
     let mut o = std::io::stdout().lock();
     match o.write_all(s.as_bytes()).and_then(|_| o.flush()) {
         Err(e)
@@ -40,8 +78,7 @@ fn out(s: &str) {
 }
 
 /// `--format json` among the raw arguments (for errors found before they are parsed).
-fn json_requested() -> bool {
-    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+fn json_requested(args: &[std::ffi::OsString]) -> bool {
     args.windows(2)
         .any(|w| w[0] == "--format" && w[1] == "json")
         || args.iter().any(|a| a == "--format=json")
@@ -49,6 +86,9 @@ fn json_requested() -> bool {
 
 /// Write to stderr (with the progress bar, if any, out of the way); errors are ignored.
 fn err(s: &str) {
+    if captured(s, 1) {
+        return;
+    }
     crate::progress::suspend(|| {
         let _ = std::io::stderr().lock().write_all(s.as_bytes());
     });
@@ -72,12 +112,24 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Cmd {
     /// Read, validate and write the model back in canonical form (OUT.bin beside OUT.xml).
+    ///
+    /// With --check: write nothing; exit 1 when a file is not in normal form (normalize would
+    /// change its .xml or .bin), 0 when every file is. Takes several files.
     Normalize {
-        /// Input model.xml (model.bin is read from beside it).
-        input: PathBuf,
+        /// Input model.xml (model.bin is read from beside it); several with --check.
+        #[arg(required = true, num_args = 1..)]
+        input: Vec<PathBuf>,
         /// Output .xml path.
-        #[arg(short, long)]
-        output: PathBuf,
+        #[arg(
+            short,
+            long,
+            required_unless_present = "check",
+            conflicts_with = "check"
+        )]
+        output: Option<PathBuf>,
+        /// Check that each file is already in normal form instead of writing one.
+        #[arg(long)]
+        check: bool,
         /// Output format: text (nothing on success) or json (a summary object on stdout).
         #[arg(long, value_enum, default_value_t)]
         format: Format,
@@ -85,8 +137,12 @@ enum Cmd {
         #[arg(short, long)]
         quiet: bool,
     },
-    /// Print a stable, compact text form of the graph (for snapshot review and diffs).
-    Dump { input: PathBuf },
+    /// Print a stable, compact text form of the graph (for snapshot review and diffs). With
+    /// several files, each dump follows a `==> FILE <==` line.
+    Dump {
+        #[arg(required = true, num_args = 1..)]
+        input: Vec<PathBuf>,
+    },
     /// Fold every subgraph whose value is known before run time into constants, remove dead
     /// layers, share identical constants. f16 weights and their decompression Converts stay.
     Fold {
@@ -113,8 +169,10 @@ enum Cmd {
     /// Recompute every port's element type and shape.
     ///
     /// Without -o/--check: print the model's inputs and outputs with inferred types and shapes.
+    /// Several files (without -o): one report per file, the worst exit code.
     InferShapes {
-        input: PathBuf,
+        #[arg(required = true, num_args = 1..)]
+        input: Vec<PathBuf>,
         /// Write the model with every port's dims and precision recomputed.
         #[arg(short, long, conflicts_with = "check")]
         output: Option<PathBuf>,
@@ -144,7 +202,9 @@ enum Cmd {
     /// Op histogram, weights per element type, decompression chains, inputs/outputs, why
     /// output dims stay dynamic, op types taken on trust, MACs/FLOPs.
     Stats {
-        input: PathBuf,
+        /// One or more model.xml files (one report per file).
+        #[arg(required = true, num_args = 1..)]
+        input: Vec<PathBuf>,
         /// Override an input's shape, ovc syntax: NAME[1,3,?,224]. Repeatable.
         #[arg(long = "input", value_name = "NAME[DIMS]")]
         inputs: Vec<String>,
@@ -169,18 +229,35 @@ impl Cmd {
 
 /// Run the CLI; returns the process exit code.
 pub fn main() -> i32 {
+    main_args(std::env::args_os().collect())
+}
+
+/// The command line with these arguments (`args[0]` is the program's name), on the real stdout
+/// and stderr, with the process-wide signal handlers of the binary: the `irc` command of the
+/// Python package runs this in its own process.
+pub fn main_args(args: Vec<OsString>) -> i32 {
     crate::files::install_handlers();
-    let code = run_main();
+    let code = run_main(args);
     if STDOUT_FAILED.load(std::sync::atomic::Ordering::Relaxed) {
         return 1;
     }
     code
 }
 
-fn run_main() -> i32 {
-    let cli = match Cli::try_parse() {
+/// Run a command in-process, as the Python API does: stdout and stderr are returned, not
+/// printed; no signal handler and no progress bar; models are freed afterwards. Safe to call
+/// from several threads at once. Returns (exit code, stdout, stderr).
+pub fn run_captured(args: Vec<OsString>) -> (i32, String, String) {
+    let was = IN_PROCESS.with(|c| c.replace(true));
+    let r = capture(|| run_main(args));
+    IN_PROCESS.with(|c| c.set(was));
+    r
+}
+
+fn run_main(args: Vec<OsString>) -> i32 {
+    let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
-        Err(e) if e.use_stderr() && json_requested() => {
+        Err(e) if e.use_stderr() && json_requested(&args) => {
             let text = e.render().to_string();
             let first = text.lines().next().unwrap_or("usage error");
             let msg = first.strip_prefix("error: ").unwrap_or(first);
@@ -189,15 +266,29 @@ fn run_main() -> i32 {
         }
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print(); // a closed pipe is ignored
+            if in_process() || CAPTURE.with(|c| c.borrow().is_some()) {
+                let text = e.render().to_string();
+                if e.use_stderr() {
+                    err(&text)
+                } else {
+                    out(&text)
+                }
+            } else {
+                let _ = e.print(); // a closed pipe is ignored
+            }
             return code;
         }
     };
-    let json = cli.cmd.json();
-    let diff = matches!(cli.cmd, Cmd::Diff { .. });
-    const INTERNAL: &str =
-        "irc: internal error (this is a bug in irc; please report it with the input file)";
-    match std::panic::catch_unwind(|| run(cli)) {
+    run(cli.cmd)
+}
+
+const INTERNAL: &str =
+    "irc: internal error (this is a bug in irc; please report it with the input file)";
+
+/// Run one command on one model (or pair, for diff) and report its failure, if any, as the
+/// command line does: the exit code.
+fn one(json: bool, diff: bool, f: impl FnOnce() -> Result<i32, Fail>) -> i32 {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(Ok(code)) => code,
         Ok(Err(Fail::Usage(m))) if json => {
             out(&to_json(&report::ErrorReport::usage(&m)));
@@ -231,6 +322,43 @@ fn run_main() -> i32 {
             1
         }
     }
+}
+
+/// Run `f` on each file: one file as [`one`]; several give one report each (text: after a
+/// `==> FILE <==` line when `header`; json: an array of `{"file", "exit_code", "report"}`) and
+/// the worst exit code.
+fn each(
+    inputs: Vec<PathBuf>,
+    json: bool,
+    header: bool,
+    f: impl Fn(PathBuf) -> Result<i32, Fail>,
+) -> i32 {
+    if inputs.len() == 1 {
+        let input = inputs.into_iter().next().unwrap_or_default();
+        return one(json, false, || f(input));
+    }
+    let mut worst = 0;
+    let mut reports = Vec::new();
+    for input in inputs {
+        let file = input.display().to_string();
+        let code = if json {
+            let (code, o, e) = capture(|| one(json, false, || f(input)));
+            err(&e);
+            let report = serde_json::from_str::<serde_json::Value>(&o).unwrap_or_default();
+            reports.push(serde_json::json!({"file": file, "exit_code": code, "report": report}));
+            code
+        } else {
+            if header {
+                out(&format!("==> {file} <==\n"));
+            }
+            one(json, false, || f(input))
+        };
+        worst = worst.max(code);
+    }
+    if json {
+        out(&to_json(&reports));
+    }
+    worst
 }
 
 enum Fail {
@@ -268,15 +396,38 @@ fn output_paths(out: &std::path::Path, input: &std::path::Path) -> Result<(), Fa
         .map_err(Fail::Usage)
 }
 
-fn run(cli: Cli) -> Result<i32, Fail> {
-    match cli.cmd {
+fn run(cmd: Cmd) -> i32 {
+    let json = cmd.json();
+    let several = |what: &str, n: usize| {
+        let m = format!(
+            "{what} takes one input model (got {n}); several files are taken {}",
+            if what == "normalize -o" {
+                "with --check"
+            } else {
+                "without -o"
+            }
+        );
+        one(json, false, || Err(Fail::Usage(m)))
+    };
+    match cmd {
         Cmd::Normalize {
             input,
             output,
+            check,
             format,
             quiet,
-        } => cmd_normalize(input, output, format, quiet),
-        Cmd::Dump { input } => cmd_dump(input),
+        } => match output {
+            Some(_) if input.len() > 1 => several("normalize -o", input.len()),
+            Some(output) => {
+                let input = input.into_iter().next().unwrap_or_default();
+                one(json, false, || cmd_normalize(input, output, format, quiet))
+            }
+            None if check => each(input, json, false, |i| cmd_normalize_check(i, format)),
+            None => one(json, false, || {
+                Err(Fail::Usage("normalize needs -o OUT.xml or --check".into()))
+            }),
+        },
+        Cmd::Dump { input } => each(input, false, true, cmd_dump),
         Cmd::Fold {
             input,
             output,
@@ -285,15 +436,17 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             verbose,
             format,
             quiet,
-        } => cmd_fold(
-            input,
-            output,
-            inputs,
-            max_fold_bytes,
-            verbose,
-            format,
-            quiet,
-        ),
+        } => one(json, false, || {
+            cmd_fold(
+                input,
+                output,
+                inputs,
+                max_fold_bytes,
+                verbose,
+                format,
+                quiet,
+            )
+        }),
         Cmd::InferShapes {
             input,
             output,
@@ -301,13 +454,102 @@ fn run(cli: Cli) -> Result<i32, Fail> {
             check,
             format,
             quiet,
-        } => cmd_infer_shapes(input, output, inputs, check, format, quiet),
-        Cmd::Diff { a, b, format } => cmd_diff(a, b, format),
+        } => {
+            if output.is_some() && input.len() > 1 {
+                return several("infer-shapes -o", input.len());
+            }
+            each(input, json, !check, |i| {
+                cmd_infer_shapes(i, output.clone(), inputs.clone(), check, format, quiet)
+            })
+        }
+        Cmd::Diff { a, b, format } => one(json, true, || cmd_diff(a, b, format)),
         Cmd::Stats {
             input,
             inputs,
             format,
-        } => cmd_stats(input, inputs, format),
+        } => each(input, json, true, |i| cmd_stats(i, inputs.clone(), format)),
+    }
+}
+
+/// A progress bar, never in-process (the Python API).
+fn bar(cmd: &str, steps: u64, quiet: bool) -> Progress {
+    Progress::start(cmd, steps, quiet || in_process())
+}
+
+/// `normalize --check`: is the file byte-identical to what normalize would write? Nothing is
+/// written; the .bin is compared as it streams out of the writer.
+fn cmd_normalize_check(input: PathBuf, format: Format) -> Result<i32, Fail> {
+    let parsed = read(&input)?;
+    let original =
+        std::fs::read(&input).map_err(|e| Error::io(input.display().to_string(), e.to_string()))?;
+    let weights = parsed.model.weights.as_ref().map_or(&[][..], |w| w.bytes());
+    let mut xml_text = String::new();
+    let mut sink =
+        xml::write::BinSink::new(Compare::new(weights)).reading(parsed.model.weights.as_deref());
+    xml::write::write_to(&parsed.model, &mut xml_text, &mut sink)
+        .map_err(|m| Error::io(input.display().to_string(), m))?;
+    let cmp = sink
+        .finish()
+        .map_err(|e| Error::io(input.display().to_string(), e.to_string()))?;
+    let xml_ok = xml_text.as_bytes() == original.as_slice();
+    let bin_ok = cmp.equal && cmp.pos == weights.len();
+    let file = input.display().to_string();
+    if format == Format::Json {
+        out(&to_json(&report::NormalFormJson {
+            file: file.clone(),
+            normal: xml_ok && bin_ok,
+            xml_normal: xml_ok,
+            bin_normal: bin_ok,
+        }));
+    } else if !(xml_ok && bin_ok) {
+        // The first line that differs, so the reader knows where to look.
+        let at = xml_text
+            .bytes()
+            .zip(original.iter())
+            .position(|(a, &b)| a != b)
+            .unwrap_or(xml_text.len().min(original.len()));
+        let line = 1 + original[..at].iter().filter(|&&b| b == b'\n').count();
+        let xml_what = format!("its .xml (from line {line})");
+        let what = match (xml_ok, bin_ok) {
+            (false, false) => format!("{xml_what} and its .bin"),
+            (false, true) => xml_what,
+            _ => "its .bin".to_string(),
+        };
+        errln(&format!(
+            "{file}: not in normal form: `irc normalize` would change {what}"
+        ));
+    }
+    Ok(if xml_ok && bin_ok { 0 } else { 1 })
+}
+
+/// A writer that compares what is written with `expected`, keeping nothing.
+struct Compare<'a> {
+    expected: &'a [u8],
+    pos: usize,
+    equal: bool,
+}
+
+impl<'a> Compare<'a> {
+    fn new(expected: &'a [u8]) -> Self {
+        Compare {
+            expected,
+            pos: 0,
+            equal: true,
+        }
+    }
+}
+
+impl Write for Compare<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let end = self.pos.saturating_add(buf.len());
+        if self.equal && self.expected.get(self.pos..end) != Some(buf) {
+            self.equal = false;
+        }
+        self.pos = end;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -318,7 +560,7 @@ fn cmd_normalize(
     quiet: bool,
 ) -> Result<i32, Fail> {
     output_paths(&output, &input)?;
-    let _bar = Progress::start("normalize", 2, quiet);
+    let _bar = bar("normalize", 2, quiet);
     let parsed = read(&input)?;
     let bin = xml::write_files(&parsed.model, &output)?;
     crate::trace("write");
@@ -349,7 +591,7 @@ fn cmd_fold(
 ) -> Result<i32, Fail> {
     let overrides = parse_inputs(&inputs)?;
     output_paths(&output, &input)?;
-    let bar = Progress::start("fold", 3, quiet);
+    let bar = bar("fold", 3, quiet);
     // Weights >= 4 MiB: start copying them to the output now, beside the work on the graph.
     let copy = xml::write::BinCopy::start(
         &xml::read::bin_path_for(&input),
@@ -424,7 +666,7 @@ fn cmd_infer_shapes(
     } else {
         3 + output.is_some() as u64
     };
-    let bar = Progress::start("infer-shapes", steps, quiet);
+    let bar = bar("infer-shapes", steps, quiet);
     let copy = match (&output, check) {
         (Some(out), false) => xml::write::BinCopy::start(&xml::read::bin_path_for(&input), out, 0),
         _ => None,
@@ -533,14 +775,46 @@ fn cmd_stats(input: PathBuf, inputs: Vec<String>, format: Format) -> Result<i32,
     Ok(0)
 }
 
-/// Read a model for the rest of the run. The process ends after the command, so the graph is
-/// never freed piece by piece (on big models that took 5% of the run).
-fn read(input: &std::path::Path) -> Result<std::mem::ManuallyDrop<xml::Parsed>, Error> {
+/// Read a model for the rest of the command. On the command line the process ends after the
+/// command, so the graph is never freed piece by piece (on big models that took 5% of the run);
+/// in-process (the Python API) it is freed when the command ends.
+fn read(input: &std::path::Path) -> Result<Held, Error> {
     crate::trace("start");
-    let r = xml::read_file(input).map(std::mem::ManuallyDrop::new);
+    let r = xml::read_file(input).map(|p| Held {
+        parsed: std::mem::ManuallyDrop::new(p),
+        free: in_process(),
+    });
     crate::trace("read");
     crate::files::stall("read");
     r
+}
+
+/// A model read by [`read`].
+struct Held {
+    parsed: std::mem::ManuallyDrop<xml::Parsed>,
+    free: bool,
+}
+
+impl std::ops::Deref for Held {
+    type Target = xml::Parsed;
+    fn deref(&self) -> &xml::Parsed {
+        &self.parsed
+    }
+}
+
+impl std::ops::DerefMut for Held {
+    fn deref_mut(&mut self) -> &mut xml::Parsed {
+        &mut self.parsed
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if self.free {
+            // SAFETY: dropped once, here; `parsed` is not used afterwards.
+            unsafe { std::mem::ManuallyDrop::drop(&mut self.parsed) };
+        }
+    }
 }
 
 /// Inputs and outputs with their (inferred) types and shapes.

@@ -226,6 +226,16 @@ pub struct ErrorEntry {
     pub message: String,
 }
 
+/// `normalize --check --format json`.
+#[derive(Serialize)]
+pub struct NormalFormJson {
+    pub file: String,
+    /// The .xml and the .bin are both what `irc normalize` writes.
+    pub normal: bool,
+    pub xml_normal: bool,
+    pub bin_normal: bool,
+}
+
 /// Errors, as every command reports them with `--format json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
