@@ -142,6 +142,9 @@ enum Cmd {
     Dump {
         #[arg(required = true, num_args = 1..)]
         input: Vec<PathBuf>,
+        /// Output format: text, or json (`{"text": DUMP}`, or the error report).
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
     },
     /// Fold every subgraph whose value is known before run time into constants, remove dead
     /// layers, share identical constants. f16 weights and their decompression Converts stay.
@@ -220,8 +223,8 @@ impl Cmd {
             | Cmd::Fold { format, .. }
             | Cmd::InferShapes { format, .. }
             | Cmd::Diff { format, .. }
-            | Cmd::Stats { format, .. } => *format,
-            Cmd::Dump { .. } => Format::Text,
+            | Cmd::Stats { format, .. }
+            | Cmd::Dump { format, .. } => *format,
         };
         f == Format::Json
     }
@@ -427,7 +430,7 @@ fn run(cmd: Cmd) -> i32 {
                 Err(Fail::Usage("normalize needs -o OUT.xml or --check".into()))
             }),
         },
-        Cmd::Dump { input } => each(input, false, true, cmd_dump),
+        Cmd::Dump { input, format } => each(input, json, true, |i| cmd_dump(i, format)),
         Cmd::Fold {
             input,
             output,
@@ -574,9 +577,13 @@ fn cmd_normalize(
     Ok(0)
 }
 
-fn cmd_dump(input: PathBuf) -> Result<i32, Fail> {
+fn cmd_dump(input: PathBuf, format: Format) -> Result<i32, Fail> {
     let parsed = read(&input)?;
-    out(&crate::dump::dump(&parsed.model));
+    let text = crate::dump::dump(&parsed.model);
+    match format {
+        Format::Json => out(&to_json(&serde_json::json!({ "text": text }))),
+        Format::Text => out(&text),
+    }
     Ok(0)
 }
 

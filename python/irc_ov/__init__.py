@@ -1,0 +1,293 @@
+"""irc_ov — irc, the OpenVINO IR compiler, from Python.
+
+Each function runs one irc command in this process (no subprocess, the GIL released while irc
+works, safe from several threads) and returns what ``irc <command> --format json`` prints, as
+dicts and lists::
+
+    import irc_ov
+    report = irc_ov.fold("model.xml", "folded.xml", inputs={"input_ids": [1, 128]})
+    print(report["layers_before"], "->", report["layers_after"])
+
+With OpenVINO's own objects, no files to manage::
+
+    import openvino as ov, irc_ov
+    model = ov.Core().read_model("model.xml")
+    folded = irc_ov.fold_model(model, inputs=["input_ids[1,128]"])
+    compiled = ov.Core().compile_model(folded, "CPU")
+
+Errors raise :class:`IrcError`, whose attributes are the fields of the first error of the JSON
+error form (``file``, ``line``, ``column``, ``kind``, ``layer``, ``message``), with all of them
+in ``errors``. A difference found by :func:`diff` or :func:`check` is a result, not an error.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import operator
+import os
+import tempfile
+import threading
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+from . import _native
+
+__version__: str = _native.IRC_VERSION
+
+__all__ = [
+    "IrcError",
+    "fold",
+    "infer_shapes",
+    "check",
+    "normalize",
+    "is_normalized",
+    "diff",
+    "stats",
+    "dump",
+    "fold_model",
+    "infer_model",
+    "run",
+    "__version__",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+#: A dim: an int (``-1`` dynamic), ``None`` (dynamic), a ``(min, max)`` interval (``max`` -1 or
+#: None: unbounded) or an ovc string (``"?"``, ``"1..10"``).
+Dim = Union[int, None, Tuple[Optional[int], Optional[int]], str]
+#: ``["input_ids[1,128]", ...]`` (ovc syntax, as ``--input``) or ``{"input_ids": [1, 128]}``.
+Inputs = Union[Sequence[str], Mapping[str, Union[Sequence[Dim], str, Any]]]
+
+_log = logging.getLogger("irc_ov")
+
+
+class IrcError(Exception):
+    """irc could not do what was asked: a malformed or invalid model, a bad argument, an
+    unwritable output.
+
+    Attributes are those of the first error (``file``, ``line``, ``column``, ``kind``,
+    ``layer``, ``message``; each may be ``None``); ``errors`` holds every error as a dict with
+    those keys, and ``exit_code`` the command line's exit code.
+    """
+
+    def __init__(self, errors: List[Dict[str, Any]], exit_code: int = 1) -> None:
+        self.errors: List[Dict[str, Any]] = list(errors) or [
+            {"kind": "internal", "message": "irc failed without a report"}
+        ]
+        first = self.errors[0]
+        self.file: Optional[str] = first.get("file")
+        self.line: Optional[int] = first.get("line")
+        self.column: Optional[int] = first.get("column")
+        self.kind: Optional[str] = first.get("kind")
+        self.layer: Optional[str] = first.get("layer")
+        self.message: str = first.get("message") or ""
+        self.exit_code: int = exit_code
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = ""
+        if self.file:
+            where = self.file
+            if self.line is not None:
+                where += f":{self.line}"
+                if self.column is not None:
+                    where += f":{self.column}"
+            where += ": "
+        s = f"{where}error[{self.kind}]: {self.message}"
+        if self.layer:
+            s += f" (at {self.layer})"
+        if len(self.errors) > 1:
+            s += f" (and {len(self.errors) - 1} more error(s))"
+        return s
+
+
+def _dim(d: Any) -> str:
+    if d is None:
+        return "?"
+    if isinstance(d, str):
+        return d
+    if isinstance(d, tuple):
+        if len(d) != 2:
+            raise ValueError(f"an interval dim is (min, max), got {d!r}")
+        lo, hi = d
+        lo_s = "" if lo is None else str(int(lo))
+        hi_s = "" if hi is None or hi == -1 else str(int(hi))
+        return f"{lo_s}..{hi_s}"
+    try:
+        if isinstance(d, bool):
+            raise TypeError
+        d = operator.index(d)  # ints and numpy integers, not floats
+    except TypeError:
+        raise ValueError(f"a dim is an int, None, (min, max) or a string, got {d!r}") from None
+    return "?" if d < 0 else str(d)
+
+
+def _input_specs(inputs: Optional[Inputs]) -> List[str]:
+    """``inputs`` as ``--input=SPEC`` arguments."""
+    if inputs is None:
+        return []
+    if isinstance(inputs, str):
+        inputs = [inputs]
+    specs: List[str] = []
+    if isinstance(inputs, Mapping):
+        for name, shape in inputs.items():
+            if isinstance(shape, str):
+                text = shape if shape.startswith("[") else f"[{shape}]"
+            elif isinstance(shape, (list, tuple)):
+                text = "[" + ",".join(_dim(d) for d in shape) + "]"
+            else:
+                # openvino.PartialShape and Shape print as [1,3,?,224] / [1..10,?].
+                text = str(shape).replace(" ", "")
+                if not text.startswith("["):
+                    raise ValueError(f"input {name!r}: cannot read a shape from {shape!r}")
+            specs.append(f"{name}{text}")
+    else:
+        specs = [str(s) for s in inputs]
+    return [f"--input={s}" for s in specs]
+
+
+def _path(p: PathLike) -> str:
+    return os.fspath(p)
+
+
+def run(args: Sequence[str]) -> Tuple[int, str, str]:
+    """Run ``irc ARGS...`` in this process: returns ``(exit_code, stdout, stderr)`` as the
+    command line would print them. Never raises for irc's own failures (see the exit code)."""
+    return _native.run([os.fspath(a) for a in args])
+
+
+def _call(args: List[str], ok: Tuple[int, ...] = (0,)) -> Any:
+    code, out, err = _native.run(args)
+    for line in err.splitlines():
+        if line.strip():
+            _log.info("%s", line)
+    try:
+        data = json.loads(out) if out.strip() else None
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and set(data) == {"errors"}:
+        raise IrcError(data["errors"], code)
+    if code not in ok or data is None:
+        raise IrcError(
+            [{"kind": "internal", "message": err.strip() or f"irc exited with {code}"}], code
+        )
+    return data
+
+
+def fold(
+    src: PathLike,
+    dst: PathLike,
+    inputs: Optional[Inputs] = None,
+    max_fold_bytes: Optional[int] = None,
+) -> Dict[str, Any]:
+    """``irc fold SRC -o DST``: fold every subgraph whose value is known before run time into
+    constants, remove dead layers, share identical constants; write DST (.xml, its .bin beside).
+
+    ``inputs`` overrides input shapes as ``--input`` does. ``max_fold_bytes`` caps how much the
+    weights may grow (default 16 MiB). Returns the fold report (``layers_before``,
+    ``layers_after``, ``folded``, ``skipped``, ``bin_before``, ``bin_after`` …)."""
+    args = ["fold", "--format=json", "--quiet", f"--output={_path(dst)}"]
+    args += _input_specs(inputs)
+    if max_fold_bytes is not None:
+        args.append(f"--max-fold-bytes={int(max_fold_bytes)}")
+    return _call(args + ["--", _path(src)])
+
+
+def infer_shapes(
+    src: PathLike, dst: Optional[PathLike] = None, inputs: Optional[Inputs] = None
+) -> Dict[str, Any]:
+    """``irc infer-shapes``: recompute every port's element type and shape. With ``dst``,
+    write the model with them; returns the inputs and outputs with their inferred types and
+    shapes."""
+    args = ["infer-shapes", "--format=json", "--quiet"]
+    if dst is not None:
+        args.append(f"--output={_path(dst)}")
+    args += _input_specs(inputs)
+    return _call(args + ["--", _path(src)])
+
+
+def check(src: PathLike, inputs: Optional[Inputs] = None) -> Dict[str, Any]:
+    """``irc infer-shapes --check``: compare the shapes and types recorded in the file with
+    inference. Returns ``{"ok": bool, "diffs": [...]}`` (drift is a result, not an error)."""
+    args = ["infer-shapes", "--check", "--format=json", "--quiet"] + _input_specs(inputs)
+    return _call(args + ["--", _path(src)], ok=(0, 1))
+
+
+def normalize(src: PathLike, dst: PathLike) -> Dict[str, Any]:
+    """``irc normalize SRC -o DST``: read, validate and write the model in canonical form."""
+    args = ["normalize", "--format=json", "--quiet", f"--output={_path(dst)}"]
+    return _call(args + ["--", _path(src)])
+
+
+def is_normalized(src: PathLike) -> Dict[str, Any]:
+    """``irc normalize --check``: is the file already what :func:`normalize` writes?
+    Returns ``{"normal": bool, "xml_normal": bool, "bin_normal": bool, "file": ...}``."""
+    return _call(["normalize", "--check", "--format=json", "--", _path(src)], ok=(0, 1))
+
+
+def diff(a: PathLike, b: PathLike) -> Dict[str, Any]:
+    """``irc diff A B``: the semantic difference of two models (``equal`` says whether there
+    is any); a difference is not an error."""
+    return _call(["diff", "--format=json", "--", _path(a), _path(b)], ok=(0, 1))
+
+
+def stats(src: PathLike, inputs: Optional[Inputs] = None) -> Dict[str, Any]:
+    """``irc stats``: op histogram, weights per element type, decompression chains, inputs and
+    outputs, why output dims stay dynamic, MACs/FLOPs."""
+    args = ["stats", "--format=json"] + _input_specs(inputs)
+    return _call(args + ["--", _path(src)])
+
+
+def dump(src: PathLike) -> str:
+    """``irc dump``: the stable text form of the graph (for snapshot review)."""
+    return _call(["dump", "--format=json", "--", _path(src)])["text"]
+
+
+# --- OpenVINO's own objects -------------------------------------------------------------------
+
+_core_lock = threading.Lock()
+_core: Any = None
+
+
+def _ov_core() -> Any:
+    global _core
+    with _core_lock:
+        if _core is None:
+            import openvino
+
+            _core = openvino.Core()
+        return _core
+
+
+def _through_files(model: Any, work: Any, core: Any) -> Any:
+    import openvino
+
+    with tempfile.TemporaryDirectory(prefix="irc-ov-") as d:
+        src = os.path.join(d, "in.xml")
+        dst = os.path.join(d, "out.xml")
+        # ov.serialize keeps the weights as they are (ov.save_model would compress them to f16).
+        openvino.serialize(model, src, os.path.join(d, "in.bin"))
+        work(src, dst)
+        os.remove(src)
+        os.remove(os.path.join(d, "in.bin"))
+        # The .bin is memory-mapped by OpenVINO; the mapping outlives the directory.
+        return (core or _ov_core()).read_model(dst)
+
+
+def fold_model(
+    model: Any,
+    inputs: Optional[Inputs] = None,
+    max_fold_bytes: Optional[int] = None,
+    core: Any = None,
+) -> Any:
+    """Fold an ``openvino.Model``: returns a new ``openvino.Model`` (the argument is left as
+    it is), as :func:`fold` would write it. ``inputs`` as for :func:`fold`; ``core`` the
+    ``openvino.Core`` to read the result with (default: one shared by this module)."""
+    return _through_files(
+        model, lambda s, d: fold(s, d, inputs=inputs, max_fold_bytes=max_fold_bytes), core
+    )
+
+
+def infer_model(model: Any, inputs: Optional[Inputs] = None, core: Any = None) -> Any:
+    """Reshape-and-infer an ``openvino.Model``: a new model with ``inputs`` applied (as
+    ``--input``) and every port's type and shape inferred by irc."""
+    return _through_files(model, lambda s, d: infer_shapes(s, d, inputs=inputs), core)

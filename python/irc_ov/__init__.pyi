@@ -1,0 +1,46 @@
+"""Type stubs of irc_ov (see __init__.py for the documentation of each function)."""
+
+import os
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+PathLike = Union[str, os.PathLike[str]]
+Dim = Union[int, None, Tuple[Optional[int], Optional[int]], str]
+Inputs = Union[Sequence[str], Mapping[str, Union[Sequence[Dim], str, Any]]]
+
+__version__: str
+__all__: List[str]
+
+class IrcError(Exception):
+    errors: List[Dict[str, Any]]
+    file: Optional[str]
+    line: Optional[int]
+    column: Optional[int]
+    kind: Optional[str]
+    layer: Optional[str]
+    message: str
+    exit_code: int
+    def __init__(self, errors: List[Dict[str, Any]], exit_code: int = ...) -> None: ...
+
+def run(args: Sequence[str]) -> Tuple[int, str, str]: ...
+def fold(
+    src: PathLike,
+    dst: PathLike,
+    inputs: Optional[Inputs] = ...,
+    max_fold_bytes: Optional[int] = ...,
+) -> Dict[str, Any]: ...
+def infer_shapes(
+    src: PathLike, dst: Optional[PathLike] = ..., inputs: Optional[Inputs] = ...
+) -> Dict[str, Any]: ...
+def check(src: PathLike, inputs: Optional[Inputs] = ...) -> Dict[str, Any]: ...
+def normalize(src: PathLike, dst: PathLike) -> Dict[str, Any]: ...
+def is_normalized(src: PathLike) -> Dict[str, Any]: ...
+def diff(a: PathLike, b: PathLike) -> Dict[str, Any]: ...
+def stats(src: PathLike, inputs: Optional[Inputs] = ...) -> Dict[str, Any]: ...
+def dump(src: PathLike) -> str: ...
+def fold_model(
+    model: Any,
+    inputs: Optional[Inputs] = ...,
+    max_fold_bytes: Optional[int] = ...,
+    core: Any = ...,
+) -> Any: ...
+def infer_model(model: Any, inputs: Optional[Inputs] = ..., core: Any = ...) -> Any: ...

@@ -1,0 +1,6 @@
+from typing import List, Tuple
+
+IRC_VERSION: str
+
+def run(args: List[str]) -> Tuple[int, str, str]: ...
+def main(argv: List[str]) -> int: ...

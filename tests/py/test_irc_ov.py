@@ -1,0 +1,394 @@
+"""The installed irc-ov package against the command line (tests/py; run by .ci/run after
+`pip install .`): the same bytes, the same reports, OpenVINO's objects in and out, errors as
+IrcError, several threads at once.
+
+Models: ir-samples/models always; ../shared/models and its zoo when present (IRC_SHARED_MODELS
+and IRC_ZOO override). The command line compared with is IRC_BIN (default target/release/irc).
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import irc_ov
+
+REPO = Path(__file__).resolve().parents[2]
+IRC_BIN = os.environ.get("IRC_BIN", str(REPO / "target" / "release" / "irc"))
+SHARED = Path(os.environ.get("IRC_SHARED_MODELS") or REPO.parent / "shared" / "models")
+ZOO = Path(os.environ.get("IRC_ZOO") or SHARED / "zoo")
+SAMPLES = REPO / "ir-samples" / "models"
+
+try:
+    import openvino as ov
+except ImportError:  # pragma: no cover - the CI venv has it
+    ov = None
+try:
+    import openvino_tokenizers  # noqa: F401  (registers the tokenizer IR's extension ops)
+
+    TOKENIZERS = True
+except Exception:  # pragma: no cover
+    TOKENIZERS = False
+
+
+def _meta(d):
+    p = d / "models.json"
+    return json.loads(p.read_text()) if p.exists() else {}
+
+
+def _models():
+    out = []
+    for d, tag in ((SAMPLES, "sample"), (SHARED, "shared"), (ZOO, "zoo")):
+        if not d.is_dir():
+            continue
+        meta = _meta(d)
+        for x in sorted(d.glob("*.xml")):
+            inputs = meta.get(x.stem, {}).get("inputs", [])
+            out.append(pytest.param(x, inputs, id=f"{tag}-{x.stem}"))
+    return out
+
+
+MODELS = _models()
+
+
+def test_models_found():
+    """The suite has models to check: the samples always, the shared set in CI."""
+    assert len(MODELS) >= 7
+    if os.environ.get("CI"):
+        assert SHARED.is_dir() and ZOO.is_dir(), "CI runs with ../shared beside the clone"
+        assert len(MODELS) >= 7 + 8 + 20
+
+
+def cli(*args, **kw):
+    p = subprocess.run([IRC_BIN, *map(str, args)], capture_output=True, text=True, **kw)
+    return p.returncode, p.stdout, p.stderr
+
+
+def cli_json(*args, ok=(0,)):
+    rc, out, err = cli(*args)
+    assert rc in ok, err
+    return json.loads(out)
+
+
+def with_inputs(inputs):
+    return [a for s in inputs for a in ("--input", s)]
+
+
+def read_pair(xml):
+    xml = Path(xml)
+    return xml.read_bytes(), xml.with_suffix(".bin").read_bytes()
+
+
+# --- the command ------------------------------------------------------------------------------
+
+
+def installed_irc():
+    exe = Path(sys.executable).parent / "irc"
+    return str(exe) if exe.exists() else shutil.which("irc")
+
+
+def test_console_script_version():
+    exe = installed_irc()
+    assert exe, "the irc command is installed beside the interpreter"
+    p = subprocess.run([exe, "--version"], capture_output=True, text=True)
+    assert p.returncode == 0
+    assert p.stdout.strip() == f"irc {irc_ov.__version__}"
+    rc, out, _ = cli("--version")
+    assert out == p.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["fold", "{S}/silero_seq.xml", "--input", "input[4,576]", "-o", "{T}/o.xml"],
+        ["fold", "{S}/silero_seq.xml", "-o", "{T}/o.xml", "--format", "json"],
+        ["fold", "{S}/missing.xml", "-o", "{T}/o.xml"],
+        ["fold", "{S}/silero_seq.xml", "-o", "{S}/silero_seq.bin"],
+        ["infer-shapes", "--check", "{S}/silero_seq.xml", "{S}/magika.xml"],
+        ["stats", "--format", "json", "{S}/magika.xml"],
+        ["diff", "{S}/magika.xml", "{S}/silero_seq.xml"],
+        ["normalize", "--check", "{S}/magika.xml"],
+        ["fold", "--bogus"],
+        [],
+    ],
+)
+def test_console_script_is_the_cli(args, tmp_path):
+    """Same flags, output and exit code as the Rust binary."""
+    args = [a.replace("{S}", str(SAMPLES)).replace("{T}", str(tmp_path)) for a in args]
+    a = subprocess.run([installed_irc(), *args], capture_output=True, text=True)
+    (tmp_path / "o.xml").unlink(missing_ok=True)
+    b = subprocess.run([IRC_BIN, *args], capture_output=True, text=True)
+    assert (a.returncode, a.stdout, a.stderr) == (b.returncode, b.stdout, b.stderr)
+
+
+# --- file functions equal the command line ----------------------------------------------------
+
+
+@pytest.mark.parametrize("xml,inputs", MODELS)
+def test_fold_same_bytes_and_report(xml, inputs, tmp_path):
+    r = irc_ov.fold(xml, tmp_path / "py.xml", inputs=inputs)
+    want = cli_json("fold", xml, "-o", tmp_path / "cli.xml", "--format", "json", *with_inputs(inputs))
+    assert r == want
+    assert read_pair(tmp_path / "py.xml") == read_pair(tmp_path / "cli.xml")
+
+
+@pytest.mark.parametrize("xml,inputs", MODELS)
+def test_reports_equal_cli_json(xml, inputs, tmp_path):
+    wi = with_inputs(inputs)
+    assert irc_ov.infer_shapes(xml, inputs=inputs) == cli_json("infer-shapes", xml, "--format", "json", *wi)
+    assert irc_ov.stats(xml, inputs=inputs) == cli_json("stats", xml, "--format", "json", *wi)
+    assert irc_ov.check(xml) == cli_json("infer-shapes", "--check", xml, "--format", "json", ok=(0, 1))
+    assert irc_ov.is_normalized(xml) == cli_json("normalize", "--check", xml, "--format", "json", ok=(0, 1))
+    folded = tmp_path / "f.xml"
+    irc_ov.fold(xml, folded, inputs=inputs)
+    d = irc_ov.diff(xml, folded)
+    assert d == cli_json("diff", xml, folded, "--format", "json", ok=(0, 1))
+    assert irc_ov.diff(xml, xml)["equal"] is True
+    rc, text, _ = cli("dump", xml)
+    assert irc_ov.dump(xml) == text
+    irc_ov.normalize(xml, tmp_path / "n.xml")
+    assert irc_ov.is_normalized(tmp_path / "n.xml")["normal"] is True
+    assert irc_ov.infer_shapes(xml, tmp_path / "i.xml", inputs=inputs) == cli_json(
+        "infer-shapes", xml, "--format", "json", *wi
+    )
+    rc, _, _ = cli("infer-shapes", "--check", tmp_path / "i.xml", *wi)
+    assert rc == 0
+
+
+def test_inputs_forms_agree():
+    xml = SAMPLES / "silero_seq.xml"
+    want = irc_ov.infer_shapes(xml, inputs=["input[4,576]", "h[1,?,128]"])
+    assert irc_ov.infer_shapes(xml, inputs={"input": [4, 576], "h": [1, -1, 128]}) == want
+    assert irc_ov.infer_shapes(xml, inputs={"input": (4, 576), "h": "[1,?,128]"}) == want
+    assert irc_ov.infer_shapes(xml, inputs={"input": [4, 576], "h": [1, None, 128]}) == want
+    iv = irc_ov.infer_shapes(xml, inputs={"input": [(1, 8), 576]})
+    assert iv == irc_ov.infer_shapes(xml, inputs=["input[1..8,576]"])
+    if ov is not None:
+        assert irc_ov.infer_shapes(xml, inputs={"input": ov.PartialShape([4, 576])}) == irc_ov.infer_shapes(
+            xml, inputs=["input[4,576]"]
+        )
+    with pytest.raises(ValueError):
+        irc_ov.infer_shapes(xml, inputs={"input": [1.5, 576]})
+
+
+# --- errors -----------------------------------------------------------------------------------
+
+
+def test_malformed_file_raises_with_position(tmp_path):
+    src = (SAMPLES / "magika.xml").read_text().splitlines(keepends=True)
+    # Cut the file in the middle of a layer: an XML syntax error at a known line.
+    cut = len(src) // 2
+    bad = tmp_path / "bad.xml"
+    bad.write_text("".join(src[:cut]) + "<layer id=\n")
+    shutil.copy(SAMPLES / "magika.bin", tmp_path / "bad.bin")
+    rc, out, _ = cli("stats", bad, "--format", "json")
+    want = json.loads(out)["errors"]
+    with pytest.raises(irc_ov.IrcError) as ei:
+        irc_ov.stats(bad)
+    e = ei.value
+    assert e.errors == want
+    assert (e.file, e.line, e.column, e.kind, e.layer, e.message) == tuple(
+        want[0][k] for k in ("file", "line", "column", "kind", "layer", "message")
+    )
+    assert isinstance(e.line, int) and isinstance(e.column, int) and e.line > cut - 5
+    assert str(e).startswith(f"{bad}:{e.line}:{e.column}: error[")
+    assert e.exit_code == rc == 1
+    assert not (tmp_path / "o.xml").exists()
+    with pytest.raises(irc_ov.IrcError):
+        irc_ov.fold(bad, tmp_path / "o.xml")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.bin", "bad.xml"]
+
+
+def test_usage_and_io_errors_raise(tmp_path):
+    xml = SAMPLES / "silero_seq.xml"
+    with pytest.raises(irc_ov.IrcError) as ei:
+        irc_ov.fold(xml, tmp_path / "o.xml", inputs=["nope[1]"])
+    assert ei.value.kind == "usage" and ei.value.exit_code == 2 and "nope" in ei.value.message
+    with pytest.raises(irc_ov.IrcError) as ei:
+        irc_ov.fold(xml, xml.with_suffix(".bin"))  # would overwrite the input's weights
+    assert ei.value.kind == "usage" and ".xml" in ei.value.message
+    with pytest.raises(irc_ov.IrcError) as ei:
+        irc_ov.fold(xml, tmp_path / "no-such-dir" / "o.xml")
+    with pytest.raises(irc_ov.IrcError) as ei:
+        irc_ov.stats(tmp_path / "missing.xml")
+    assert ei.value.kind == "io"
+    # A path that looks like a flag is a path.
+    with pytest.raises(irc_ov.IrcError) as ei:
+        irc_ov.stats("--help")
+    assert ei.value.kind == "io"
+
+
+def test_run_is_the_cli():
+    args = ["infer-shapes", str(SAMPLES / "silero_seq.xml")]
+    rc, out, err = cli(*args)
+    assert irc_ov.run(args) == (rc, out, err)
+
+
+# --- threads ----------------------------------------------------------------------------------
+
+
+def test_four_threads_write_what_one_writes(tmp_path):
+    jobs = [(SAMPLES / "silero_seq.xml", ["input[4,576]"]), (SAMPLES / "magika.xml", ["bytes[1,2048]"])]
+    jobs += [(x, []) for x in sorted(SAMPLES.glob("*.xml"))[:2]]
+    ref = []
+    for i, (x, inp) in enumerate(jobs):
+        irc_ov.fold(x, tmp_path / f"seq{i}.xml", inputs=inp)
+        ref.append(read_pair(tmp_path / f"seq{i}.xml"))
+    for rnd in range(3):
+        errors = []
+
+        def work(i, x, inp):
+            try:
+                for k in range(3):
+                    irc_ov.fold(x, tmp_path / f"t{rnd}_{i}_{k}.xml", inputs=inp)
+            except Exception as e:  # pragma: no cover - reported below
+                errors.append(e)
+
+        ts = [threading.Thread(target=work, args=(i, x, inp)) for i, (x, inp) in enumerate(jobs)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        assert not errors
+        for i in range(len(jobs)):
+            for k in range(3):
+                assert read_pair(tmp_path / f"t{rnd}_{i}_{k}.xml") == ref[i]
+
+
+def test_threads_run_at_once():
+    """The GIL is released while irc works: a Python thread keeps running meanwhile."""
+    ticks = []
+    stop = threading.Event()
+
+    def tick():
+        while not stop.is_set():
+            ticks.append(1)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    try:
+        before = len(ticks)
+        for _ in range(5):
+            irc_ov.stats(SAMPLES / "qwen2_int8.xml")
+        during = len(ticks) - before
+    finally:
+        stop.set()
+        t.join()
+    assert during > 0
+
+
+# --- OpenVINO's objects -----------------------------------------------------------------------
+
+needs_ov = pytest.mark.skipif(ov is None, reason="openvino is not installed")
+
+
+def feed_for(model, rng):
+    feed = {}
+    for inp in model.inputs:
+        name = inp.get_any_name()
+        t = inp.get_element_type().get_type_name()
+        ps = inp.get_partial_shape()
+        if t == "string":
+            feed[name] = np.array(["irc folds OpenVINO IR", "a second sentence"])
+            continue
+        # Dynamic dims: batch 1, 8 tokens (cache_position: one per token).
+        first = 8 if name == "cache_position" else 1
+        dims = [d.get_length() if d.is_static else (first if k == 0 else 8) for k, d in enumerate(ps)]
+        if name == "attention_mask":
+            a = np.ones(dims)
+        elif name in ("position_ids", "cache_position"):
+            a = np.broadcast_to(np.arange(dims[-1]), dims).copy()
+        elif name == "beam_idx":
+            a = np.zeros(dims)
+        elif t in ("f32", "f16", "f64", "bf16"):
+            a = rng.standard_normal(dims)
+        elif t == "boolean":
+            a = rng.integers(0, 2, dims).astype(bool)
+        else:
+            a = rng.integers(0, 2 if name == "token_type_ids" else 32, dims)
+        np_t = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "bf16": np.float32,
+                "i32": np.int32, "u8": np.uint8, "i8": np.int8, "boolean": np.bool_}.get(t, np.int64)
+        feed[name] = np.asarray(a).astype(np_t)
+    return feed
+
+
+def outputs_of(core, model, feed):
+    cm = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    req = cm.create_infer_request()
+    req.reset_state()
+    res = req.infer(feed)
+    return [np.array(res[o]) for o in cm.outputs]
+
+
+@needs_ov
+@pytest.mark.parametrize("xml,inputs", MODELS)
+def test_fold_model_computes_what_the_cli_fold_computes(xml, inputs, tmp_path):
+    if 'version="extension"' in Path(xml).read_text() and not TOKENIZERS:
+        pytest.skip("openvino_tokenizers is not importable")
+    core = ov.Core()
+    model = core.read_model(str(xml))
+    ops_before = len(model.get_ops())
+    folded = irc_ov.fold_model(model, inputs=inputs)
+    assert isinstance(folded, ov.Model)
+    assert len(model.get_ops()) == ops_before, "the argument is left as it is"
+    cli_xml = tmp_path / "cli.xml"
+    rc, _, err = cli("fold", xml, "-o", cli_xml, *with_inputs(inputs))
+    assert rc == 0, err
+    by_cli = core.read_model(str(cli_xml))
+    assert len(folded.get_ops()) == len(by_cli.get_ops())
+    assert [str(i.get_partial_shape()) for i in folded.inputs] == [str(i.get_partial_shape()) for i in by_cli.inputs]
+    assert [str(o.get_partial_shape()) for o in folded.outputs] == [
+        str(o.get_partial_shape()) for o in by_cli.outputs
+    ]
+    feed = feed_for(by_cli, np.random.default_rng(7))
+    a = outputs_of(core, folded, feed)
+    b = outputs_of(core, by_cli, feed)
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        assert x.dtype == y.dtype and x.shape == y.shape
+        if x.dtype.kind == "f":
+            assert np.array_equal(x, y, equal_nan=True)
+        else:
+            assert np.array_equal(x, y)
+
+
+@needs_ov
+def test_infer_model_applies_inputs():
+    core = ov.Core()
+    model = core.read_model(str(SAMPLES / "silero_seq.xml"))
+    got = irc_ov.infer_model(model, inputs={"input": [4, 576]})
+    ref = core.read_model(str(SAMPLES / "silero_seq.xml"))
+    ref.reshape({"input": ov.PartialShape([4, 576])})
+    assert [str(o.get_partial_shape()) for o in got.outputs] == [str(o.get_partial_shape()) for o in ref.outputs]
+    assert str(got.input("input").get_partial_shape()) == "[4,576]"
+
+
+@needs_ov
+def test_fold_model_errors_raise():
+    core = ov.Core()
+    model = core.read_model(str(SAMPLES / "silero_seq.xml"))
+    with pytest.raises(irc_ov.IrcError) as ei:
+        irc_ov.fold_model(model, inputs=["nope[1,2]"])
+    assert ei.value.kind == "usage"
+
+
+# --- the package ------------------------------------------------------------------------------
+
+
+def test_stubs_cover_the_api():
+    pkg = Path(irc_ov.__file__).parent
+    stub = (pkg / "__init__.pyi").read_text()
+    names = set(re.findall(r"^(?:def|class) (\w+)", stub, re.M)) | set(re.findall(r"^(\w+):", stub, re.M))
+    assert set(irc_ov.__all__) <= names, set(irc_ov.__all__) - names
+    assert (pkg / "py.typed").exists()
+    for n in irc_ov.__all__:
+        obj = getattr(irc_ov, n)
+        if callable(obj):
+            assert obj.__doc__, f"{n} has a docstring"
