@@ -130,6 +130,10 @@ enum Cmd {
         /// Check that each file is already in normal form instead of writing one.
         #[arg(long)]
         check: bool,
+        /// With several files (pre-commit): skip files that are not OpenVINO IR (whose root
+        /// element is not <net>), saying so on stderr.
+        #[arg(long)]
+        skip_non_ir: bool,
         /// Output format: text (nothing on success) or json (a summary object on stdout).
         #[arg(long, value_enum, default_value_t)]
         format: Format,
@@ -186,6 +190,10 @@ enum Cmd {
         /// inference; exit 0 when they agree.
         #[arg(long)]
         check: bool,
+        /// With several files (pre-commit): skip files that are not OpenVINO IR (whose root
+        /// element is not <net>), saying so on stderr.
+        #[arg(long)]
+        skip_non_ir: bool,
         /// Output format: text, or json (inputs/outputs, or the --check report, on stdout).
         #[arg(long, value_enum, default_value_t)]
         format: Format,
@@ -327,16 +335,16 @@ fn one(json: bool, diff: bool, f: impl FnOnce() -> Result<i32, Fail>) -> i32 {
     }
 }
 
-/// Run `f` on each file: one file as [`one`]; several give one report each (text: after a
+/// Run `f` on each file: one file as [`one`]; several (as given, before `--skip-non-ir`) give one report each (text: after a
 /// `==> FILE <==` line when `header`; json: an array of `{"file", "exit_code", "report"}`) and
 /// the worst exit code.
 fn each(
-    inputs: Vec<PathBuf>,
+    (inputs, several): (Vec<PathBuf>, bool),
     json: bool,
     header: bool,
     f: impl Fn(PathBuf) -> Result<i32, Fail>,
 ) -> i32 {
-    if inputs.len() == 1 {
+    if !several && inputs.len() == 1 {
         let input = inputs.into_iter().next().unwrap_or_default();
         return one(json, false, || f(input));
     }
@@ -417,6 +425,7 @@ fn run(cmd: Cmd) -> i32 {
             input,
             output,
             check,
+            skip_non_ir,
             format,
             quiet,
         } => match output {
@@ -425,12 +434,16 @@ fn run(cmd: Cmd) -> i32 {
                 let input = input.into_iter().next().unwrap_or_default();
                 one(json, false, || cmd_normalize(input, output, format, quiet))
             }
-            None if check => each(input, json, false, |i| cmd_normalize_check(i, format)),
+            None if check => each(ir_only(input, skip_non_ir), json, false, |i| {
+                cmd_normalize_check(i, format)
+            }),
             None => one(json, false, || {
                 Err(Fail::Usage("normalize needs -o OUT.xml or --check".into()))
             }),
         },
-        Cmd::Dump { input, format } => each(input, json, true, |i| cmd_dump(i, format)),
+        Cmd::Dump { input, format } => {
+            each(ir_only(input, false), json, true, |i| cmd_dump(i, format))
+        }
         Cmd::Fold {
             input,
             output,
@@ -455,11 +468,13 @@ fn run(cmd: Cmd) -> i32 {
             output,
             inputs,
             check,
+            skip_non_ir,
             format,
             quiet,
         } => {
-            if output.is_some() && input.len() > 1 {
-                return several("infer-shapes -o", input.len());
+            let input = ir_only(input, skip_non_ir);
+            if output.is_some() && input.0.len() > 1 {
+                return several("infer-shapes -o", input.0.len());
             }
             each(input, json, !check, |i| {
                 cmd_infer_shapes(i, output.clone(), inputs.clone(), check, format, quiet)
@@ -470,8 +485,33 @@ fn run(cmd: Cmd) -> i32 {
             input,
             inputs,
             format,
-        } => each(input, json, true, |i| cmd_stats(i, inputs.clone(), format)),
+        } => each(ir_only(input, false), json, true, |i| {
+            cmd_stats(i, inputs.clone(), format)
+        }),
     }
+}
+
+/// `--skip-non-ir`: the files that are OpenVINO IR (their root element is `<net>`); the others
+/// are named on stderr. A file that cannot be read is kept, for its error.
+fn ir_only(inputs: Vec<PathBuf>, skip: bool) -> (Vec<PathBuf>, bool) {
+    let several = inputs.len() > 1;
+    if !skip {
+        return (inputs, several);
+    }
+    let kept = inputs
+        .into_iter()
+        .filter(|p| {
+            let keep = crate::xml::read::root_is_net(p).unwrap_or(true);
+            if !keep {
+                errln(&format!(
+                    "{}: skipped: not OpenVINO IR (no <net> root)",
+                    p.display()
+                ));
+            }
+            keep
+        })
+        .collect();
+    (kept, several)
 }
 
 /// A progress bar, never in-process (the Python API).

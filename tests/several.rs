@@ -130,3 +130,29 @@ fn normalize_check_tells_normal_form() {
     names.sort();
     assert_eq!(names, ["bad.bin", "bad.xml", "good.bin", "good.xml"]);
 }
+
+#[test]
+fn skip_non_ir_leaves_other_xml_alone() {
+    let (good, bad, dir) = setup("several-skip");
+    let pom = format!("{dir}/pom.xml");
+    std::fs::write(
+        &pom,
+        "<?xml version=\"1.0\"?>\n<!-- a build file -->\n<project/>\n",
+    )
+    .unwrap();
+    let (rc, _, err) = irc(&["infer-shapes", "--check", &pom, &good]);
+    assert_eq!(
+        rc, 1,
+        "without the flag another XML file is an error: {err}"
+    );
+    let (rc, _, err) = irc(&["infer-shapes", "--check", "--skip-non-ir", &pom, &good]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(
+        err.contains("pom.xml: skipped: not OpenVINO IR (no <net> root)"),
+        "{err}"
+    );
+    let (rc, _, _) = irc(&["infer-shapes", "--check", "--skip-non-ir", &pom, &bad]);
+    assert_eq!(rc, 1, "the IR among them is still checked");
+    let (rc, _, err) = irc(&["normalize", "--check", "--skip-non-ir", &pom, &good]);
+    assert_eq!(rc, 0, "{err}");
+}

@@ -441,3 +441,40 @@ pub fn split_names(s: &str) -> Vec<String> {
     }
     out
 }
+
+/// Whether the file's root element is `<net>` (OpenVINO IR), from its first 64 KiB: `None` when
+/// the file cannot be read or its prolog (declaration, comments, doctype) runs longer.
+pub fn root_is_net(path: &Path) -> Option<bool> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(64 << 10)
+        .read_to_end(&mut head)
+        .ok()?;
+    let mut s: &[u8] = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
+    loop {
+        s = s.trim_ascii_start();
+        let end_of = |close: &[u8]| {
+            s.windows(close.len())
+                .position(|w| w == close)
+                .map(|i| i + close.len())
+        };
+        if s.starts_with(b"<?") {
+            s = &s[end_of(b"?>")?..];
+        } else if s.starts_with(b"<!--") {
+            s = &s[end_of(b"-->")?..];
+        } else if s.starts_with(b"<!") {
+            s = &s[end_of(b">")?..];
+        } else if s.is_empty() {
+            return None;
+        } else {
+            return Some(s.strip_prefix(b"<net").is_some_and(|rest| {
+                matches!(
+                    rest.first(),
+                    Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/')
+                )
+            }));
+        }
+    }
+}
