@@ -110,6 +110,10 @@ def test_pre_commit_hooks(models, tmp_path):
     for f in ("good.xml", "good.bin", "bad.xml", "bad.bin", "pom.xml"):
         shutil.copy(models / f, work / f)
     env = env_with(PRE_COMMIT_HOME=tmp_path / "pre-commit-home")
+    # pre-commit builds the package again in its own environment: share compiled crates with
+    # the build `pip install .` made (only irc itself, at a new path, is compiled again).
+    if (REPO / "python" / "target").is_dir():
+        env.setdefault("CARGO_TARGET_DIR", str(REPO / "python" / "target"))
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run(git + ["init", "-q"], cwd=work, check=True)
     subprocess.run(git + ["add", "."], cwd=work, check=True)
