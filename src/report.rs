@@ -227,7 +227,8 @@ pub struct ErrorEntry {
 }
 
 /// `normalize --check --format json`.
-#[derive(Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct NormalFormJson {
     pub file: String,
     /// The .xml and the .bin are both what `irc normalize` writes.

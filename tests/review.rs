@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 use irc::diff::DiffReport;
-use irc::report::{CheckReport, ErrorReport, FoldJson, IoReport, NormalizeJson};
+use irc::report::{CheckReport, ErrorReport, FoldJson, IoReport, NormalFormJson, NormalizeJson};
 use irc::stats::Stats;
 use std::path::{Path, PathBuf};
 
@@ -257,6 +257,17 @@ fn docs_json_examples_parse() {
             "diff" => serde_json::from_str::<DiffReport>(&text).is_ok(),
             "stats" => serde_json::from_str::<Stats>(&text).is_ok(),
             "errors" => serde_json::from_str::<ErrorReport>(&text).is_ok(),
+            "normal-form" => serde_json::from_str::<NormalFormJson>(&text).is_ok(),
+            "dump" => serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|v| {
+                v["text"].is_string() && v.as_object().is_some_and(|o| o.len() == 1)
+            }),
+            "several" => serde_json::from_str::<Vec<serde_json::Value>>(&text).is_ok_and(|v| {
+                v.iter().all(|r| {
+                    r["file"].is_string()
+                        && r["exit_code"].is_i64()
+                        && r.as_object().is_some_and(|o| o.len() == 3)
+                })
+            }),
             other => panic!("docs/json.md: no report type for section {other:?}"),
         };
         assert!(
@@ -273,6 +284,9 @@ fn docs_json_examples_parse() {
         "diff",
         "stats",
         "errors",
+        "normal-form",
+        "dump",
+        "several",
     ] {
         assert!(
             seen.iter().any(|s| s == k),
