@@ -22,12 +22,8 @@ in ``errors``. A difference found by :func:`diff` or :func:`check` is a result, 
 
 from __future__ import annotations
 
-import json
-import logging
 import operator
 import os
-import tempfile
-import threading
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native
@@ -56,8 +52,6 @@ PathLike = Union[str, "os.PathLike[str]"]
 Dim = Union[int, None, Tuple[Optional[int], Optional[int]], str]
 #: ``["input_ids[1,128]", ...]`` (ovc syntax, as ``--input``) or ``{"input_ids": [1, 128]}``.
 Inputs = Union[Sequence[str], Mapping[str, Union[Sequence[Dim], str, Any]]]
-
-_log = logging.getLogger("irc_ov")
 
 
 class IrcError(Exception):
@@ -156,14 +150,16 @@ def run(args: Sequence[str]) -> Tuple[int, str, str]:
 
 
 def _call(args: List[str], ok: Tuple[int, ...] = (0,)) -> Any:
-    code, out, err = _native.run(args)
-    for line in err.splitlines():
-        if line.strip():
-            _log.info("%s", line)
-    try:
-        data = json.loads(out) if out.strip() else None
-    except ValueError:
-        data = None
+    # The report arrives parsed (irc's own JSON, turned into dicts and lists in Rust).
+    code, data, err = _native.run_json(args)
+    if err.strip():
+        # Notes (op types taken on trust …) go to the "irc_ov" logger, at INFO.
+        import logging
+
+        log = logging.getLogger("irc_ov")
+        for line in err.splitlines():
+            if line.strip():
+                log.info("%s", line)
     if isinstance(data, dict) and set(data) == {"errors"}:
         raise IrcError(data["errors"], code)
     if code not in ok or data is None:
@@ -244,21 +240,22 @@ def dump(src: PathLike) -> str:
 
 # --- OpenVINO's own objects -------------------------------------------------------------------
 
-_core_lock = threading.Lock()
 _core: Any = None
 
 
 def _ov_core() -> Any:
     global _core
-    with _core_lock:
-        if _core is None:
-            import openvino
+    if _core is None:
+        import openvino
 
-            _core = openvino.Core()
-        return _core
+        # Two threads may both make one; either is fine (the last one stays).
+        _core = openvino.Core()
+    return _core
 
 
 def _through_files(model: Any, work: Any, core: Any) -> Any:
+    import tempfile
+
     import openvino
 
     with tempfile.TemporaryDirectory(prefix="irc-ov-") as d:

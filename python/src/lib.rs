@@ -22,6 +22,52 @@ fn run(py: Python<'_>, args: Vec<String>) -> (i32, String, String) {
     (code, out, err)
 }
 
+/// [`run`] for `--format json` commands: `(exit_code, report, stderr)`, the report (stdout)
+/// parsed into Python objects (`None` when stdout is not JSON).
+#[pyfunction]
+fn run_json(py: Python<'_>, args: Vec<String>) -> PyResult<(i32, PyObject, String)> {
+    let (code, out, err) = run(py, args);
+    let report = match serde_json::from_str::<serde_json::Value>(&out) {
+        Ok(v) => to_py(py, &v)?,
+        Err(_) => py.None(),
+    };
+    Ok((code, report, err))
+}
+
+fn to_py(py: Python<'_>, v: &serde_json::Value) -> PyResult<PyObject> {
+    use pyo3::types::{PyDict, PyList};
+    use pyo3::IntoPyObjectExt;
+    use serde_json::Value;
+    Ok(match v {
+        Value::Null => py.None(),
+        Value::Bool(b) => b.into_py_any(py)?,
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                i.into_py_any(py)?
+            } else if let Some(u) = n.as_u64() {
+                u.into_py_any(py)?
+            } else {
+                n.as_f64().unwrap_or(f64::NAN).into_py_any(py)?
+            }
+        }
+        Value::String(s) => s.into_py_any(py)?,
+        Value::Array(a) => {
+            let l = PyList::empty(py);
+            for x in a {
+                l.append(to_py(py, x)?)?;
+            }
+            l.into_any().unbind()
+        }
+        Value::Object(o) => {
+            let d = PyDict::new(py);
+            for (k, x) in o {
+                d.set_item(k, to_py(py, x)?)?;
+            }
+            d.into_any().unbind()
+        }
+    })
+}
+
 /// The `irc` command: run the command line with `argv` (`argv[0]` is the program name) on the
 /// process's own stdout and stderr, with the binary's signal handling; returns the exit code.
 #[pyfunction]
@@ -48,6 +94,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         LAST_PANIC.with(|c| *c.borrow_mut() = Some(format!("{msg}{at}")));
     }));
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add("IRC_VERSION", env!("CARGO_PKG_VERSION"))?;
     Ok(())
