@@ -52,6 +52,20 @@ fn interpolate_infer(cx: &Ctx) -> R<Vec<Fact>> {
     }
     let (scales_idx, sizes_idx, axes_idx) = if cx.version >= 11 {
         cx.expect_inputs(2, 3)?;
+        // Input 1 holds scales or sizes, as the mode says; OpenVINO checks its type.
+        let et = cx.input(1)?.et;
+        if at.sizes_mode && !matches!(et, E::I32 | E::I64 | E::U32 | E::U64 | E::Dynamic) {
+            return Err(OpError::input(
+                1,
+                format!("Sizes element type must be i32, i64, u32 or u64 (shape_calculation_mode=\"sizes\"), is {et}"),
+            ));
+        }
+        if !at.sizes_mode && !matches!(et, E::F32 | E::F16 | E::Bf16 | E::Dynamic) {
+            return Err(OpError::input(
+                1,
+                format!("Scales element type must be f32, f16 or bf16 (shape_calculation_mode=\"scales\"), is {et}"),
+            ));
+        }
         (1, 1, 2)
     } else {
         cx.expect_inputs(3, 4)?;

@@ -13,6 +13,7 @@ pub mod convert;
 mod detection;
 mod elementwise;
 mod embedding;
+pub mod enums;
 mod fake_convert;
 mod generate;
 mod grid_sample;

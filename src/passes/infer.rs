@@ -404,7 +404,7 @@ impl<'a> Infer<'a> {
             f32_mode: false,
             attrs: &op.attrs,
         };
-        let outs = match (op.def.infer)(&cx) {
+        let outs = match ops::enums::check(&cx).and_then(|()| (op.def.infer)(&cx)) {
             Ok(o) => o,
             Err(e) => {
                 self.op_err(l, e, inputs);

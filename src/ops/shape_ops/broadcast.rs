@@ -26,11 +26,89 @@ fn broadcast_mode(cx: &Ctx) -> String {
     }
 }
 
+/// An explicit Broadcast's `axes_mapping` (input 2), as OpenVINO checks it: present (OpenVINO
+/// gives a 2-input Broadcast-1 a scalar one, which fails the rank check), rank 1, one axis per
+/// input dim, sorted, below the target's rank, and mapping each input dim to a target dim it
+/// broadcasts to (messages as OpenVINO's).
+fn explicit_axes_valid(cx: &Ctx, x: &PartialShape) -> R<()> {
+    let Some(axes) = cx.inputs.get(2) else {
+        return Err(OpError::attr(
+            "mode",
+            "Broadcast axes rank must be 1, but has 0: an explicit Broadcast needs its axes_mapping (input 2)",
+        ));
+    };
+    if let Some(r) = axes.shape.rank() {
+        if r != 1 {
+            return Err(OpError::input(
+                2,
+                format!("Broadcast axes rank must be 1, but has {r}"),
+            ));
+        }
+    }
+    let len = axes.shape.dims().and_then(|d| d[0].get());
+    if let (Some(xr), Some(n)) = (x.rank(), len) {
+        if xr as u64 != n {
+            return Err(OpError::input(
+                2,
+                format!(
+                    "Broadcast axes_mapping shape [{n}] doesn't match rank of input tensor {xr}"
+                ),
+            ));
+        }
+    }
+    let Some(av) = cx.ints(2) else { return Ok(()) };
+    if av.windows(2).any(|w| (w[0] as u64) > (w[1] as u64)) {
+        return Err(OpError::input(
+            2,
+            format!("Broadcast doesn't permit transposes. axes_mapping {av:?} not in sorted order"),
+        ));
+    }
+    let target = target_dims(cx, 1);
+    let trank = target.as_ref().map(|t| t.len()).or_else(|| {
+        cx.input(1)
+            .ok()?
+            .shape
+            .to_static()?
+            .first()
+            .map(|&n| n as usize)
+    });
+    if let Some(tr) = trank {
+        for (i, &a) in av.iter().enumerate() {
+            if a < 0 || a as u64 >= tr as u64 {
+                return Err(OpError::input(
+                    2,
+                    format!(
+                        "Broadcast axes_mapping[{i}]: {} exceeds target rank {tr}",
+                        a as u64
+                    ),
+                ));
+            }
+        }
+    }
+    if let (Some(t), Some(xd)) = (target, x.dims()) {
+        for (i, (&a, xd)) in av.iter().zip(xd).enumerate() {
+            let td = t.get(a as usize).and_then(|d| d.get());
+            if let (Some(want), Some(got)) = (xd.get(), td) {
+                if want != 1 && want != got {
+                    return Err(format!(
+                        "Broadcast target[axes_mapping[{i}]] Expected {want}. Got {got}"
+                    )
+                    .into());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 pub(super) fn broadcast_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(2, 3)?;
     cx.expect_int(1, "target_shape")?;
     let x = cx.input(0)?;
     let mode = broadcast_mode(cx);
+    if mode == "explicit" {
+        explicit_axes_valid(cx, &x.shape)?;
+    }
     // No values or bounds: OpenVINO still reads a Concat of single elements, the `Const`
     // ones as values, the others `?`.
     let t = target_dims(cx, 1).or_else(|| {
