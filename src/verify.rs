@@ -200,7 +200,7 @@ fn konst(model: &Model, l: &Layer, within: &str, out: &mut Vec<Diag>) {
     let ok = match et {
         ElementType::String => strings(bytes).is_some_and(|s| Some(s.len() as u64) == count),
         _ => count
-            .and_then(|c| et.storage_bytes(c))
+            .and_then(|c| et.min_file_bytes(c))
             .is_some_and(|need| bytes.len() as u64 >= need),
     };
     if !ok {
@@ -273,6 +273,42 @@ mod tests {
             .join("ir-samples/models")
             .join(name);
         crate::xml::read_file(&p).unwrap()
+    }
+
+    /// What the reader accepts, the verifier accepts: OpenVINO reads a u3/u6 Const from
+    /// `ceil(n * bits / 8)` bytes, short of the padded 3-byte group (found by irc-fuzz).
+    #[test]
+    fn short_packed_constants_read_and_verify() {
+        for (et, shape, size) in [
+            ("u3", "1", 1),
+            ("u3", "3", 2),
+            ("u6", "1", 1),
+            ("u6", "5", 4),
+        ] {
+            let xml = format!(
+                r#"<net name="m" version="11"><layers>
+<layer id="0" name="w" type="Const" version="opset1"><data element_type="{et}" shape="{shape}" offset="0" size="{size}"/><output><port id="0" precision="{}"><dim>{shape}</dim></port></output></layer>
+<layer id="1" name="r" type="Result" version="opset1"><input><port id="0" precision="{}"><dim>{shape}</dim></port></input></layer>
+</layers><edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/></edges></net>"#,
+                et.to_uppercase(),
+                et.to_uppercase()
+            );
+            let w = std::sync::Arc::new(crate::ir::Weights::from_bytes(vec![0xa5; size]));
+            let p = crate::xml::read::read_str(xml.into(), "m.xml", Some(w), "m.bin")
+                .unwrap_or_else(|e| panic!("{et}[{shape}] in {size} bytes: {e}"));
+            assert!(verify(&p.model, Check::Types).is_empty(), "{et}[{shape}]");
+            let short = format!("{et}[{shape}] in {} bytes", size - 1);
+            let src = p.source.as_deref().expect("read_str keeps the source");
+            let x = src.replace(
+                &format!("size=\"{size}\""),
+                &format!("size=\"{}\"", size - 1),
+            );
+            let w2 = std::sync::Arc::new(crate::ir::Weights::from_bytes(vec![0xa5; size - 1]));
+            assert!(
+                crate::xml::read::read_str(x.into(), "m.xml", Some(w2), "m.bin").is_err(),
+                "{short}"
+            );
+        }
     }
 
     #[test]

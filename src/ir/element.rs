@@ -170,6 +170,17 @@ impl ElementType {
         (b >= 8 && b.is_multiple_of(8)).then_some(b as usize / 8)
     }
 
+    /// The fewest bytes OpenVINO's reader accepts for `n` elements: `ceil(n * bits / 8)`,
+    /// unpadded even for u3/u6 (whose last group [`storage_bytes`](Self::storage_bytes) pads to
+    /// 3 bytes; the elements past the bytes given cannot be read). `None` for string, dynamic,
+    /// and on overflow.
+    pub fn min_file_bytes(self, n: u64) -> Option<u64> {
+        match self {
+            E::Dynamic | E::String => None,
+            _ => n.checked_mul(self.bits() as u64).map(|b| b.div_ceil(8)),
+        }
+    }
+
     /// Bytes the `.bin` needs for `n` elements, padded the way OpenVINO pads packed types.
     /// `None` for string (variable size) and dynamic.
     pub fn storage_bytes(self, n: u64) -> Option<u64> {

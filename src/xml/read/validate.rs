@@ -359,7 +359,7 @@ impl<'a> Parser<'a> {
             }
         } else if et.bits() > 0 {
             // OpenVINO checks size >= ceil(n * bits / 8) (unpadded, even for u3/u6).
-            let Some(need) = count.checked_mul(et.bits() as u64).map(|b| b.div_ceil(8)) else {
+            let Some(need) = et.min_file_bytes(count) else {
                 self.err(
                     Diag::new(
                         Kind::Schema,
