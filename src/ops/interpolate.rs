@@ -28,9 +28,18 @@ fn interpolate_infer(cx: &Ctx) -> R<Vec<Fact>> {
     };
     let padded: Vec<Dim> = (0..r)
         .map(|i| {
-            let p = pb.get(i).copied().unwrap_or(0) + pe.get(i).copied().unwrap_or(0);
-            let f = |v: u64| (v as i64 + p).max(0) as u64;
-            Dim::interval(f(d[i].min), d[i].max().map(f))
+            // In i128: pads from the file may be anywhere in i64; a bound past i64::MAX is
+            // unknown (the dim `?`, or unbounded above).
+            let p =
+                pb.get(i).copied().unwrap_or(0) as i128 + pe.get(i).copied().unwrap_or(0) as i128;
+            let f = |v: u64| {
+                let s = (v as i128 + p).max(0);
+                (s <= i64::MAX as i128).then_some(s as u64)
+            };
+            match f(d[i].min) {
+                None => Dim::any(),
+                Some(lo) => Dim::interval(lo, d[i].max().and_then(f)),
+            }
         })
         .collect();
     let mut out: Dims = padded.iter().copied().collect();
@@ -41,7 +50,12 @@ fn interpolate_infer(cx: &Ctx) -> R<Vec<Fact>> {
         for (k, &a) in at.v0_axes.iter().enumerate() {
             let i = norm_axis(a, r).at_attr("axes")?;
             out[i] = match (&sizes, &bounds) {
-                (Some(s), _) => Dim::known(*s.get(k).ok_or("output_shape too short")? as u64),
+                // As OpenVINO's `Dimension(v)`: -1 is dynamic, other negative sizes are 0
+                // (measured: -1 -> ?, -5 -> 0).
+                (Some(s), _) => match *s.get(k).ok_or("output_shape too short")? {
+                    -1 => Dim::any(),
+                    v => Dim::known(v.max(0) as u64),
+                },
                 (None, Some(b)) if b.len() == at.v0_axes.len() => {
                     dim_from_bounds(b[k].0.max(0), b[k].1)
                 }
@@ -125,8 +139,15 @@ fn resize_by_scales(
         out[a] = match &scales {
             Some(s) => {
                 let sc = *s.get(k).ok_or("scales is shorter than axes")? as f32;
-                let f = |v: u64| ((v as f32) * sc + 1.0e-5f32).floor().max(0.0) as u64;
-                Dim::interval(f(padded[a].min), padded[a].max().map(f))
+                // A product past i64::MAX is no dim: OpenVINO's is `?` (measured).
+                let f = |v: u64| {
+                    let r = ((v as f32) * sc + 1.0e-5f32).floor().max(0.0);
+                    (r < i64::MAX as f32).then_some(r as u64)
+                };
+                match f(padded[a].min) {
+                    None => Dim::any(),
+                    Some(lo) => Dim::interval(lo, padded[a].max().and_then(f)),
+                }
             }
             None => Dim::any(),
         };

@@ -26,14 +26,56 @@ fn div_dim(x: Dim, d: u64, what: &str) -> R<Dim> {
     Ok(Dim::interval(lo, hi))
 }
 
-/// `x + k` (k may be negative; results clamp at 0, unbounded stays unbounded).
+/// `x + k`, at least 0; a bound past i64::MAX (no OpenVINO dim holds it) is unknown: the
+/// minimum makes the dim `?`, the maximum unbounded.
 fn dim_add_i(x: Dim, k: i64) -> Dim {
-    let f = |v: u64| (v as i128 + k as i128).clamp(0, u64::MAX as i128) as u64;
-    Dim::interval(f(x.min), x.max().map(f))
+    let f = |v: u64| {
+        let s = (v as i128 + k as i128).max(0);
+        (s <= i64::MAX as i128).then_some(s as u64)
+    };
+    match f(x.min) {
+        None => Dim::any(),
+        Some(lo) => Dim::interval(lo, x.max().and_then(f)),
+    }
 }
 
 /// The block/pads (or crops) inputs of SpaceToBatch/BatchToSpace: integer 1-D tensors of one
 /// shape, with as many elements as data has dims.
+/// OpenVINO's `dim + Dimension(pad)` for SpaceToBatch (measured, 2026.4.1): `Dimension(-1)`
+/// is dynamic (`[0, inf)`), other negative pads are `0`, i64::MAX is infinite; a bound reaching
+/// i64::MAX is unbounded (a minimum there makes the dim `?`).
+fn ov_pad(x: Dim, pad: i64) -> Dim {
+    let add = |v: u64, p: u64| {
+        let s = v as u128 + p as u128;
+        (s < i64::MAX as u128).then_some(s as u64)
+    };
+    let (plo, phi) = match pad {
+        -1 => (0, None),
+        p if p < 0 => (0, Some(0)),
+        i64::MAX => return Dim::any(),
+        p => (p as u64, Some(p as u64)),
+    };
+    match add(x.min, plo) {
+        None => Dim::any(),
+        Some(lo) => Dim::interval(lo, x.max().zip(phi).and_then(|(m, p)| add(m, p))),
+    }
+}
+
+/// OpenVINO's `Dimension / d` where it must divide (SpaceToBatch): the interval's bounds in
+/// double, `[ceil(min / d), floor(max / d)]`, empty an error (exact below 2^53; beyond, a
+/// padded `2^53 + 3` by 2 is `2^52 + 2`, as OpenVINO gives it).
+fn ov_f64_div(x: Dim, d: u64, what: &str) -> R<Dim> {
+    if d == 1 {
+        return Ok(x);
+    }
+    let lo = (x.min as f64 / d as f64).ceil();
+    let hi = x.max().map(|m| (m as f64 / d as f64).floor());
+    if hi.is_some_and(|h| h < lo) {
+        return Err(format!("{what} {x} is not divisible by {d}").into());
+    }
+    Ok(Dim::interval(lo as u64, hi.map(|h| h as u64)))
+}
+
 fn block_inputs(cx: &Ctx, names: [&str; 3]) -> R<()> {
     cx.expect_inputs(4, 4)?;
     for (i, n) in names.iter().enumerate() {
@@ -104,12 +146,9 @@ fn space_to_batch_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 if b[i] <= 0 {
                     return Err(format!("block_shape values must be positive, are {b:?}").into());
                 }
-                let padded = dim_add_i(d[i], pb[i] + *pe.get(i).ok_or("pads_end is short")?);
-                out.push(if padded.max().is_none() {
-                    Dim::interval(padded.min.div_ceil(b[i] as u64), None)
-                } else {
-                    div_dim(padded, b[i] as u64, "padded dimension")?
-                });
+                let pe_i = *pe.get(i).ok_or("pads_end is short")?;
+                let padded = ov_pad(ov_pad(d[i], pb[i]), pe_i);
+                out.push(ov_f64_div(padded, b[i] as u64, "padded dimension")?);
             }
         }
         _ => out.extend((1..d.len()).map(|_| Dim::any())),
@@ -156,7 +195,16 @@ fn batch_to_space_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 .into());
             }
             for i in 1..d.len() {
-                let crop = cb[i] + ce[i];
+                // In i64 as OpenVINO adds them: crops of i64::MAX each wrap to -2, which crops
+                // nothing there (measured: [2,2,4,4] by blocks [1,1,2,1] stays 8 on axis 2).
+                let crop = cb[i].wrapping_add(ce[i]);
+                if crop < 0 {
+                    out.push(match &blocks {
+                        Some(b) => checked_dim_mul(d[i], Dim::known(b[i] as u64))?,
+                        None => dim_mul(d[i], Dim::interval(1, None)),
+                    });
+                    continue;
+                }
                 let full = match &blocks {
                     Some(b) => checked_dim_mul(d[i], Dim::known(b[i] as u64))?,
                     None => dim_mul(d[i], Dim::interval(1, None)),

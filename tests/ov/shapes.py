@@ -2082,6 +2082,53 @@ def _s2b(shape, kind):
     return model(op3.space_to_batch(P(shape), *_s2b_inputs(kind)))
 
 
+# Pads/sizes at the edges of i64 (issue 21): OpenVINO's dims are int64, an overflowing sum is `?`.
+_I64_MAX = 2 ** 63 - 1
+
+
+@cases("space_to_batch_i64_edge", [
+    ("pads_sum_overflows", ([1, 2, 2, 4], [1, 1, 1, 1], [0, 0, _I64_MAX, 0], [0, 0, 1, 0])),
+    ("pads_begin_max", ([1, 2, 2, 4], [1, 1, 1, 1], [0, 0, _I64_MAX, 0], [0, 0, 0, 0])),
+    ("pads_end_near_max", ([1, 2, 2, 4], [1, 1, 2, 1], [0, 0, 0, 0], [0, 0, _I64_MAX - 2, 0])),
+    ("pads_negative_huge", ([1, 2, 2, 4], [1, 1, 1, 1], [0, 0, -_I64_MAX, 0], [0, 0, 0, 0])),
+    ("interval_pads_max", ([1, 2, (2, 9), 4], [1, 1, 1, 1], [0, 0, _I64_MAX - 5, 0], [0, 0, 0, 0])),
+    # OpenVINO reads a pad of -1 as a dynamic Dimension and other negative pads as 0.
+    ("pad_minus_one", ([1, 2, 2, 4], [1, 1, 1, 1], [0, 0, 0, 0], [0, 0, -1, 0])),
+    ("pads_minus_one_twice", ([1, 2, 3, 4], [1, 1, 1, 1], [0, 0, -1, 0], [0, 0, -1, 0])),
+    ("pad_minus_four", ([1, 2, 3, 4], [1, 1, 1, 1], [0, 0, -4, 0], [0, 0, 0, 0])),
+    # Beyond 2^53 the division is OpenVINO's, in double.
+    ("padded_2p53_odd", ([1, 2, 2, 4], [1, 1, 2, 1], [0, 0, 0, 0], [0, 0, 2 ** 53 + 1, 0])),
+    ("padded_near_max_by_3", ([1, 2, 2, 4], [1, 1, 3, 1], [0, 0, 0, 0], [0, 0, _I64_MAX - 4, 0])),
+    ("padded_reaches_max", ([1, 2, 3, 4], [1, 1, 1, 1], [0, 0, 0, 0], [0, 0, _I64_MAX - 3, 0])),
+])
+def _s2b_edge(shape, b, pb, pe):
+    return model(op3.space_to_batch(P(shape), C(b), C(pb), C(pe)))
+
+
+@cases("batch_to_space_i64_edge", [
+    ("crops_sum_wraps", ([2, 2, 4, 4], [1, 1, 2, 1], [0, 0, _I64_MAX, 0], [0, 0, _I64_MAX, 0])),
+    ("crops_all", ([2, 2, 4, 4], [1, 1, 2, 1], [0, 0, 4, 0], [0, 0, 4, 0])),
+])
+def _b2s_edge(shape, b, cb, ce):
+    return model(op2.batch_to_space(P(shape), C(b), C(cb), C(ce)))
+
+
+@cases("interpolate0_negative_size", [("one", ([1, 3, 4, 4], [-5, 8])), ("both", ([1, 3, 4, 4], [-1, -7])),
+                                      ("minus_one", ([1, 3, 4, 4], [8, -1]))])
+def _interp0_neg(x, sizes):
+    return model(op1.interpolate(P(x), C(sizes), {"axes": [2, 3], "mode": "nearest", "align_corners": False,
+                                                   "antialias": False, "pads_begin": [0], "pads_end": [0]}))
+
+
+@cases("interpolate11_pads_i64_edge", [
+    ("scales_pads_overflow", ([1, 3, 4, 4], [0, 0, _I64_MAX, 0], [0, 0, 1, 0])),
+    ("scales_pads_max", ([1, 3, 4, 4], [0, 0, _I64_MAX - 4, 0], [0, 0, 0, 0])),
+])
+def _interp11_edge(x, pb, pe):
+    return model(op11.interpolate(P(x), C([1.0, 1.0], "f32"), "nearest", "scales", pads_begin=pb, pads_end=pe,
+                                  axes=C([2, 3])))
+
+
 @cases("batch_to_space", [("static", ([12, 3, 4, 6], "c")), ("dyn", ([-1, 3, -1, 6], "c")),
                           ("interval", ([(6, 13), 3, (4, 10), (5, 7)], "c")), ("dynrank", (None, "c")),
                           ("param_block", ([12, 3, 4, 6], "pb")), ("param_crops", ([12, 3, 4, 6], "pp")),
