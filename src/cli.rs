@@ -190,6 +190,10 @@ enum Cmd {
         /// inference; exit 0 when they agree.
         #[arg(long)]
         check: bool,
+        /// With --format json: also every layer's output ports with their inferred types and
+        /// shapes, intervals kept ("ports").
+        #[arg(long, conflicts_with = "check")]
+        ports: bool,
         /// With several files (pre-commit): skip files that are not OpenVINO IR (whose root
         /// element is not <net>), saying so on stderr.
         #[arg(long)]
@@ -468,6 +472,7 @@ fn run(cmd: Cmd) -> i32 {
             output,
             inputs,
             check,
+            ports,
             skip_non_ir,
             format,
             quiet,
@@ -477,7 +482,15 @@ fn run(cmd: Cmd) -> i32 {
                 return several("infer-shapes -o", input.0.len());
             }
             each(input, json, !check, |i| {
-                cmd_infer_shapes(i, output.clone(), inputs.clone(), check, format, quiet)
+                cmd_infer_shapes(
+                    i,
+                    output.clone(),
+                    inputs.clone(),
+                    check,
+                    ports,
+                    format,
+                    quiet,
+                )
             })
         }
         Cmd::Diff { a, b, format } => one(json, true, || cmd_diff(a, b, format)),
@@ -700,6 +713,7 @@ fn cmd_infer_shapes(
     output: Option<PathBuf>,
     inputs: Vec<String>,
     check: bool,
+    ports: bool,
     format: Format,
     quiet: bool,
 ) -> Result<i32, Fail> {
@@ -784,7 +798,11 @@ fn cmd_infer_shapes(
     }
     drop(bar);
     if json {
-        out(&to_json(&report::io(&parsed.model)));
+        let mut r = report::io(&parsed.model);
+        if ports {
+            r.ports = Some(report::ports_of(&parsed.model.graph));
+        }
+        out(&to_json(&r));
     } else if output.is_none() {
         out(&io_summary(&parsed.model));
     }

@@ -50,6 +50,51 @@ pub struct Io {
 pub struct IoReport {
     pub inputs: Vec<Io>,
     pub outputs: Vec<Io>,
+    /// `--ports`: every layer of the top-level graph with its output ports' inferred types and
+    /// shapes, intervals kept (which ports written to a file lose).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ports: Option<Vec<LayerPorts>>,
+}
+
+/// One layer's output ports (`infer-shapes --ports`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LayerPorts {
+    pub layer: String,
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub outputs: Vec<PortShape>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortShape {
+    pub element_type: String,
+    pub shape: JsonShape,
+}
+
+/// Every layer's output ports, in the writer's order (see [`IoReport::ports`]).
+pub fn ports_of(g: &Graph) -> Vec<LayerPorts> {
+    let et = |p: &crate::ir::Port| p.precision.map_or("dynamic".into(), |e| e.to_string());
+    g.ordered()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|n| {
+            let l = &g[n];
+            LayerPorts {
+                layer: l.name.clone(),
+                ty: l.ty.to_string(),
+                outputs: l
+                    .outputs
+                    .iter()
+                    .map(|p| PortShape {
+                        element_type: et(p),
+                        shape: json_shape(&p.shape),
+                    })
+                    .collect(),
+            }
+        })
+        .collect()
 }
 
 /// The model's inputs (Parameters) and outputs (Results) in the writer's order, with the types
@@ -63,6 +108,7 @@ pub fn io_of(g: &Graph) -> IoReport {
     let mut r = IoReport {
         inputs: Vec::new(),
         outputs: Vec::new(),
+        ports: None,
     };
     let et = |p: &crate::ir::Port| p.precision.map_or("dynamic".into(), |e| e.to_string());
     for &n in &order {

@@ -41,10 +41,11 @@ fn dim_add_i(x: Dim, k: i64) -> Dim {
 
 /// The block/pads (or crops) inputs of SpaceToBatch/BatchToSpace: integer 1-D tensors of one
 /// shape, with as many elements as data has dims.
-/// OpenVINO's `dim + Dimension(pad)` for SpaceToBatch (measured, 2026.4.1): `Dimension(-1)`
-/// is dynamic (`[0, inf)`), other negative pads are `0`, i64::MAX is infinite; a bound reaching
-/// i64::MAX is unbounded (a minimum there makes the dim `?`).
-fn ov_pad(x: Dim, pad: i64) -> Dim {
+/// OpenVINO's `dim + Dimension(pad)` for SpaceToBatch (measured, 2026.4.1): `Dimension(-1)` is
+/// dynamic (`[0, inf)`), other negative pads count as `0`; `None` when the minimum reaches
+/// i64::MAX (OpenVINO's dim saturates there and prints `?`, whatever is added after), and a
+/// maximum reaching it is unbounded.
+fn ov_pad(x: Dim, pad: i64) -> Option<Dim> {
     let add = |v: u64, p: u64| {
         let s = v as u128 + p as u128;
         (s < i64::MAX as u128).then_some(s as u64)
@@ -52,13 +53,13 @@ fn ov_pad(x: Dim, pad: i64) -> Dim {
     let (plo, phi) = match pad {
         -1 => (0, None),
         p if p < 0 => (0, Some(0)),
-        i64::MAX => return Dim::any(),
         p => (p as u64, Some(p as u64)),
     };
-    match add(x.min, plo) {
-        None => Dim::any(),
-        Some(lo) => Dim::interval(lo, x.max().zip(phi).and_then(|(m, p)| add(m, p))),
-    }
+    let lo = add(x.min, plo)?;
+    Some(Dim::interval(
+        lo,
+        x.max().zip(phi).and_then(|(m, p)| add(m, p)),
+    ))
 }
 
 /// OpenVINO's `Dimension / d` where it must divide (SpaceToBatch): the interval's bounds in
@@ -147,8 +148,13 @@ fn space_to_batch_infer(cx: &Ctx) -> R<Vec<Fact>> {
                     return Err(format!("block_shape values must be positive, are {b:?}").into());
                 }
                 let pe_i = *pe.get(i).ok_or("pads_end is short")?;
-                let padded = ov_pad(ov_pad(d[i], pb[i]), pe_i);
-                out.push(ov_f64_div(padded, b[i] as u64, "padded dimension")?);
+                // Added one pad at a time, as Dimensions (measured: pads -1 and -1 on 3 give
+                // `3..`, not 3); once a dim saturates at i64::MAX it stays `?`.
+                let padded = ov_pad(d[i], pb[i]).and_then(|x| ov_pad(x, pe_i));
+                out.push(match padded {
+                    Some(p) => ov_f64_div(p, b[i] as u64, "padded dimension")?,
+                    None => Dim::any(),
+                });
             }
         }
         _ => out.extend((1..d.len()).map(|_| Dim::any())),

@@ -6,11 +6,14 @@ overrides from models.json, plus small generated one-op graphs):
 
   1. write a corrupted copy of the IR: every port <dim> removed and every port
      precision replaced by a wrong one (Parameter/Const <data> left alone);
-  2. `irc infer-shapes corrupted.xml -o out.xml [--input NAME[DIMS]]...`;
+  2. `irc infer-shapes corrupted.xml -o out.xml --format json --ports [--input NAME[DIMS]]...`;
   3. compare every op output (except Parameter/Result) with what OpenVINO
      infers (read_model, then reshape for overrides), in the lossy XML form:
      canonical element type name, dims with -1 for any non-static dim,
-     no dims for dynamic rank.
+     no dims for dynamic rank;
+  4. then exactly: every op output (Parameters too) against irc's `--ports` report,
+     as OpenVINO prints a PartialShape (`[1,..10,5..,2..7,?]`, `[...]` for a
+     dynamic rank, `[]` for a scalar): intervals and ranks must be identical.
 
 Usage:  python tests/ov/shapes.py [-k SUBSTRING] [-v] [--keep DIR]
 Env:    IRC_BIN (default <repo>/target/release/irc)
@@ -90,7 +93,9 @@ def run_irc(orig_xml, workdir, inputs=()):
     if src_bin.exists():
         shutil.copyfile(src_bin, workdir / "corrupted.bin")
     out_xml = workdir / "out.xml"
-    cmd = [IRC_BIN, "infer-shapes", str(bad_xml), "-o", str(out_xml)]
+    # --ports: every layer's inferred shapes with their intervals, beside the written ports
+    # (which lose them), for the exact comparison (ports.json).
+    cmd = [IRC_BIN, "infer-shapes", str(bad_xml), "-o", str(out_xml), "--format", "json", "--ports"]
     for i in inputs:
         cmd += ["--input", i]
     try:
@@ -102,7 +107,35 @@ def run_irc(orig_xml, workdir, inputs=()):
         return out_xml, "irc exit %d: %s" % (p.returncode, first)
     if not out_xml.exists():
         return out_xml, "irc wrote no out.xml"
+    (workdir / "ports.json").write_text(p.stdout)
     return out_xml, None
+
+
+def ov_shape_text(dims):
+    """irc's JSON shape in OpenVINO's PartialShape text: [1,..10,5..,2..7,?] or [...]."""
+    if dims is None:
+        return "[...]"
+    return "[" + ",".join(str(d) for d in dims) + "]"
+
+
+def compare_exact(ov_model, ports_json, orig_xml):
+    """Every op output of ov_model against irc's inferred port (type, and the shape with its
+    intervals and rank, as OpenVINO prints a PartialShape)."""
+    got = {p["layer"]: p["outputs"] for p in json.loads(Path(ports_json).read_text())["ports"]}
+    orig = irc_ports(orig_xml)
+    bad = []
+    for node in ov_model.get_ordered_ops():
+        name = node.get_friendly_name()
+        if node.get_type_name() == "Result" or name not in orig or name not in got:
+            continue  # OpenVINO's own nodes; a missing layer is reported by compare()
+        for i, out in enumerate(node.outputs()):
+            exp = (out.get_element_type().get_type_name(), str(out.get_partial_shape()).replace(" ", ""))
+            g = got[name][i] if i < len(got[name]) else None
+            g = g and (g["element_type"], ov_shape_text(g["shape"]))
+            if g != exp:
+                bad.append("%s(%s)/out%d OV %s%s vs irc %s (exact)" % (
+                    name, node.get_type_name(), i, exp[0], exp[1], "%s%s" % g if g else "missing"))
+    return bad
 
 
 # ---------------------------------------------------------------------------
@@ -2514,7 +2547,7 @@ def main():
         if err:
             return err
         try:
-            return compare(ref, out_xml, xml)
+            return compare(ref, out_xml, xml) or compare_exact(ref, wd / "ports.json", xml)
         except Exception as e:
             return "comparison failed: %s" % e
 
