@@ -29,6 +29,10 @@ for s in SUITES:
         print(r.stderr[-4000:])
         continue
     p, f = int(m.group(1)), int(m.group(2))
+    if p == 0 and os.environ.get("CI"):
+        # In CI (../shared beside the clone) every suite has cases; 0 passed is a hollow pass.
+        print(f"{s} passed 0 cases")
+        f = max(f, 1)
     if r.returncode != 0 and f == 0:
         # A suite that fails must not pass through its summary line (a minimum-count check, a
         # crash after the summary): its exit code counts as one failure.
