@@ -96,7 +96,7 @@ impl Error {
         if let Some(src) = source.as_deref() {
             for d in &mut diags {
                 if let (Some(pos), Some(name)) = (d.pos, d.attr.take()) {
-                    d.pos = Some(attr_pos(src, pos, &name));
+                    d.pos = Some(attr_pos(src.as_bytes(), pos, &name));
                 }
             }
         }
@@ -116,27 +116,31 @@ impl Error {
 
 /// Position of attribute `name` in the tag starting at `pos` (`pos` itself when the tag has no
 /// such attribute).
-pub fn attr_pos(src: &str, pos: usize, name: &str) -> usize {
-    let rest = src.get(pos..).unwrap_or("");
-    let end = rest.find('>').unwrap_or(rest.len());
+pub fn attr_pos(src: &[u8], pos: usize, name: &str) -> usize {
+    let rest = src.get(pos..).unwrap_or(&[]);
+    let end = memchr::memchr(b'>', rest).unwrap_or(rest.len());
     let needle = format!(" {name}=");
-    rest[..end]
-        .find(&needle)
+    memchr::memmem::find(&rest[..end], needle.as_bytes())
         .map(|i| pos + i + 1)
         .unwrap_or(pos)
 }
 
 /// 1-based line and column (in characters) of a byte offset.
-pub fn line_col(src: &str, pos: usize) -> (usize, usize) {
-    let pos = pos.min(src.len());
-    let mut pos = pos;
-    while !src.is_char_boundary(pos) {
+pub fn line_col(src: &[u8], pos: usize) -> (usize, usize) {
+    let mut pos = pos.min(src.len());
+    // Inside a character: at its start.
+    while pos > 0 && pos < src.len() && (src[pos] & 0xc0) == 0x80 {
         pos -= 1;
     }
     let before = &src[..pos];
-    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let col = src[line_start..pos].chars().count() + 1;
+    let line = memchr::memchr_iter(b'\n', before).count() + 1;
+    let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+    // Characters: every byte that does not continue a UTF-8 sequence starts one.
+    let col = before[line_start..]
+        .iter()
+        .filter(|&&b| (b & 0xc0) != 0x80)
+        .count()
+        + 1;
     (line, col)
 }
 
@@ -272,8 +276,9 @@ mod tests {
 
     #[test]
     fn line_col_counts_chars() {
-        let s = "ab\ncdé\nx";
+        let s = "ab\ncdé\nx".as_bytes();
         assert_eq!(line_col(s, 0), (1, 1));
+        assert_eq!(line_col(s, 6), (2, 3), "inside é: at its start");
         assert_eq!(line_col(s, 3), (2, 1));
         assert_eq!(line_col(s, 8), (3, 1));
         assert_eq!(line_col(s, 100), (3, 2));

@@ -34,6 +34,7 @@ impl<'a> Parser<'a> {
         }
     }
     /// The source slice a borrowed event buffer points into (the reader reads from `src`).
+    /// Checked: the bytes may be of a mapped file that changed since it was validated.
     pub(super) fn borrowed(&self, b: &[u8]) -> Option<&'a str> {
         let base = self.src.as_ptr() as usize;
         let p = b.as_ptr() as usize;
@@ -41,7 +42,7 @@ impl<'a> Parser<'a> {
             return Some("");
         }
         let off = p.checked_sub(base)?;
-        self.src.get(off..off + b.len())
+        std::str::from_utf8(self.src.get(off..off + b.len())?).ok()
     }
     /// Unescape entities; `at` gives the error position (only computed on error).
     pub(super) fn unescape(

@@ -90,19 +90,21 @@ pub fn read_file(xml_path: &Path) -> Result<Parsed, Error> {
     };
     crate::files::stall("start");
     let owned;
-    let text: &str = match &mapped {
+    let text: &[u8] = match &mapped {
         Some(m) => {
+            // Validated here for the error's position only: the parser keeps bytes and checks
+            // each token it turns into text, so a file changed while mapped can give an error,
+            // never an invalid `&str`.
             m.validate().map_err(|pos| utf8_error(&m.map, pos))?;
             crate::trace("read: validated");
-            // SAFETY: validated just above (the file is not expected to change while read).
-            unsafe { std::str::from_utf8_unchecked(&m.map) }
+            &m.map[..]
         }
         None => {
             let mut bytes = Vec::with_capacity(len as usize);
             std::io::Read::read_to_end(&mut &file, &mut bytes).map_err(io_err)?;
             owned = String::from_utf8(bytes)
                 .map_err(|e| utf8_error(e.as_bytes(), e.utf8_error().valid_up_to()))?;
-            &owned
+            owned.as_bytes()
         }
     };
     let bin = bin_path_for(xml_path);
@@ -138,7 +140,7 @@ pub fn read_str_with(
     parallel_min: usize,
 ) -> Result<Parsed, Error> {
     parse_with(
-        &source.clone(),
+        source.clone().as_bytes(),
         Some(source),
         path,
         weights,
@@ -159,7 +161,7 @@ pub fn read_str(
 }
 
 fn new_parser<'a>(
-    src: &'a str,
+    src: &'a [u8],
     base: usize,
     end: usize,
     weights: Option<Arc<Weights>>,
@@ -168,7 +170,7 @@ fn new_parser<'a>(
 ) -> Parser<'a> {
     let mut p = Parser {
         src,
-        r: Reader::from_str(&src[base..end]),
+        r: Reader::from_reader(&src[base..end]),
         diags: Vec::new(),
         map: SourceMap::default(),
         weights,
@@ -192,7 +194,7 @@ fn new_parser<'a>(
 /// Read with two threads when the text is at least `parallel_min` bytes and splits cleanly;
 /// the result is the same as a one-thread read (any problem falls back to one).
 pub(crate) fn parse_with(
-    text: &str,
+    text: &[u8],
     keep: Option<Arc<str>>,
     path: &str,
     weights: Option<Arc<Weights>>,
@@ -202,8 +204,9 @@ pub(crate) fn parse_with(
 ) -> Result<Parsed, Error> {
     // XML allows no NUL character anywhere (OpenVINO's reader rejects the file); a NUL in a
     // name or type would otherwise reach the model and the written IR.
-    if let Some(at) = memchr::memchr(0, text.as_bytes()) {
-        let src = keep.clone().unwrap_or_else(|| Arc::from(text));
+    let lossy = || Arc::from(String::from_utf8_lossy(text).as_ref());
+    if let Some(at) = memchr::memchr(0, text) {
+        let src = keep.clone().unwrap_or_else(lossy);
         return Err(Error::single(
             path.to_string(),
             Some(src),
@@ -240,7 +243,7 @@ pub(crate) fn parse_with(
         }
         // Errors (or an unexpected layout): read again on one thread for the exact diagnostics.
     }
-    let source_for_error = || keep.clone().unwrap_or_else(|| Arc::from(text));
+    let source_for_error = || keep.clone().unwrap_or_else(lossy);
     let mut p = new_parser(text, 0, text.len(), weights.clone(), bin_label, mapped);
     p.cap_hint = Some(capacity_hint(text));
     let result = p.document();
@@ -328,7 +331,9 @@ struct RawEdge {
 }
 
 struct Parser<'a> {
-    src: &'a str,
+    /// The source as bytes: a mapped file can change under the reader, so no `&str` is made
+    /// over it; each token turned into text is checked (`borrowed`).
+    src: &'a [u8],
     r: Reader<&'a [u8]>,
     diags: Vec<Diag>,
     map: SourceMap,
@@ -403,13 +408,12 @@ fn eof(t: &Tag) -> Diag {
 /// bytes of XML), so the node storage never grows by copying; the part never used is never
 /// touched, so it costs address space, not memory. Counting the tags instead read the whole
 /// file up front (30 ms and its size in resident memory for a 44 MB file).
-fn capacity_hint(text: &str) -> (usize, usize) {
+fn capacity_hint(text: &[u8]) -> (usize, usize) {
     let n = text.len() / 256 + 16;
     (n, n)
 }
 
-fn skip_ws(src: &str, mut pos: usize) -> usize {
-    let b = src.as_bytes();
+fn skip_ws(b: &[u8], mut pos: usize) -> usize {
     while pos < b.len() && b[pos].is_ascii_whitespace() {
         pos += 1;
     }
@@ -475,6 +479,38 @@ pub fn root_is_net(path: &Path) -> Option<bool> {
                     Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/')
                 )
             }));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The parser works on bytes and checks every token it turns into text, so bytes that
+    /// are not UTF-8 (a mapped file changed after it was validated) give an error, whichever
+    /// token they are in, never an invalid `&str`.
+    #[test]
+    fn bytes_that_are_not_utf8_are_an_error_not_a_str() {
+        let good = r#"<net name="m" version="11"><layers><layer id="0" name="NAME" type="Parameter" version="opset1"><data shape="1" element_type="f32"/><output><port id="0" precision="FP32"><dim>1</dim></port></output></layer><layer id="1" name="r" type="Result" version="opset1"><input><port id="0" precision="FP32"><dim>1</dim></port></input></layer></layers><edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/></edges></net>"#;
+        assert!(parse_with(
+            good.as_bytes(),
+            None,
+            "m.xml",
+            None,
+            "m.bin",
+            usize::MAX,
+            None
+        )
+        .is_ok());
+        for needle in ["NAME", "Parameter", "FP32", "<dim>1", "data"] {
+            let at = good.find(needle).unwrap() + 1;
+            let mut bad = good.as_bytes().to_vec();
+            bad[at] = 0xff;
+            for parallel_min in [usize::MAX, 0] {
+                let r = parse_with(&bad, None, "m.xml", None, "m.bin", parallel_min, None);
+                assert!(r.is_err(), "0xff in {needle} was read");
+            }
         }
     }
 }

@@ -27,15 +27,16 @@ pub(super) fn shift_origins(layer: &mut Layer, by: u32) {
 }
 /// Where to split the top-level `<layers>` for a parallel read: a top-level `<layer` (two tabs of
 /// indentation, as OpenVINO and irc write it) near the middle, and the end of `<layers>`.
-pub(super) fn split_plan(text: &str) -> Option<(usize, usize)> {
-    let start = text.find("<layers>")?;
-    if text.find("<layer ")? < start {
+pub(super) fn split_plan(text: &[u8]) -> Option<(usize, usize)> {
+    use memchr::memmem;
+    let start = memmem::find(text, b"<layers>")?;
+    if memmem::find(text, b"<layer ")? < start {
         return None;
     }
-    let end = text.rfind("</layers>")?;
+    let end = memmem::rfind(text, b"</layers>")?;
     // The first thread also reads the edges and connects the graph: it takes 40% of the layers.
     let mid = start + (end.checked_sub(start)?) / 5 * 2;
-    let at = mid + text.get(mid..end)?.find("\n\t\t<layer ")? + 3;
+    let at = mid + memmem::find(text.get(mid..end)?, b"\n\t\t<layer ")? + 3;
     (at < end).then_some((at, end))
 }
 
@@ -49,10 +50,10 @@ impl<'a> Parser<'a> {
         // again. Its end tags of elements opened before (`</net>`) are unmatched for it: allowed
         // until `</net>` (see `document`); those of elements it opens are checked as usual.
         let rest = end + "</layers>".len();
-        if self.src.get(end..rest) != Some("</layers>") {
+        if self.src.get(end..rest) != Some(&b"</layers>"[..]) {
             return Err(fallback());
         }
-        self.r = Reader::from_str(&self.src[rest..]);
+        self.r = Reader::from_reader(&self.src[rest..]);
         self.r.config_mut().trim_text(true);
         self.r.config_mut().allow_unmatched_ends = true;
         self.base = rest;
@@ -156,13 +157,21 @@ mod parallel_tests {
             let Ok(text) = std::fs::read_to_string(&xml) else {
                 continue;
             };
-            if split_plan(&text).is_none() {
+            if split_plan(text.as_bytes()).is_none() {
                 continue;
             }
             let w = Weights::open(&bin_path_for(&xml)).ok().map(Arc::new);
-            let one =
-                parse_with(&text, None, "m.xml", w.clone(), "m.bin", usize::MAX, None).unwrap();
-            let two = parse_with(&text, None, "m.xml", w, "m.bin", 0, None).unwrap();
+            let one = parse_with(
+                text.as_bytes(),
+                None,
+                "m.xml",
+                w.clone(),
+                "m.bin",
+                usize::MAX,
+                None,
+            )
+            .unwrap();
+            let two = parse_with(text.as_bytes(), None, "m.xml", w, "m.bin", 0, None).unwrap();
             assert_eq!(
                 crate::dump::dump(&one.model),
                 crate::dump::dump(&two.model),
@@ -190,17 +199,25 @@ mod parallel_tests {
         )
         .unwrap();
         // Break a layer in the second half: the diagnostics must match the one-thread read.
-        let (split, _) = split_plan(&text).unwrap();
+        let (split, _) = split_plan(text.as_bytes()).unwrap();
         let at = split + text[split..].find("type=\"").unwrap();
         let bad = format!(
             "{}type=\"{}",
             &text[..at],
             &text[at + 6..].replacen('"', "\" version=\"opset99\" x=\"", 1)
         );
-        let one = parse_with(&bad, None, "m.xml", None, "m.bin", usize::MAX, None)
-            .err()
-            .unwrap();
-        let two = parse_with(&bad, None, "m.xml", None, "m.bin", 0, None)
+        let one = parse_with(
+            bad.as_bytes(),
+            None,
+            "m.xml",
+            None,
+            "m.bin",
+            usize::MAX,
+            None,
+        )
+        .err()
+        .unwrap();
+        let two = parse_with(bad.as_bytes(), None, "m.xml", None, "m.bin", 0, None)
             .err()
             .unwrap();
         assert_eq!(one.to_string(), two.to_string());
@@ -219,7 +236,7 @@ mod parallel_tests {
         let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("ir-samples/models/silero_seq.bin");
         let w = Some(Arc::new(Weights::open(&bin).unwrap()));
-        assert!(parse_with(&text, None, "m.xml", w.clone(), "m.bin", 0, None).is_ok());
+        assert!(parse_with(text.as_bytes(), None, "m.xml", w.clone(), "m.bin", 0, None).is_ok());
         let breakages: [(&str, &str); 5] = [
             ("</edges>", "</edges></edges>"),
             ("</net>", "</net></net>"),
@@ -230,10 +247,18 @@ mod parallel_tests {
         for (from, to) in breakages {
             let at = text.rfind(from).unwrap();
             let bad = format!("{}{to}{}", &text[..at], &text[at + from.len()..]);
-            let one = parse_with(&bad, None, "m.xml", w.clone(), "m.bin", usize::MAX, None)
-                .err()
-                .unwrap_or_else(|| panic!("{to}: the one-thread read accepts it"));
-            let two = parse_with(&bad, None, "m.xml", w.clone(), "m.bin", 0, None)
+            let one = parse_with(
+                bad.as_bytes(),
+                None,
+                "m.xml",
+                w.clone(),
+                "m.bin",
+                usize::MAX,
+                None,
+            )
+            .err()
+            .unwrap_or_else(|| panic!("{to}: the one-thread read accepts it"));
+            let two = parse_with(bad.as_bytes(), None, "m.xml", w.clone(), "m.bin", 0, None)
                 .err()
                 .unwrap_or_else(|| panic!("{to}: the two-thread read accepts it"));
             assert_eq!(one.to_string(), two.to_string(), "{to}");
