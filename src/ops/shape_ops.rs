@@ -370,10 +370,10 @@ fn reshape_shape(cx: &Ctx) -> R<PartialShape> {
     ) {
         let zero_dims = pattern.contains(&zero);
         let backward = (zero_dims && special_zero) || minus_one.is_some();
-        let (pa, po): (u128, u128) = (
-            a.iter().map(|&x| x as u128).product(),
-            o.iter().map(|&x| x as u128).product(),
-        );
+        // Saturating: dims from a file can multiply past u128 (then the counts cannot be told
+        // apart, and no error is claimed).
+        let count = |s: &[u64]| s.iter().fold(1u128, |a, &x| a.saturating_mul(x as u128));
+        let (pa, po) = (count(&a), count(&o));
         if !backward && pa != po {
             return Err(format!(
                 "cannot reshape {} ({pa} elements) to {} ({po} elements)",
