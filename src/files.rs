@@ -61,6 +61,11 @@ fn identity(p: &Path) -> Option<(u64, u64)> {
     std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()))
 }
 
+/// The `.bin` that belongs to an `.xml`: same path, extension replaced.
+pub fn bin_path_for(xml: &Path) -> PathBuf {
+    xml.with_extension("bin")
+}
+
 /// The `.bin` of an output `.xml`; `None` unless the name ends in `.xml` (case-sensitive) with
 /// something before it, so a typo (`-o m`, `-o m.opt`, `-o m.XML`, `-o m.bin`) can never make
 /// irc derive the input's `.bin` as an output.
@@ -130,7 +135,7 @@ pub fn check_output(out: &Path, input: &Path) -> Result<OutputPaths, String> {
             bin.display()
         ));
     }
-    let in_bin = crate::xml::read::bin_path_for(input);
+    let in_bin = bin_path_for(input);
     let (ix, ib) = (identity(input), identity(&in_bin));
     if ob.is_some() && ob == ib && ox != ix {
         return Err(format!(

@@ -9,45 +9,19 @@
 //!   every input port is fed exactly once; the graph has no cycle;
 //! - Parameters have no inputs, Results one input and no outputs, Consts one output and data
 //!   whose byte size matches their element type and shape (and lies inside the `.bin`);
-//! - body port maps name existing body layers and existing ports of the outer layer;
-//! - with [`Check::Types`], every port's recorded element type and shape equal inference.
+//! - body port maps name existing body layers and existing ports of the outer layer.
+//!
+//! That recorded types and shapes equal inference is [`crate::passes::infer::verify_types`]
+//! (passes use the verifier, never the other way round).
 
 use crate::error::{Diag, Kind};
 use crate::ir::tensor::strings;
 use crate::ir::{ConstData, ElementType, Graph, Layer, Model, PartialShape};
 
-/// How much to check.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Check {
-    /// Graph structure and constants.
-    Structure,
-    /// Structure, and recorded port types/shapes against inference.
-    Types,
-}
-
 /// Every violated invariant of `model`, empty when it is sound.
-pub fn verify(model: &Model, check: Check) -> Vec<Diag> {
+pub fn verify(model: &Model) -> Vec<Diag> {
     let mut out = Vec::new();
     graph(model, &model.graph, "", &mut out);
-    if check == Check::Types && out.is_empty() {
-        let mut inf = crate::passes::infer::Infer::new(model, None, &[]);
-        let facts = inf.run();
-        out.extend(inf.diags);
-        let mut drift = Vec::new();
-        crate::passes::infer::drift(&model.graph, &facts, None, &mut drift);
-        for d in drift {
-            out.push(
-                Diag::new(
-                    Kind::Shape,
-                    format!(
-                        "output port {}: recorded {}, inferred {}",
-                        d.port, d.recorded, d.inferred
-                    ),
-                )
-                .layer(d.layer),
-            );
-        }
-    }
     out
 }
 
@@ -296,7 +270,10 @@ mod tests {
             let w = std::sync::Arc::new(crate::ir::Weights::from_bytes(vec![0xa5; size]));
             let p = crate::xml::read::read_str(xml.into(), "m.xml", Some(w), "m.bin")
                 .unwrap_or_else(|e| panic!("{et}[{shape}] in {size} bytes: {e}"));
-            assert!(verify(&p.model, Check::Types).is_empty(), "{et}[{shape}]");
+            assert!(
+                crate::passes::infer::verify_types(&p.model).is_empty(),
+                "{et}[{shape}]"
+            );
             let short = format!("{et}[{shape}] in {} bytes", size - 1);
             let src = p.source.as_deref().expect("read_str keeps the source");
             let x = src.replace(
@@ -314,7 +291,7 @@ mod tests {
     #[test]
     fn read_models_are_sound() {
         let p = sample("llama_fp16.xml");
-        assert!(verify(&p.model, Check::Types).is_empty());
+        assert!(crate::passes::infer::verify_types(&p.model).is_empty());
     }
 
     #[test]
@@ -331,7 +308,7 @@ mod tests {
         };
         let id = g[a].id;
         g[b].id = id;
-        let diags = verify(&p.model, Check::Structure);
+        let diags = verify(&p.model);
         let text: Vec<String> = diags.iter().map(|d| d.message.clone()).collect();
         assert!(
             text.iter().any(|m| m.contains("fed by 0 edges")),

@@ -50,7 +50,7 @@ fn sample_dumps() {
             let p = read(path);
             let mut text = format!("== read\n{}", irc::dump::dump(&p.model));
 
-            let bad = irc::verify::verify(&p.model, irc::verify::Check::Structure);
+            let bad = irc::verify::verify(&p.model);
             assert!(bad.is_empty(), "{}: read model: {bad:?}", rel(path));
             let mut inferred = p.model.clone();
             let mut inf = irc::passes::infer::Infer::new(&p.model, Some(&p.source_map), &[]);
@@ -68,7 +68,7 @@ fn sample_dumps() {
             )
             .unwrap_or_else(|_| panic!("{}: fold failed", rel(path)));
             // The folded model is sound, and its recorded ports are what inference gives.
-            let bad = irc::verify::verify(&folded, irc::verify::Check::Types);
+            let bad = irc::passes::infer::verify_types(&folded);
             assert!(bad.is_empty(), "{}: folded model: {bad:?}", rel(path));
             text.push_str(&format!(
                 "== fold: {} -> {} layers, {} folded\n{}",

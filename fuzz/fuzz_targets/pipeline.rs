@@ -1,5 +1,7 @@
-//! cargo-fuzz target (nightly): `cargo +nightly fuzz run pipeline` from fuzz/ after adding
-//! libfuzzer-sys. The input is split at the first NUL: XML before it, .bin bytes after.
+//! cargo-fuzz target: `cargo +nightly fuzz run pipeline --features libfuzzer` from fuzz/ (the
+//! nightly toolchain adds libFuzzer's coverage instrumentation; `cargo build --features
+//! libfuzzer --bin pipeline` builds it on stable, uninstrumented). The input is split at the
+//! first NUL: XML before it, .bin bytes after.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 

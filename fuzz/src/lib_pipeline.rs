@@ -30,7 +30,7 @@ pub fn pipeline(xml: &[u8], bin: Option<&[u8]>) -> bool {
         return false;
     };
     // What the reader accepts is sound ...
-    let bad = irc::verify::verify(&parsed.model, irc::verify::Check::Structure);
+    let bad = irc::verify::verify(&parsed.model);
     assert!(bad.is_empty(), "the reader accepted an unsound model: {bad:?}");
     // Inference on its own (what infer-shapes does) ...
     {
@@ -49,7 +49,7 @@ pub fn pipeline(xml: &[u8], bin: Option<&[u8]>) -> bool {
     };
     if irc::passes::fold::fold(&mut m, Some(&parsed.source_map), &[], &opts).is_ok() {
         // ... and so is what folding makes of it.
-        let bad = irc::verify::verify(&m, irc::verify::Check::Structure);
+        let bad = irc::verify::verify(&m);
         assert!(bad.is_empty(), "fold produced an unsound model: {bad:?}");
         write(&m, differential);
         let _ = irc::dump::dump(&m);

@@ -83,7 +83,7 @@ pub fn fold(
     report.layers_after = model.graph.len();
     #[cfg(debug_assertions)]
     {
-        let bad = crate::verify::verify(model, crate::verify::Check::Structure);
+        let bad = crate::verify::verify(model);
         assert!(bad.is_empty(), "fold produced an unsound model: {bad:?}");
     }
     Ok(report)

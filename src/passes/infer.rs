@@ -1065,3 +1065,30 @@ fn with_inputs(m: String, inputs: &[Fact]) -> String {
         .collect();
     format!("{m} (inputs: {})", list.join(", "))
 }
+
+/// The verifier's invariants ([`crate::verify::verify`]), and every port's recorded element type
+/// and shape equal to inference: the check after `fold` in the sample tests.
+pub fn verify_types(model: &crate::ir::Model) -> Vec<Diag> {
+    let mut out = crate::verify::verify(model);
+    if !out.is_empty() {
+        return out;
+    }
+    let mut inf = Infer::new(model, None, &[]);
+    let facts = inf.run();
+    out.extend(inf.diags);
+    let mut found = Vec::new();
+    drift(&model.graph, &facts, None, &mut found);
+    for d in found {
+        out.push(
+            Diag::new(
+                Kind::Shape,
+                format!(
+                    "output port {}: recorded {}, inferred {}",
+                    d.port, d.recorded, d.inferred
+                ),
+            )
+            .layer(d.layer),
+        );
+    }
+    out
+}

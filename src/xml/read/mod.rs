@@ -16,7 +16,7 @@ use quick_xml::Reader;
 use smallvec::SmallVec;
 use source::*;
 use std::borrow::Cow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// Nesting limit for bodies of If/Loop/TensorIterator (guards the recursive descent).
@@ -52,10 +52,7 @@ impl Parsed {
     }
 }
 
-/// The `.bin` that belongs to an `.xml`: same path, extension replaced.
-pub fn bin_path_for(xml: &Path) -> PathBuf {
-    xml.with_extension("bin")
-}
+pub use crate::files::bin_path_for;
 
 /// Pages are released in steps of this many bytes.
 const RELEASE_STEP: usize = 4 << 20;

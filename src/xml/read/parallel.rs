@@ -132,6 +132,7 @@ impl<'a> Parser<'a> {
 #[cfg(test)]
 mod parallel_tests {
     use super::*;
+    use std::path::PathBuf;
 
     /// The two-thread read must give exactly what the one-thread read gives.
     #[test]
