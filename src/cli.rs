@@ -152,27 +152,7 @@ enum Cmd {
     },
     /// Fold every subgraph whose value is known before run time into constants, remove dead
     /// layers, share identical constants. f16 weights and their decompression Converts stay.
-    Fold {
-        input: PathBuf,
-        /// Output .xml path (OUT.bin beside it).
-        #[arg(short, long)]
-        output: PathBuf,
-        /// Override an input's shape, ovc syntax: NAME[1,3,?,224]. Repeatable.
-        #[arg(long = "input", value_name = "NAME[DIMS]")]
-        inputs: Vec<String>,
-        /// Skip folds once they would grow the weights by more than this many bytes in total.
-        #[arg(long, default_value_t = 16 << 20, value_name = "BYTES")]
-        max_fold_bytes: u64,
-        /// List what folded and what could not fold, and why.
-        #[arg(short, long)]
-        verbose: bool,
-        /// Output format: text (a summary line on stderr) or json (the report on stdout).
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
-        /// No progress bar and no summary line.
-        #[arg(short, long)]
-        quiet: bool,
-    },
+    Fold(FoldArgs),
     /// Recompute every port's element type and shape.
     ///
     /// Without -o/--check: print the model's inputs and outputs with inferred types and shapes.
@@ -228,11 +208,35 @@ enum Cmd {
     },
 }
 
+/// `irc fold`'s arguments.
+#[derive(clap::Args, Debug)]
+struct FoldArgs {
+    input: PathBuf,
+    /// Output .xml path (OUT.bin beside it).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Override an input's shape, ovc syntax: NAME[1,3,?,224]. Repeatable.
+    #[arg(long = "input", value_name = "NAME[DIMS]")]
+    inputs: Vec<String>,
+    /// Skip folds once they would grow the weights by more than this many bytes in total.
+    #[arg(long, default_value_t = 16 << 20, value_name = "BYTES")]
+    max_fold_bytes: u64,
+    /// List what folded and what could not fold, and why.
+    #[arg(short, long)]
+    verbose: bool,
+    /// Output format: text (a summary line on stderr) or json (the report on stdout).
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+    /// No progress bar and no summary line.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
 impl Cmd {
     fn json(&self) -> bool {
         let f = match self {
             Cmd::Normalize { format, .. }
-            | Cmd::Fold { format, .. }
+            | Cmd::Fold(FoldArgs { format, .. })
             | Cmd::InferShapes { format, .. }
             | Cmd::Diff { format, .. }
             | Cmd::Stats { format, .. }
@@ -448,25 +452,7 @@ fn run(cmd: Cmd) -> i32 {
         Cmd::Dump { input, format } => {
             each(ir_only(input, false), json, true, |i| cmd_dump(i, format))
         }
-        Cmd::Fold {
-            input,
-            output,
-            inputs,
-            max_fold_bytes,
-            verbose,
-            format,
-            quiet,
-        } => one(json, false, || {
-            cmd_fold(
-                input,
-                output,
-                inputs,
-                max_fold_bytes,
-                verbose,
-                format,
-                quiet,
-            )
-        }),
+        Cmd::Fold(args) => one(json, false, || cmd_fold(args)),
         Cmd::InferShapes {
             input,
             output,
@@ -640,15 +626,16 @@ fn cmd_dump(input: PathBuf, format: Format) -> Result<i32, Fail> {
     Ok(0)
 }
 
-fn cmd_fold(
-    input: PathBuf,
-    output: PathBuf,
-    inputs: Vec<String>,
-    max_fold_bytes: u64,
-    verbose: bool,
-    format: Format,
-    quiet: bool,
-) -> Result<i32, Fail> {
+fn cmd_fold(args: FoldArgs) -> Result<i32, Fail> {
+    let FoldArgs {
+        input,
+        output,
+        inputs,
+        max_fold_bytes,
+        verbose,
+        format,
+        quiet,
+    } = args;
     let overrides = parse_inputs(&inputs)?;
     output_paths(&output, &input)?;
     let bar = bar("fold", 3, quiet);

@@ -151,3 +151,15 @@ def report(name, bad, verbose):
     extra = "" if len(shown) == len(bad) else " (+%d more)" % (len(bad) - len(shown))
     print("FAIL %s: %s%s" % (name, "; ".join(shown), extra), flush=True)
     return False
+
+
+def verdict(want, why, got, err):
+    """OpenVINO's answer (`want`, or None with its reason `why`) against irc's (`got`, or None
+    with `err`): None when they agree (both reject, or the same shapes), else the difference."""
+    if want is None and got is not None:
+        return "OpenVINO rejects it (%s), irc accepts it as %s" % (why, got)
+    if want is not None and got is None:
+        return "irc rejects what OpenVINO reads as %s: %s" % (want, err)
+    if want != got:
+        return "OpenVINO %s, irc %s" % (want, got)
+    return None

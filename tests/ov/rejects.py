@@ -28,6 +28,9 @@ import openvino.opset7 as op7
 import openvino.opset11 as op11
 import openvino.opset13 as o
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import report, verdict  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 IRC_BIN = os.environ.get("IRC_BIN", str(REPO / "target" / "release" / "irc"))
 MIN_CASES = 15
@@ -247,25 +250,18 @@ def main():
                 want = None
                 why = [x for x in str(e).splitlines() if x.strip()][-1][:140]
             got, p = irc_shapes(xml)
-            msg = None
             if rejects and want is not None:
                 msg = "the case is wrong: OpenVINO reads it (%s)" % want
             elif not rejects and want is None:
                 msg = "the case is wrong: OpenVINO rejects it (%s)" % why
-            elif want is None and got is not None:
-                msg = "OpenVINO rejects it (%s), irc reads it as %s" % (why, got)
-            elif want is None and p.returncode != 1:
+            elif want is None and got is None and p.returncode != 1:
                 msg = "irc exits %d (want 1): %s" % (p.returncode, irc_error(p))
-            elif want is not None and got is None:
-                msg = "irc rejects what OpenVINO reads as %s: %s" % (want, irc_error(p))
-            elif want != got:
-                msg = "OpenVINO %s, irc %s" % (want, got)
-            if msg:
+            else:
+                msg = verdict(want, why, got, irc_error(p))
+            if not report(name, msg, False):
                 failed += 1
-                print("FAIL %s: %s" % (name, msg))
             else:
                 passed += 1
-                print("PASS %s" % name)
                 if verbose:
                     print("    OpenVINO: %s\n    irc: %s" % (why or want, got or irc_error(p)))
     print("%d passed, %d failed" % (passed, failed))

@@ -39,6 +39,9 @@ import openvino.opset13 as o
 import openvino.opset15 as op15
 import openvino.opset16 as op16
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import report, verdict  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 IRC_BIN = os.environ.get("IRC_BIN", str(REPO / "target" / "release" / "irc"))
 ATTRS = ["mode", "sort", "pad_mode", "approximation_mode", "coordinate_transformation_mode", "nearest_mode",
@@ -128,6 +131,14 @@ def shapes_of_ov(path):
             for r in m.get_results()]
 
 
+def ov_answer(path):
+    """(OpenVINO's output types and shapes, None) or (None, why it rejects the file)."""
+    try:
+        return shapes_of_ov(path), None
+    except Exception as e:
+        return None, [x for x in str(e).splitlines() if x.strip()][-1][:120]
+
+
 def shapes_of_irc(path):
     p = subprocess.run([IRC_BIN, "infer-shapes", path, "--format", "json"], capture_output=True, text=True, timeout=60)
     if p.returncode != 0:
@@ -154,28 +165,14 @@ def main():
                 lambda m: m.group(0) if layer_of(text, m.start()).split("-")[0] in EXACT
                 else '%s="%s"' % (m.group(1), fn(m.group(2))), text))
             shutil.copy(base[:-4] + ".bin", path[:-4] + ".bin")
-            try:
-                want = shapes_of_ov(path)
-            except Exception as e:  # OpenVINO rejects the spelling: irc must too
-                want = None
-                why = str(e).splitlines()[0][:120]
+            want, why = ov_answer(path)  # OpenVINO may reject the spelling: irc must too
             got, err = shapes_of_irc(path)
-            if want is None and got is not None:
-                msg = "OpenVINO rejects it (%s), irc accepts it" % why
-            elif want is not None and got is None:
-                msg = "irc rejects what OpenVINO reads: %s" % err
-            elif want != got:
-                msg = "OpenVINO %s, irc %s" % (want, got)
-            else:
-                msg = None
-            if msg:
-                failed += 1
-                print("FAIL spelling_%s: %s" % (vname, msg))
-            else:
+            if report("spelling_" + vname, verdict(want, why, got, err), verbose):
                 passed += 1
-                print("PASS spelling_%s" % vname)
                 if verbose:
                     print("   ", want)
+            else:
+                failed += 1
         p, f = every_value(d, base, text, verbose)
         passed += p
         failed += f
@@ -209,27 +206,12 @@ def every_value(d, base, text, verbose):
             path = os.path.join(d, "value.xml")
             open(path, "w").write(text[: m.start()] + '%s="%s"' % (attr, value) + text[m.end():])
             shutil.copy(base[:-4] + ".bin", path[:-4] + ".bin")
-            try:
-                want = shapes_of_ov(path)
-            except Exception as e:
-                want = None
-                why = [x for x in str(e).splitlines() if x.strip()][-1][:120]
+            want, why = ov_answer(path)
             got, err = shapes_of_irc(path)
-            name = "value_%s_%s_%s" % (where, attr, value)
-            if want is None and got is not None:
-                msg = "OpenVINO rejects it (%s), irc accepts it" % why
-            elif want is not None and got is None:
-                msg = "irc rejects what OpenVINO reads: %s" % err
-            elif want != got:
-                msg = "OpenVINO %s, irc %s" % (want, got)
-            else:
-                msg = None
-            if msg:
-                failed += 1
-                print("FAIL %s: %s" % (name, msg))
-            else:
+            if report("value_%s_%s_%s" % (where, attr, value), verdict(want, why, got, err), verbose):
                 passed += 1
-                print("PASS %s" % name)
+            else:
+                failed += 1
     return passed, failed
 
 

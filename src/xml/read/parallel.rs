@@ -134,6 +134,19 @@ mod parallel_tests {
     use super::*;
     use std::path::PathBuf;
 
+    /// Read `text` on one thread (`parallel_min` usize::MAX) or on two (0).
+    fn read(text: &str, w: Option<Arc<Weights>>, parallel_min: usize) -> Result<Parsed, Error> {
+        parse_with(
+            text.as_bytes(),
+            None,
+            "m.xml",
+            w,
+            "m.bin",
+            parallel_min,
+            None,
+        )
+    }
+
     /// The two-thread read must give exactly what the one-thread read gives.
     #[test]
     fn parallel_read_equals_sequential_read() {
@@ -162,17 +175,8 @@ mod parallel_tests {
                 continue;
             }
             let w = Weights::open(&bin_path_for(&xml)).ok().map(Arc::new);
-            let one = parse_with(
-                text.as_bytes(),
-                None,
-                "m.xml",
-                w.clone(),
-                "m.bin",
-                usize::MAX,
-                None,
-            )
-            .unwrap();
-            let two = parse_with(text.as_bytes(), None, "m.xml", w, "m.bin", 0, None).unwrap();
+            let one = read(&text, w.clone(), usize::MAX).unwrap();
+            let two = read(&text, w, 0).unwrap();
             assert_eq!(
                 crate::dump::dump(&one.model),
                 crate::dump::dump(&two.model),
@@ -207,20 +211,8 @@ mod parallel_tests {
             &text[..at],
             &text[at + 6..].replacen('"', "\" version=\"opset99\" x=\"", 1)
         );
-        let one = parse_with(
-            bad.as_bytes(),
-            None,
-            "m.xml",
-            None,
-            "m.bin",
-            usize::MAX,
-            None,
-        )
-        .err()
-        .unwrap();
-        let two = parse_with(bad.as_bytes(), None, "m.xml", None, "m.bin", 0, None)
-            .err()
-            .unwrap();
+        let one = read(&bad, None, usize::MAX).err().unwrap();
+        let two = read(&bad, None, 0).err().unwrap();
         assert_eq!(one.to_string(), two.to_string());
     }
 
@@ -237,7 +229,7 @@ mod parallel_tests {
         let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("ir-samples/models/silero_seq.bin");
         let w = Some(Arc::new(Weights::open(&bin).unwrap()));
-        assert!(parse_with(text.as_bytes(), None, "m.xml", w.clone(), "m.bin", 0, None).is_ok());
+        assert!(read(&text, w.clone(), 0).is_ok());
         let breakages: [(&str, &str); 5] = [
             ("</edges>", "</edges></edges>"),
             ("</net>", "</net></net>"),
@@ -248,18 +240,10 @@ mod parallel_tests {
         for (from, to) in breakages {
             let at = text.rfind(from).unwrap();
             let bad = format!("{}{to}{}", &text[..at], &text[at + from.len()..]);
-            let one = parse_with(
-                bad.as_bytes(),
-                None,
-                "m.xml",
-                w.clone(),
-                "m.bin",
-                usize::MAX,
-                None,
-            )
-            .err()
-            .unwrap_or_else(|| panic!("{to}: the one-thread read accepts it"));
-            let two = parse_with(bad.as_bytes(), None, "m.xml", w.clone(), "m.bin", 0, None)
+            let one = read(&bad, w.clone(), usize::MAX)
+                .err()
+                .unwrap_or_else(|| panic!("{to}: the one-thread read accepts it"));
+            let two = read(&bad, w.clone(), 0)
                 .err()
                 .unwrap_or_else(|| panic!("{to}: the two-thread read accepts it"));
             assert_eq!(one.to_string(), two.to_string(), "{to}");
