@@ -285,7 +285,7 @@ fn run_main(args: Vec<OsString>) -> i32 {
         }
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
-            if in_process() || CAPTURE.with(|c| c.borrow().is_some()) {
+            if CAPTURE.with(|c| c.borrow().is_some()) {
                 let text = e.render().to_string();
                 if e.use_stderr() {
                     err(&text)

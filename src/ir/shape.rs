@@ -24,6 +24,14 @@ impl Dim {
             hi: UNBOUNDED,
         }
     }
+    /// Both bounds through a monotone `f`; a bound `f` has no value for (past i64::MAX, say)
+    /// is unknown: without a minimum the dim is `?`, without a maximum it is unbounded.
+    pub fn map_bounds(self, f: impl Fn(u64) -> Option<u64>) -> Dim {
+        match f(self.min) {
+            None => Dim::any(),
+            Some(lo) => Dim::interval(lo, self.max().and_then(f)),
+        }
+    }
     /// `[min, max]`. An empty interval (max below min) is a bug in the caller: debug builds
     /// check it (OpenVINO can build one; irc says `?` there instead).
     pub const fn interval(min: u64, max: Option<u64>) -> Self {

@@ -32,14 +32,10 @@ fn interpolate_infer(cx: &Ctx) -> R<Vec<Fact>> {
             // unknown (the dim `?`, or unbounded above).
             let p =
                 pb.get(i).copied().unwrap_or(0) as i128 + pe.get(i).copied().unwrap_or(0) as i128;
-            let f = |v: u64| {
+            d[i].map_bounds(|v: u64| {
                 let s = (v as i128 + p).max(0);
                 (s <= i64::MAX as i128).then_some(s as u64)
-            };
-            match f(d[i].min) {
-                None => Dim::any(),
-                Some(lo) => Dim::interval(lo, d[i].max().and_then(f)),
-            }
+            })
         })
         .collect();
     let mut out: Dims = padded.iter().copied().collect();
@@ -140,14 +136,10 @@ fn resize_by_scales(
             Some(s) => {
                 let sc = *s.get(k).ok_or("scales is shorter than axes")? as f32;
                 // A product past i64::MAX is no dim: OpenVINO's is `?` (measured).
-                let f = |v: u64| {
+                padded[a].map_bounds(|v: u64| {
                     let r = ((v as f32) * sc + 1.0e-5f32).floor().max(0.0);
                     (r < i64::MAX as f32).then_some(r as u64)
-                };
-                match f(padded[a].min) {
-                    None => Dim::any(),
-                    Some(lo) => Dim::interval(lo, padded[a].max().and_then(f)),
-                }
+                })
             }
             None => Dim::any(),
         };

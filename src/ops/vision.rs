@@ -29,14 +29,10 @@ fn div_dim(x: Dim, d: u64, what: &str) -> R<Dim> {
 /// `x + k`, at least 0; a bound past i64::MAX (no OpenVINO dim holds it) is unknown: the
 /// minimum makes the dim `?`, the maximum unbounded.
 fn dim_add_i(x: Dim, k: i64) -> Dim {
-    let f = |v: u64| {
+    x.map_bounds(|v: u64| {
         let s = (v as i128 + k as i128).max(0);
         (s <= i64::MAX as i128).then_some(s as u64)
-    };
-    match f(x.min) {
-        None => Dim::any(),
-        Some(lo) => Dim::interval(lo, x.max().and_then(f)),
-    }
+    })
 }
 
 /// The block/pads (or crops) inputs of SpaceToBatch/BatchToSpace: integer 1-D tensors of one
