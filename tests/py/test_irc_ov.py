@@ -63,7 +63,8 @@ def test_models_found():
     assert len(MODELS) >= 7
     if os.environ.get("CI"):
         assert SHARED.is_dir() and ZOO.is_dir(), "CI runs with ../shared beside the clone"
-        assert len(MODELS) >= 7 + 8 + 20
+        tags = {p.id.split("-", 1)[0] for p in MODELS}
+        assert tags == {"sample", "shared", "zoo"}, f"models found only in {sorted(tags)}"
 
 
 def cli(*args, **kw):
