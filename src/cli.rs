@@ -218,7 +218,8 @@ struct FoldArgs {
     /// Override an input's shape, ovc syntax: NAME[1,3,?,224]. Repeatable.
     #[arg(long = "input", value_name = "NAME[DIMS]")]
     inputs: Vec<String>,
-    /// Skip folds once they would grow the weights by more than this many bytes in total.
+    /// Skip folds once they would grow the weights by more than this many bytes in total
+    /// (intermediate values: at most 4x this, at least 4 MiB).
     #[arg(long, default_value_t = 16 << 20, value_name = "BYTES")]
     max_fold_bytes: u64,
     /// List what folded and what could not fold, and why.

@@ -47,7 +47,12 @@ pub fn pipeline(xml: &[u8], bin: Option<&[u8]>) -> bool {
     let opts = irc::passes::fold::FoldOptions {
         max_fold_bytes: 1 << 20,
     };
-    if irc::passes::fold::fold(&mut m, Some(&parsed.source_map), &[], &opts).is_ok() {
+    if let Ok(report) = irc::passes::fold::fold(&mut m, Some(&parsed.source_map), &[], &opts) {
+        // A kernel failing where its rules said it could not is a bug, even though the
+        // layer is then simply left unfolded.
+        let internal = irc::passes::infer::INTERNAL_ERROR;
+        let bugs: Vec<_> = report.skipped.iter().filter(|(_, why)| why.starts_with(internal)).collect();
+        assert!(bugs.is_empty(), "kernel internal errors: {bugs:?}");
         // ... and so is what folding makes of it.
         let bad = irc::verify::verify(&m);
         assert!(bad.is_empty(), "fold produced an unsound model: {bad:?}");

@@ -64,7 +64,8 @@ fn shift_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         })
         .collect();
     Ok(vec![Fact::with_value(
-        crate::ir::tensor::Tensor::from_i64s(E::I32, shape, &out).ok_or("encode")?,
+        crate::ir::tensor::Tensor::from_i64s(E::I32, shape, &out)
+            .ok_or(crate::ops::bug("encode"))?,
     )])
 }
 

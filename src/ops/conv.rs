@@ -544,7 +544,7 @@ fn matmul_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         cx.input(1)?.value.clone().ok_or("value")?,
     );
     let out = matmul_infer(cx)?;
-    let os = out[0].shape.to_static().ok_or("dynamic")?;
+    let os = out[0].shape.to_static().ok_or("output shape not static")?;
     let MatMulAttrs { ta, tb } = *cx.attrs::<MatMulAttrs>()?;
     // Logical 2-D+ shapes of a and b after 1-D promotion.
     let mut sa = a.shape.clone();
@@ -611,7 +611,7 @@ fn matmul_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
                     }
                 }
             }
-            crate::ir::tensor::Tensor::from_i64s(et, os, &o).ok_or("encode")?
+            crate::ir::tensor::Tensor::from_i64s(et, os, &o).ok_or(crate::ops::bug("encode"))?
         }
         _ => return Err("no kernel".into()),
     };

@@ -398,7 +398,7 @@ fn binary_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         _ => a.et,
     };
     Ok(vec![Fact::with_value(
-        Tensor::from_i64s(et, out_shape, &out).ok_or("encode")?,
+        Tensor::from_i64s(et, out_shape, &out).ok_or(crate::ops::bug("encode"))?,
     )])
 }
 
@@ -445,7 +445,7 @@ fn binary_float(kind: Bin, a: &Tensor, b: &Tensor) -> R<Vec<Fact>> {
             .map(|(&i, &j)| op.apply(va[i], vb[j]) as i64)
             .collect();
         return Ok(vec![Fact::with_value(
-            Tensor::from_i64s(E::Boolean, out_shape, &v).ok_or("encode")?,
+            Tensor::from_i64s(E::Boolean, out_shape, &v).ok_or(crate::ops::bug("encode"))?,
         )]);
     }
     let t = match a.et {
@@ -955,7 +955,7 @@ fn unary_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
             _ => return Err("no integer kernel".into()),
         };
         return Ok(vec![Fact::with_value(
-            Tensor::from_i64s(v.et, v.shape.clone(), &out).ok_or("encode")?,
+            Tensor::from_i64s(v.et, v.shape.clone(), &out).ok_or(crate::ops::bug("encode"))?,
         )]);
     }
     let f = unary_fn(ty).ok_or("no kernel")?;

@@ -90,7 +90,7 @@ fn eye_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
             }
         }
     }
-    let t = Tensor::from_i64s(E::I64, shape, &v).ok_or("encode")?;
+    let t = Tensor::from_i64s(E::I64, shape, &v).ok_or(crate::ops::bug("encode"))?;
     let t = super::convert::convert(&t, outs[0].et).ok_or("no conversion to the output type")?;
     Ok(vec![Fact::with_value(t)])
 }

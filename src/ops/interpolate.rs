@@ -425,7 +425,7 @@ fn interpolate_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
         }
         _ => {
             let v: Vec<i64> = res.iter().map(|&f| f as i64).collect();
-            Tensor::from_i64s(x.et, shape, &v).ok_or("encode")?
+            Tensor::from_i64s(x.et, shape, &v).ok_or(crate::ops::bug("encode"))?
         }
     };
     Ok(vec![Fact::with_value(t)])
@@ -442,8 +442,14 @@ fn geometry(cx: &Ctx, x: &Tensor, os: &[usize], kind: Kind) -> R<(Geo, Mode)> {
     let pb = pads(&at.pads_begin, "pads_begin", rank)?;
     let pe = pads(&at.pads_end, "pads_end", rank)?;
     let inp: Vec<usize> = (0..rank)
-        .map(|i| x.shape[i] as usize + pb[i] + pe[i])
-        .collect();
+        .map(|i| {
+            (x.shape[i] as usize)
+                .checked_add(pb[i])
+                .and_then(|d| d.checked_add(pe[i]))
+                .filter(|&d| d <= crate::ops::MAX_EVAL_ELEMS)
+                .ok_or("the padded input is too large to evaluate")
+        })
+        .collect::<Result<_, _>>()?;
     let (sizes_idx, scales_idx, axes_idx) = match cx.version {
         v if v >= 11 => (1, 1, 2),
         4..=10 => (1, 2, 3),

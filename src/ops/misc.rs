@@ -306,6 +306,45 @@ fn same_as_input0(cx: &Ctx) -> R<Vec<Fact>> {
     Ok(vec![Fact::new(x.et, x.shape.clone())])
 }
 
+/// ScatterElementsUpdate-3/12: the data's shape, once indices and updates agree with it
+/// (OpenVINO's checks: equal ranks, indices and updates shapes equal, axis within the rank).
+fn scatter_elements_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(4, 4)?;
+    cx.expect_int(1, "indices")?;
+    cx.expect_int(3, "axis")?;
+    let (data, idx, upd) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
+    if let (Some(r), Some(ri)) = (data.shape.rank(), idx.shape.rank()) {
+        if r != ri {
+            return Err(OpError::input(
+                1,
+                format!("indices rank and data rank are required to be equal, are {ri} and {r}"),
+            ));
+        }
+    }
+    if let (Some(i), Some(u)) = (idx.shape.dims(), upd.shape.dims()) {
+        if i.len() != u.len()
+            || i.iter()
+                .zip(u.iter())
+                .any(|(&a, &b)| merge_dim(a, b).is_none())
+        {
+            return Err(OpError::input(
+                2,
+                format!(
+                    "indices and updates shapes are required to be equal, are {} and {}",
+                    sh(&idx.shape),
+                    sh(&upd.shape)
+                ),
+            ));
+        }
+    }
+    if let (Some(r), Some(ax)) = (data.shape.rank(), cx.ints(3)) {
+        if let Some(&a) = ax.first() {
+            norm_axis(a, r).at_input(3)?;
+        }
+    }
+    Ok(vec![Fact::new(data.et, data.shape.clone())])
+}
+
 fn gather_nd_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_inputs(2, 2)?;
     cx.expect_int(1, "indices")?;
@@ -314,6 +353,17 @@ fn gather_nd_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let (Some(dd), Some(id)) = (data.shape.dims(), idx.shape.dims()) else {
         return Ok(vec![Fact::new(data.et, PartialShape::Dynamic)]);
     };
+    // OpenVINO: "Number of batch dimensions must not exceed a rank of indices / data".
+    if b >= id.len() || b >= dd.len() {
+        let (what, r) = match b >= id.len() {
+            true => ("indices", id.len()),
+            false => ("data", dd.len()),
+        };
+        return Err(OpError::attr(
+            "batch_dims",
+            format!("batch_dims {b} must be less than the rank of {what} ({r})"),
+        ));
+    }
     let Some(last) = id.last().and_then(|d| d.get()) else {
         return Ok(vec![Fact::new(data.et, PartialShape::Dynamic)]);
     };
@@ -829,7 +879,7 @@ fn select_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
 }
 
 /// Pad-1/12: constant, edge, reflect, symmetric; negative pads (v12) crop.
-fn pad_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
+fn pad_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
     let x = cx.value(0)?;
     let (pb, pe) = (cx.ints(1).ok_or("pads")?, cx.ints(2).ok_or("pads")?);
     let mode = cx
@@ -843,9 +893,15 @@ fn pad_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         vec![0u8; es]
     };
     let r = x.shape.len();
-    let os: Vec<u64> = (0..r)
-        .map(|i| (x.shape[i] as i64 + pb[i] + pe[i]).max(0) as u64)
-        .collect();
+    // The shape rule's answer (pads past i64 make it not static: then nothing is computed).
+    let os: Vec<u64> = outs[0]
+        .shape
+        .to_static()
+        .ok_or("output shape not static")?
+        .to_vec();
+    if os.len() != r || pb.len() < r || pe.len() < r {
+        return Err(crate::ops::bug("pads"));
+    }
     let ist = math::strides(&x.shape);
     let n: usize = os.iter().product::<u64>() as usize;
     let mut map = Vec::with_capacity(n);
@@ -854,7 +910,7 @@ fn pad_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         let mut off = Some(0u64);
         for a in 0..r {
             let d = x.shape[a] as i64;
-            let mut c = idx[a] - pb[a];
+            let mut c = idx[a].saturating_sub(pb[a]);
             if c < 0 || c >= d {
                 c = match mode.as_str() {
                     "edge" => c.clamp(0, d - 1),
@@ -901,11 +957,11 @@ fn pad_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
 /// OneHot: off everywhere, on where index == k (negative or out-of-range indices stay off;
 /// OneHot-16 with negative_indices_mode="normalize" wraps negatives).
 fn onehot_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
-    let idx = cx.value(0)?.to_i64s().ok_or("indices")?;
+    let idx = cx.value(0)?.to_i64s().ok_or(crate::ops::bug("indices"))?;
     let depth = *cx.ints(1).ok_or("depth")?.first().ok_or("depth")?;
     let (on, off) = (cx.value(2)?, cx.value(3)?);
     let out = onehot_infer(cx)?;
-    let os = out[0].shape.to_static().ok_or("dynamic")?;
+    let os = out[0].shape.to_static().ok_or("output shape not static")?;
     let ishape = cx.value(0)?.shape.clone();
     let ax = cx.attr_axis("axis", -1, ishape.len() + 1)?;
     let inner: usize = ishape[ax..].iter().product::<u64>() as usize;
@@ -957,7 +1013,7 @@ fn nonzero_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let rows = if r == 0 && nz.is_empty() { 0 } else { r.max(1) };
     let shape = vec![rows as u64, nz.len() as u64];
     Ok(vec![Fact::with_value(
-        Tensor::from_i64s(et, shape, &out).ok_or("encode")?,
+        Tensor::from_i64s(et, shape, &out).ok_or(crate::ops::bug("encode"))?,
     )])
 }
 
@@ -1112,7 +1168,7 @@ fn scatter_reduce(
                     o[i] = wrap((o[i] as f64 / (c + init as i32) as f64).floor() as i64);
                 }
             }
-            Tensor::from_i64s(et, d.shape.clone(), &o).ok_or("encode")?
+            Tensor::from_i64s(et, d.shape.clone(), &o).ok_or(crate::ops::bug("encode"))?
         }
         _ => return Err("no kernel for this element type".into()),
     })
@@ -1124,7 +1180,7 @@ fn scatter_nd_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let red = scatter_reduction(cx);
     let (d, it, u) = (cx.value(0)?, cx.value(1)?, cx.value(2)?);
     let es = d.et.byte_size().ok_or("sub-byte")?;
-    let idx = it.to_i64s().ok_or("indices")?;
+    let idx = it.to_i64s().ok_or(crate::ops::bug("indices"))?;
     let k = *it.shape.last().ok_or("indices rank 0")? as usize;
     if k > d.shape.len() {
         return Err("index tuples longer than data rank".into());
@@ -1173,7 +1229,7 @@ fn scatter_elements_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let init = cx.attr_bool("use_init_val", true)?;
     let (d, it, u) = (cx.value(0)?, cx.value(1)?, cx.value(2)?);
     let es = d.et.byte_size().ok_or("sub-byte")?;
-    let idx = it.to_i64s().ok_or("indices")?;
+    let idx = it.to_i64s().ok_or(crate::ops::bug("indices"))?;
     let r = d.shape.len();
     let ax = norm_axis(*cx.ints(3).ok_or("axis")?.first().ok_or("axis")?, r)?;
     let (dst, ist) = (math::strides(&d.shape), math::strides(&it.shape));
@@ -1212,7 +1268,7 @@ fn scatter_elements_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
 /// ScatterUpdate-3: out = data; out[..., indices[i], ...] = updates[..., i, ...] along axis.
 fn scatter_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let (d, idx_t, u) = (cx.value(0)?, cx.value(1)?, cx.value(2)?);
-    let idx = idx_t.to_i64s().ok_or("indices")?;
+    let idx = idx_t.to_i64s().ok_or(crate::ops::bug("indices"))?;
     let ax = norm_axis(
         *cx.ints(3).ok_or("axis")?.first().ok_or("axis")?,
         d.shape.len(),
@@ -1245,9 +1301,12 @@ fn scatter_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
 /// GatherND-5/8 (OpenVINO has no kernel; these values follow the spec).
 fn gather_nd_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let (d, it) = (cx.value(0)?, cx.value(1)?);
-    let idx = it.to_i64s().ok_or("indices")?;
+    let idx = it.to_i64s().ok_or(crate::ops::bug("indices"))?;
     let b = cx.attr_i64("batch_dims", 0)?.max(0) as usize;
-    let os = gather_nd_infer(cx)?[0].shape.to_static().ok_or("dynamic")?;
+    let os = gather_nd_infer(cx)?[0]
+        .shape
+        .to_static()
+        .ok_or("output shape not static")?;
     let last = *it.shape.last().ok_or("indices rank 0")? as usize;
     let batch: usize = it.shape[..b].iter().product::<u64>() as usize;
     let per_batch_idx: usize = it.shape[b..it.shape.len() - 1].iter().product::<u64>() as usize;
@@ -1283,7 +1342,7 @@ fn gather_nd_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
 /// GatherElements-6 (OpenVINO has no kernel; values follow the spec).
 fn gather_elements_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let (d, it) = (cx.value(0)?, cx.value(1)?);
-    let idx = it.to_i64s().ok_or("indices")?;
+    let idx = it.to_i64s().ok_or(crate::ops::bug("indices"))?;
     let r = d.shape.len();
     let ax = cx.attr_axis("axis", 0, r)?;
     let (dst, ist) = (math::strides(&d.shape), math::strides(&it.shape));
@@ -1348,12 +1407,22 @@ pub(super) fn register(r: &mut Reg) {
     r.add(
         "ScatterElementsUpdate",
         &all,
-        OpDef::with_eval(same_as_input0, scatter_elements_update_eval).kernel_types(|_, t| {
-            matches!(
-                t,
-                E::Boolean | E::I16 | E::I32 | E::U32 | E::I64 | E::U64 | E::F16 | E::Bf16 | E::F32
-            )
-        }),
+        OpDef::with_eval(scatter_elements_infer, scatter_elements_update_eval).kernel_types(
+            |_, t| {
+                matches!(
+                    t,
+                    E::Boolean
+                        | E::I16
+                        | E::I32
+                        | E::U32
+                        | E::I64
+                        | E::U64
+                        | E::F16
+                        | E::Bf16
+                        | E::F32
+                )
+            },
+        ),
     );
 
     r.add(

@@ -57,6 +57,21 @@ pub enum At {
 pub struct OpError {
     pub msg: String,
     pub at: Option<At>,
+    /// A kernel failing where its own shape rule and type checks said it could not (a value
+    /// that will not encode into the inferred type, index values of a type the rule refused):
+    /// a bug in irc, never the model's fault. See [`bug`].
+    pub bug: bool,
+}
+
+/// A kernel's internal error (see [`OpError::bug`]): `x.ok_or(bug("encode"))?`. Folding
+/// reports it apart from ordinary declines, and debug builds (the suites' debug run, cargo
+/// tests) stop on it.
+pub fn bug(what: &str) -> OpError {
+    OpError {
+        msg: what.to_string(),
+        at: None,
+        bug: true,
+    }
 }
 
 impl OpError {
@@ -64,25 +79,32 @@ impl OpError {
         OpError {
             msg: msg.into(),
             at: Some(At::Attr(name.to_string())),
+            bug: false,
         }
     }
     pub fn input(i: usize, msg: impl Into<String>) -> Self {
         OpError {
             msg: msg.into(),
             at: Some(At::Input(i)),
+            bug: false,
         }
     }
     pub fn output(o: usize, msg: impl Into<String>) -> Self {
         OpError {
             msg: msg.into(),
             at: Some(At::Output(o)),
+            bug: false,
         }
     }
 }
 
 impl From<String> for OpError {
     fn from(msg: String) -> Self {
-        OpError { msg, at: None }
+        OpError {
+            msg,
+            at: None,
+            bug: false,
+        }
     }
 }
 
@@ -91,6 +113,7 @@ impl From<&str> for OpError {
         OpError {
             msg: msg.to_string(),
             at: None,
+            bug: false,
         }
     }
 }
@@ -113,7 +136,7 @@ impl<T, E: Into<OpError>> Locate<T> for Result<T, E> {
             let e = e.into();
             OpError {
                 at: e.at.or(Some(At::Input(i))),
-                msg: e.msg,
+                ..e
             }
         })
     }
@@ -121,8 +144,8 @@ impl<T, E: Into<OpError>> Locate<T> for Result<T, E> {
         self.map_err(|e| {
             let e = e.into();
             OpError {
-                at: e.at.or_else(|| Some(At::Attr(name.to_string()))),
-                msg: e.msg,
+                at: e.at.clone().or_else(|| Some(At::Attr(name.to_string()))),
+                ..e
             }
         })
     }
@@ -217,9 +240,10 @@ impl Fact {
     }
 }
 
-/// Largest tensor (in elements) whose value `infer-shapes` computes and keeps (shape values are
-/// small); folding raises the limit to its byte budget.
-pub const MAX_VALUE_ELEMS: usize = 1 << 16;
+/// Largest value (in bytes as stored: 65,536 i64s) that `infer-shapes` computes and keeps
+/// (shape values are small); folding raises it with its budget
+/// (`FoldOptions::value_limit_bytes`).
+pub const MAX_VALUE_BYTES: u64 = 8 << 16;
 
 /// Hard cap (in elements) on any tensor a value rule materializes.
 pub const MAX_EVAL_ELEMS: usize = 1 << 28;

@@ -290,7 +290,7 @@ fn encode(et: E, os: &[u64], vf: &[f64], vi: &[i64]) -> R<Tensor> {
         E::F16 | E::Bf16 => {
             super::convert::convert(&math::from_f64s(os.to_vec(), vf), et).ok_or("convert")?
         }
-        et => Tensor::from_i64s(et, os.to_vec(), vi).ok_or("encode")?,
+        et => Tensor::from_i64s(et, os.to_vec(), vi).ok_or(crate::ops::bug("encode"))?,
     })
 }
 

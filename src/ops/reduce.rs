@@ -270,7 +270,7 @@ fn reduce_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     if v.et.is_float() {
         let ty = cx.ty;
         let out = reduce_infer(cx)?;
-        let os = out[0].shape.to_static().ok_or("dynamic")?;
+        let os = out[0].shape.to_static().ok_or("output shape not static")?;
         let r = v.shape.len();
         let axes: Vec<usize> = cx
             .ints(1)
@@ -286,7 +286,7 @@ fn reduce_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     }
     let ty = cx.ty;
     let out = reduce_infer(cx)?;
-    let os = out[0].shape.to_static().ok_or("dynamic")?;
+    let os = out[0].shape.to_static().ok_or("output shape not static")?;
     let vals = v.to_i64s().ok_or("bad")?;
     let r = v.shape.len();
     let axes: Vec<usize> = cx
@@ -355,7 +355,7 @@ fn reduce_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         }
     }
     Ok(vec![Fact::with_value(
-        Tensor::from_i64s(v.et, os, &acc).ok_or("encode")?,
+        Tensor::from_i64s(v.et, os, &acc).ok_or(crate::ops::bug("encode"))?,
     )])
 }
 

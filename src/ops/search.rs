@@ -80,7 +80,7 @@ fn bucketize_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
         .map(|v| bound(&buckets, v, !right) as i64)
         .collect();
     Ok(vec![Fact::with_value(
-        Tensor::from_i64s(outs[0].et, x.shape.clone(), &idx).ok_or("encode")?,
+        Tensor::from_i64s(outs[0].et, x.shape.clone(), &idx).ok_or(crate::ops::bug("encode"))?,
     )])
 }
 
@@ -160,7 +160,7 @@ fn search_sorted_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
         idx.push(bound(r, x, right) as i64);
     }
     Ok(vec![Fact::with_value(
-        Tensor::from_i64s(outs[0].et, v.shape.clone(), &idx).ok_or("encode")?,
+        Tensor::from_i64s(outs[0].et, v.shape.clone(), &idx).ok_or(crate::ops::bug("encode"))?,
     )])
 }
 
@@ -381,7 +381,9 @@ fn segment_max_infer(cx: &Ctx) -> R<Vec<Fact>> {
     if first.is_none() && ids.shape.rank().is_some() {
         if let Some(v) = &ids_v {
             let m = v.iter().copied().max().unwrap_or(-1);
-            first = Some(Dim::known((m + 1).max(0) as u64));
+            // An id of i64::MAX wraps to no segments, as in OpenVINO 2026.4.1 (measured:
+            // ids [0, 2^63-1] give [0,3]; tests/ov/shapes.py).
+            first = Some(Dim::known(m.wrapping_add(1).max(0) as u64));
         }
     }
     let Some(d) = x.shape.dims() else {

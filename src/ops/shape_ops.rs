@@ -108,7 +108,7 @@ fn shape_of_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let out = PartialShape::from_static(&[d.len() as u64]);
     if let Some(st) = s.to_static() {
         let v: Vec<i64> = st.iter().map(|&x| x as i64).collect();
-        let t = Tensor::from_i64s(et, vec![v.len() as u64], &v).ok_or("encode")?;
+        let t = Tensor::from_i64s(et, vec![v.len() as u64], &v).ok_or(crate::ops::bug("encode"))?;
         return Ok(vec![Fact::with_value(t)]);
     }
     let cap = if et == E::I32 { i32::MAX as i64 } else { INF };
@@ -704,7 +704,7 @@ fn gather_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let (axis, bd) = gather_params(cx)?;
     let data = cx.value(0)?;
     let idx_t = cx.value(1)?;
-    let idx = idx_t.to_i64s().ok_or("indices")?;
+    let idx = idx_t.to_i64s().ok_or(crate::ops::bug("indices"))?;
     let ds = &data.shape;
     let is = &idx_t.shape;
     let ax = norm_axis(axis.ok_or("axis")?, ds.len())?;
@@ -751,6 +751,21 @@ fn split_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let n = cx.attr_i64("num_splits", 0)?;
     if n <= 0 {
         return Err(format!("num_splits must be positive, is {n}").into());
+    }
+    // Fewer than the declared outputs: OpenVINO's reader fails ("node index is out of
+    // range"); more are created unconnected, up to what memory allows (2^40 is bad_alloc).
+    let declared = cx.layer.outputs.len() as i64;
+    if n < declared {
+        return Err(OpError::attr(
+            "num_splits",
+            format!("num_splits {n} is less than the {declared} outputs the layer declares"),
+        ));
+    }
+    if n > declared.max(1 << 16) {
+        return Err(OpError::attr(
+            "num_splits",
+            format!("num_splits {n}: irc creates at most 65,536 outputs (the layer declares {declared})"),
+        ));
     }
     let n = n as usize;
     let (Some(d), Some(axis)) = (x.shape.dims(), cx.ints(1)) else {
@@ -818,20 +833,32 @@ fn vsplit_infer(cx: &Ctx) -> R<Vec<Fact>> {
     if neg > 1 {
         return Err("split_lengths has more than one -1".into());
     }
-    let known: i64 = lens.iter().filter(|&&l| l != -1).sum();
+    if let Some(&l) = lens.iter().find(|&&l| l < -1) {
+        return Err(format!("split_lengths holds {l}").into());
+    }
+    // The known lengths' sum wraps past i64::MAX, as OpenVINO's does (2026.4.1, measured:
+    // lengths [2^62, 2^62, 2^62, -1] on a dim of 6 give the -1 part 4611686018427387910;
+    // tests/ov/rejects.py). The part is then computed exactly and refused past i64::MAX.
+    let known: i64 = lens
+        .iter()
+        .filter(|&&l| l != -1)
+        .fold(0i64, |acc, &l| acc.wrapping_add(l));
     let mut outs = Vec::new();
     for &l in &lens {
         let dim = if l == -1 {
             match d[ax].get() {
-                Some(v) => {
-                    if known > v as i64 {
+                Some(v) => match (known <= v as i64)
+                    .then(|| v as i128 - known as i128)
+                    .filter(|&p| p <= i64::MAX as i128)
+                {
+                    Some(p) => Dim::known(p as u64),
+                    None => {
                         return Err(format!(
                             "split_lengths {lens:?} exceed dimension {v} of axis {ax}"
                         )
-                        .into());
+                        .into())
                     }
-                    Dim::known(v - known as u64)
-                }
+                },
                 // OpenVINO 2026.4.1 (measured): the -1 part of a non-static dim is `?`.
                 None => Dim::any(),
             }
@@ -863,7 +890,7 @@ fn split_eval_common(cx: &Ctx, outs: Vec<Fact>) -> R<Vec<Fact>> {
     let mut start = 0u64;
     let mut res = Vec::new();
     for o in outs {
-        let os = o.shape.to_static().ok_or("dynamic")?;
+        let os = o.shape.to_static().ok_or("output shape not static")?;
         let mut picks: Vec<Vec<u64>> = v.shape.iter().map(|&d| (0..d).collect()).collect();
         picks[ax] = (start..start + os[ax]).collect();
         start += os[ax];
@@ -962,8 +989,13 @@ fn range_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     if cx.f32_mode && matches!(et, E::F16 | E::Bf16) {
         et = E::F32;
     }
+    // The pass sizes values by its own limit before calling (integer and float alike; an
+    // integer Range is no longer capped at 65,536 elements when folding); this is the hard cap.
+    if out[0].shape.to_static().ok_or("output shape not static")?[0] as usize > MAX_EVAL_ELEMS {
+        return Err("too large to evaluate".into());
+    }
     if et.is_float() {
-        let n = out[0].shape.to_static().ok_or("dynamic")?[0] as usize;
+        let n = out[0].shape.to_static().ok_or("output shape not static")?[0] as usize;
         let g = |i: usize| cx.value(i).ok().and_then(|v| v.get(0)).map(|s| s.as_f64());
         let (s, st) = (g(0).ok_or("start")?, g(2).ok_or("step")?);
         // out[i] = start + T(i) * step, in the output type.
@@ -990,10 +1022,7 @@ fn range_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         };
         return Ok(vec![Fact::with_value(t)]);
     }
-    let n = out[0].shape.to_static().ok_or("dynamic")?[0];
-    if n as usize > MAX_VALUE_ELEMS {
-        return Err("too large".into());
-    }
+    let n = out[0].shape.to_static().ok_or("output shape not static")?[0];
     let g = |i: usize| cx.value(i).ok().and_then(|v| v.get(0));
     let (s, st) = (g(0).ok_or("start")?, g(2).ok_or("step")?);
     // Range-1 keeps integer inputs integers (an i64 start or step past 2^53 stays exact);
@@ -1009,7 +1038,7 @@ fn range_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         .map(|i| s.wrapping_add(i.wrapping_mul(st)))
         .collect();
     Ok(vec![Fact::with_value(
-        Tensor::from_i64s(et, vec![n], &v).ok_or("encode")?,
+        Tensor::from_i64s(et, vec![n], &v).ok_or(crate::ops::bug("encode"))?,
     )])
 }
 

@@ -17,6 +17,20 @@ pub struct FoldOptions {
     pub max_fold_bytes: u64,
 }
 
+impl FoldOptions {
+    /// The largest intermediate value folding computes, in bytes as stored: four times the
+    /// budget (at least 4 MiB, at most 1 GiB). An intermediate can be that much larger than
+    /// what it adds to the weights because what is written is usually reduced from it (a
+    /// causal mask sliced to the sequence, a Range gathered); the budget itself is counted in
+    /// bytes as written (`FoldReport::grown`).
+    pub fn value_limit_bytes(&self) -> u64 {
+        self.max_fold_bytes
+            .max(1 << 20)
+            .saturating_mul(4)
+            .min(1 << 30)
+    }
+}
+
 impl Default for FoldOptions {
     fn default() -> Self {
         FoldOptions {
@@ -58,8 +72,7 @@ pub fn fold(
         let mut inf = Infer::new(model, map, overrides);
         inf.fold_mode = true;
         inf.fold_budget = Some(opts.max_fold_bytes);
-        inf.value_limit =
-            (opts.max_fold_bytes.max(1 << 20) as usize).min(crate::ops::MAX_EVAL_ELEMS);
+        inf.value_limit = opts.value_limit_bytes();
         let f = inf.run();
         if !inf.diags.is_empty() {
             return Err(inf.diags);

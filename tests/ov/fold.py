@@ -570,6 +570,11 @@ add("range4_i32_to_f32", lambda: [range4(-3, 3, 2, "i32", "f32")])
 add("range4_mixed_to_f32", lambda: [o.range(C(0, "i32"), C(2.5, "f32"), C(0.5, "f32"), "f32")])
 add("range4_f32_neg_frac", lambda: [range4(1, 0, -0.3, "f32", "f32")])
 add("range4_to_bf16", lambda: [range4(0, 3, 0.3, "f32", "bf16")])
+# Past 65,536 elements (integer Range was once capped there when folding, float Range not):
+# 100,000 i64 values summed, and the f32 Range of the same length.
+add("range1_i64_100k_sum", lambda: [o.reduce_sum(range1(0, 100000, 1, "i64"), C([0]), False)])
+add("range4_i32_100k_sum", lambda: [o.reduce_sum(range4(0, 100000, 1, "i32", "i32"), C([0]), False)])
+add("range4_f32_100k_max", lambda: [o.reduce_max(range4(0, 100000, 1, "f32", "f32"), C([0]), False)])
 
 # ---------------------------------------------------------------------------
 # Slicing / gathering / shape ops

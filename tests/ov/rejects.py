@@ -210,6 +210,71 @@ def _():
     return model(op11.interpolate(x, o.constant(np.array([2, 2], np.float32)), "linear", "scales", axes=C([2, 3])), x)
 
 
+def drop_port(ty, port):
+    """Edit: the layer of type `ty` no longer declares output port `port` (nothing reads it)."""
+    def edit(xml, bin_):
+        pat = r'(<layer[^>]*type="%s".*?<output>.*?)\s*<port id="%d"[^>]*>.*?</port>' % (ty, port)
+        new, n = re.subn(pat, r"\1", xml, count=1, flags=re.S)
+        assert n == 1, "no output port %d on %s" % (port, ty)
+        return new, bin_
+    return edit
+
+
+# --- an op with more outputs than its layer declares ports: OpenVINO reads it -------------------
+@case("topk_values_port_only", drop_port("TopK", 3), rejects=False)
+def _():
+    x = P([4, 5])
+    return model(op11.topk(x, C(2), 1, "max", "value").output(0), x)
+
+
+# --- found by tests/extremes.rs (irc panicked or accepted them) -----------------------------------
+@case("split_num_splits_below_outputs", attr('num_splits="3"', 'num_splits="2"'))
+def _():
+    x = P([6, 3])
+    s = o.split(x, C(0), 3)
+    return ov.Model([o.result(s.output(i)) for i in range(3)], [x])
+
+
+@case("split_num_splits_above_outputs", attr('num_splits="3"', 'num_splits="6"'), rejects=False)
+def _():
+    x = P([6, 3])
+    s = o.split(x, C(0), 3)
+    return ov.Model([o.result(s.output(i)) for i in range(3)], [x])
+
+
+@case("variadic_split_length_below_minus_one", const("lens", [-2, 8]))
+def _():
+    x = P([6, 3])
+    s = o.variadic_split(x, C(0), C([2, 4], name="lens"))
+    return ov.Model([o.result(s.output(i)) for i in range(2)], [x])
+
+
+# OpenVINO wraps the sum of the lengths (irc matches it: docs/openvino-differences.md).
+@case("variadic_split_lengths_overflow", const("lens", [2**62, 2**62, 2**62, -1]), rejects=False)
+def _():
+    x = P([6, 3])
+    s = o.variadic_split(x, C(0), C([1, 1, 1, -1], name="lens"))
+    return ov.Model([o.result(s.output(i)) for i in range(4)], [x])
+
+
+@case("scatter_elements_indices_rank", const("axis", [5]))
+def _():
+    x = P([-1, 3])
+    return model(o.scatter_elements_update(x, C([[1]]), o.constant(np.ones((1, 1), np.float32)), C(0, name="axis")), x)
+
+
+@case("gather_nd_batch_dims_past_indices_rank", attr('batch_dims="0"', 'batch_dims="1"'))
+def _():
+    x = P([1, 2, 3, 4])
+    return model(o.gather_nd(x, C([0], np.int32), 0), x)
+
+
+@case("gather_nd_batch_dims_past_data_rank", attr('batch_dims="1"', 'batch_dims="2"'))
+def _():
+    x = P([1, 2])
+    return model(o.gather_nd(x, C(np.zeros((1, 2, 1, 1)), np.int32), 1), x)
+
+
 def ov_shapes(xml):
     m = ov.Core().read_model(xml)
     return [str(r.get_output_partial_shape(0)).replace(" ", "") for r in m.get_results()]

@@ -172,7 +172,7 @@ pub(super) fn prelu_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
                     }
                 })
                 .collect();
-            Tensor::from_i64s(x.et, xs, &out).ok_or("encode")?
+            Tensor::from_i64s(x.et, xs, &out).ok_or(crate::ops::bug("encode"))?
         }
         et => return Err(format!("no PRelu kernel for {et} outside folding").into()),
     };

@@ -224,7 +224,7 @@ pub(super) fn broadcast_infer(cx: &Ctx) -> R<Vec<Fact>> {
 pub(super) fn bcast_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let v = cx.value(0)?;
     let out = broadcast_infer(cx)?;
-    let os = out[0].shape.to_static().ok_or("dynamic")?;
+    let os = out[0].shape.to_static().ok_or("output shape not static")?;
     let mode = broadcast_mode(cx);
     let in_shape = &v.shape;
     let r = os.len();
@@ -306,7 +306,10 @@ pub(super) fn tile_infer(cx: &Ctx) -> R<Vec<Fact>> {
 
 pub(super) fn tile_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
     let v = cx.value(0)?;
-    let os = tile_infer(cx)?[0].shape.to_static().ok_or("dynamic")?;
+    let os = tile_infer(cx)?[0]
+        .shape
+        .to_static()
+        .ok_or("output shape not static")?;
     let r = os.len();
     let ins = left_pad(&v.shape, r);
     let ist = strides(&ins);
