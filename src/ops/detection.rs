@@ -531,12 +531,17 @@ fn reorg_yolo_infer(cx: &Ctx) -> R<Vec<Fact>> {
     if d.len() != 4 {
         return Err(format!("data must be 4-D, is {}", sh(&x.shape)).into());
     }
+    // stride^2 past i64::MAX cannot divide any dim (OpenVINO's size_t product wraps).
+    let ss = s
+        .checked_mul(s)
+        .filter(|&v| v <= i64::MAX as u64)
+        .ok_or_else(|| OpError::attr("stride", format!("stride {s}: stride^2 is past 2^63-1")))?;
     if let Some(c) = d[1].get() {
-        if c < s * s {
-            return Err(format!("channels {c} must be at least stride^2 = {}", s * s).into());
+        if c < ss {
+            return Err(format!("channels {c} must be at least stride^2 = {ss}").into());
         }
     }
-    let mut out = vec![d[0], checked_dim_mul(d[1], Dim::known(s * s))?];
+    let mut out = vec![d[0], checked_dim_mul(d[1], Dim::known(ss))?];
     for &v in &d[2..] {
         if let Some(n) = v.get() {
             if n % s != 0 {

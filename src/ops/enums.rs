@@ -189,3 +189,13 @@ pub fn check(cx: &Ctx) -> R<()> {
     }
     Ok(())
 }
+
+/// The enum attributes `ty` version `version` has, with their values (tests/extremes.rs builds
+/// layers from them).
+pub fn attrs_of(ty: &str, version: u32) -> Vec<(&'static str, &'static [&'static str])> {
+    TABLE
+        .iter()
+        .filter(|t| t.ops.contains(&ty) && (t.versions.0..=t.versions.1).contains(&version))
+        .map(|t| (t.attr, t.values))
+        .collect()
+}

@@ -52,6 +52,10 @@ pub(super) fn cumsum_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         return Err("no kernel".into());
     }
     let r = v.shape.len();
+    if r == 0 {
+        // OpenVINO infers `[]`, but its CPU plugin crashes computing it (2026.4.1, measured).
+        return Err("a scalar CumSum is not computed".into());
+    }
     let ax = match cx.inputs.get(1) {
         Some(a) => norm_axis(*a.ints().ok_or("axis")?.first().ok_or("axis")?, r)?,
         None => 0,
