@@ -194,6 +194,13 @@ enum Cmd {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+    /// Run two models with OpenVINO's runtime on the same inputs and compare every output:
+    /// exit 0 when they agree within tolerance, 1 when they differ (or the candidate cannot
+    /// run), 2 on usage errors, a reference OpenVINO cannot run, or no OpenVINO found.
+    ///
+    /// OpenVINO is loaded at run time (libopenvino_c): --openvino-lib, IRC_OPENVINO_LIB, the
+    /// `openvino` pip package of the python3 on PATH, then the standard install locations.
+    Verify(VerifyArgs),
     /// Op histogram, weights per element type, decompression chains, inputs/outputs, why
     /// output dims stay dynamic, op types taken on trust, MACs/FLOPs.
     Stats {
@@ -206,6 +213,40 @@ enum Cmd {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+}
+
+/// `irc verify`'s arguments.
+#[derive(clap::Args, Debug)]
+struct VerifyArgs {
+    /// The reference model.xml.
+    reference: PathBuf,
+    /// The model.xml that should compute the same.
+    candidate: PathBuf,
+    /// The shape of an input at run time, ovc syntax: NAME[1,3,224,224] (dynamic dims not
+    /// given: 1 for a batch, 8 tokens for a sequence). Repeatable.
+    #[arg(long = "input", value_name = "NAME[DIMS]")]
+    inputs: Vec<String>,
+    /// Seed of the generated inputs.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Runs, each with new inputs and fresh state.
+    #[arg(long, default_value_t = 1)]
+    runs: usize,
+    /// Inferences per run for a stateful model (the state carried from one to the next).
+    #[arg(long, default_value_t = 2)]
+    steps: usize,
+    /// Relative tolerance for floats (|ref - cand| <= atol + rtol * |ref|).
+    #[arg(long, default_value_t = 1e-3)]
+    rtol: f64,
+    /// Absolute tolerance for floats.
+    #[arg(long, default_value_t = 1e-4)]
+    atol: f64,
+    /// libopenvino_c to load.
+    #[arg(long, value_name = "PATH")]
+    openvino_lib: Option<PathBuf>,
+    /// Output format: text (a summary on stdout) or json (the report).
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
 }
 
 /// `irc fold`'s arguments.
@@ -231,6 +272,14 @@ struct FoldArgs {
     /// No progress bar and no summary line.
     #[arg(short, long)]
     quiet: bool,
+    /// Before putting the output in place, run it and the input with OpenVINO's runtime on
+    /// the same inputs (as `irc verify` does, with the --input shapes); when they differ, write
+    /// nothing and exit 1.
+    #[arg(long)]
+    verify: bool,
+    /// libopenvino_c for --verify (see `irc verify`).
+    #[arg(long, value_name = "PATH", requires = "verify")]
+    openvino_lib: Option<PathBuf>,
 }
 
 impl Cmd {
@@ -241,6 +290,7 @@ impl Cmd {
             | Cmd::InferShapes { format, .. }
             | Cmd::Diff { format, .. }
             | Cmd::Stats { format, .. }
+            | Cmd::Verify(VerifyArgs { format, .. })
             | Cmd::Dump { format, .. } => *format,
         };
         f == Format::Json
@@ -481,6 +531,7 @@ fn run(cmd: Cmd) -> i32 {
             })
         }
         Cmd::Diff { a, b, format } => one(json, true, || cmd_diff(a, b, format)),
+        Cmd::Verify(args) => one(json, true, || cmd_verify(args)),
         Cmd::Stats {
             input,
             inputs,
@@ -636,9 +687,24 @@ fn cmd_fold(args: FoldArgs) -> Result<i32, Fail> {
         verbose,
         format,
         quiet,
+        verify,
+        openvino_lib,
     } = args;
     let overrides = parse_inputs(&inputs)?;
     output_paths(&output, &input)?;
+    // --verify needs OpenVINO: found (or refused, exit 2) before any work.
+    let verifier = match verify {
+        true => {
+            let rt = crate::ovrt::Runtime::load(openvino_lib.as_deref()).map_err(Fail::Usage)?;
+            let vopts = crate::equiv::Options {
+                inputs: overrides.clone(),
+                openvino_lib,
+                ..Default::default()
+            };
+            Some((rt, vopts))
+        }
+        false => None,
+    };
     let bar = bar("fold", 3, quiet);
     // Weights >= 4 MiB: start copying them to the output now, beside the work on the graph.
     let copy = xml::write::BinCopy::start(
@@ -662,7 +728,45 @@ fn cmd_fold(args: FoldArgs) -> Result<i32, Fail> {
     )
     .map_err(|d| Fail::Model(parsed.into_error(d)))?;
     crate::trace("fold");
-    let bin_after = xml::write::write_files_with(&parsed.model, &output, copy)?;
+    // --verify: the written files, by their temporary names, against the input; nothing is
+    // put in place unless OpenVINO computes the same with both.
+    let checker = |xml_tmp: &std::path::Path, bin_tmp: &std::path::Path| -> Result<(), String> {
+        let Some((rt, vopts)) = &verifier else {
+            return Ok(());
+        };
+        crate::files::test_flip(bin_tmp);
+        let ib = xml::read::bin_path_for(&input);
+        let r = crate::equiv::verify_with(
+            rt,
+            crate::equiv::Files {
+                xml: &input,
+                bin: &ib,
+            },
+            crate::equiv::Files {
+                xml: xml_tmp,
+                bin: bin_tmp,
+            },
+            vopts,
+        )
+        .map_err(|e| format!("--verify: {}; nothing was written", e.0))?;
+        let text = crate::equiv::render_text(&r);
+        if !r.equal {
+            errln(text.trim_end());
+            return Err(
+                "--verify: OpenVINO computes something else with the folded model; nothing was written"
+                    .into(),
+            );
+        }
+        if verbose {
+            errln(text.trim_end());
+        }
+        Ok(())
+    };
+    let check: Option<xml::write::Check> = match verifier {
+        Some(_) => Some(&checker),
+        None => None,
+    };
+    let bin_after = xml::write::write_files_with(&parsed.model, &output, copy, check)?;
     crate::trace("write");
     drop(bar);
     if verbose {
@@ -781,7 +885,7 @@ fn cmd_infer_shapes(
     infer::apply(&mut parsed.model.graph, &facts, &overrides, true);
     crate::trace("apply");
     if let Some(o) = &output {
-        xml::write::write_files_with(&parsed.model, o, copy)?;
+        xml::write::write_files_with(&parsed.model, o, copy, None)?;
         crate::trace("write");
     }
     drop(bar);
@@ -804,6 +908,30 @@ fn cmd_diff(a: PathBuf, b: PathBuf, format: Format) -> Result<i32, Fail> {
     match format {
         Format::Json => out(&to_json(&r)),
         Format::Text => out(&crate::diff::render_text(&r)),
+    }
+    Ok(if r.equal { 0 } else { 1 })
+}
+
+fn cmd_verify(a: VerifyArgs) -> Result<i32, Fail> {
+    let opts = crate::equiv::Options {
+        inputs: parse_inputs(&a.inputs)?,
+        seed: a.seed,
+        runs: a.runs,
+        steps: a.steps,
+        rtol: a.rtol,
+        atol: a.atol,
+        openvino_lib: a.openvino_lib,
+    };
+    for p in [&a.reference, &a.candidate] {
+        if !p.is_file() {
+            return Err(Fail::Usage(format!("{}: no such file", p.display())));
+        }
+    }
+    let r =
+        crate::equiv::verify(&a.reference, &a.candidate, &opts).map_err(|e| Fail::Usage(e.0))?;
+    match a.format {
+        Format::Json => out(&to_json(&r)),
+        Format::Text => out(&crate::equiv::render_text(&r)),
     }
     Ok(if r.equal { 0 } else { 1 })
 }

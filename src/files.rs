@@ -195,6 +195,22 @@ pub fn stall(point: &str) {
     }
 }
 
+/// `IRC_TEST_VERIFY_FLIP=1`: before `fold --verify` runs the written `.bin` (by its temporary
+/// name), flip 4 KiB in the middle of it, so the suite can see a difference refused.
+pub fn test_flip(bin: &Path) {
+    if std::env::var_os("IRC_TEST_VERIFY_FLIP").is_none() {
+        return;
+    }
+    if let Ok(mut b) = std::fs::read(bin) {
+        let mid = b.len() / 2;
+        let end = (mid + 4096).min(b.len());
+        for x in &mut b[mid..end] {
+            *x ^= 0xA5;
+        }
+        let _ = std::fs::write(bin, b);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Names to remove when the process is stopped (SIGINT/SIGTERM/SIGBUS). A lock-free table, so the
 // SIGBUS handler can read it; entries are leaked C strings (a few per run).
@@ -300,6 +316,12 @@ impl TempOut {
 
     pub fn file(&self) -> &File {
         &self.file
+    }
+
+    /// A (temporary, hidden) name to read the finished file by before it is committed, as
+    /// `fold --verify` has OpenVINO do; removed with the file if it is never committed.
+    pub fn readable_path(&mut self) -> io::Result<PathBuf> {
+        self.link().map(|p| p.to_path_buf())
     }
 
     /// Give an unnamed file a (temporary, fresh) name, so it can be renamed over the target.

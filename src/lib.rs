@@ -26,7 +26,9 @@ pub mod xml;
 
 pub use error::{Diag, Error, Kind};
 pub mod cli;
+pub mod equiv;
 pub mod ops;
+pub mod ovrt;
 pub mod passes;
 pub mod span;
 pub mod verify;

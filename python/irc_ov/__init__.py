@@ -33,6 +33,7 @@ __version__: str = _native.IRC_VERSION
 __all__ = [
     "IrcError",
     "fold",
+    "verify",
     "infer_shapes",
     "check",
     "normalize",
@@ -174,18 +175,64 @@ def fold(
     dst: PathLike,
     inputs: Optional[Inputs] = None,
     max_fold_bytes: Optional[int] = None,
+    verify: bool = False,
 ) -> Dict[str, Any]:
     """``irc fold SRC -o DST``: fold every subgraph whose value is known before run time into
     constants, remove dead layers, share identical constants; write DST (.xml, its .bin beside).
 
     ``inputs`` overrides input shapes as ``--input`` does. ``max_fold_bytes`` caps how much the
-    weights may grow (default 16 MiB). Returns the fold report (``layers_before``,
+    weights may grow (default 16 MiB). ``verify=True``: before DST is put in place, OpenVINO
+    runs it and SRC on the same inputs; when they differ nothing is written and IrcError is
+    raised (``--verify``). Returns the fold report (``layers_before``,
     ``layers_after``, ``folded``, ``skipped``, ``bin_before``, ``bin_after`` …)."""
     args = ["fold", "--format=json", "--quiet", f"--output={_path(dst)}"]
     args += _input_specs(inputs)
     if max_fold_bytes is not None:
         args.append(f"--max-fold-bytes={int(max_fold_bytes)}")
+    if verify:
+        args.append("--verify")
+        lib = _ov_lib()
+        if lib is not None:
+            args.append(f"--openvino-lib={lib}")
     return _call(args + ["--", _path(src)])
+
+
+def _ov_lib() -> Optional[str]:
+    """libopenvino_c of the ``openvino`` package of this Python, if it has one (found without
+    importing it), so verify runs the same OpenVINO as the caller's."""
+    import glob
+    import importlib.util
+
+    spec = importlib.util.find_spec("openvino")
+    if spec is None or not spec.origin:
+        return None
+    libs = sorted(glob.glob(os.path.join(os.path.dirname(spec.origin), "libs", "libopenvino_c.so*")))
+    return libs[0] if libs else None
+
+
+def verify(
+    ref: PathLike,
+    cand: PathLike,
+    inputs: Optional[Inputs] = None,
+    seed: Optional[int] = None,
+    runs: Optional[int] = None,
+    steps: Optional[int] = None,
+    rtol: Optional[float] = None,
+    atol: Optional[float] = None,
+    openvino_lib: Optional[PathLike] = None,
+) -> Dict[str, Any]:
+    """``irc verify REF CAND``: run both models with OpenVINO's runtime on the same inputs and
+    compare every output. Returns the report (``equal``, ``openvino``, ``outputs`` with
+    ``max_abs``/``max_rel``/``ok`` each …); a difference is a result, not an error.
+    ``openvino_lib`` defaults to the ``openvino`` package of this Python."""
+    args = ["verify", "--format=json"] + _input_specs(inputs)
+    for flag, v in (("seed", seed), ("runs", runs), ("steps", steps), ("rtol", rtol), ("atol", atol)):
+        if v is not None:
+            args.append(f"--{flag}={v}")
+    lib = _path(openvino_lib) if openvino_lib is not None else _ov_lib()
+    if lib is not None:
+        args.append(f"--openvino-lib={lib}")
+    return _call(args + ["--", _path(ref), _path(cand)], ok=(0, 1))
 
 
 def infer_shapes(

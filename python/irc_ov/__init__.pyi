@@ -27,6 +27,18 @@ def fold(
     dst: PathLike,
     inputs: Optional[Inputs] = ...,
     max_fold_bytes: Optional[int] = ...,
+    verify: bool = ...,
+) -> Dict[str, Any]: ...
+def verify(
+    ref: PathLike,
+    cand: PathLike,
+    inputs: Optional[Inputs] = ...,
+    seed: Optional[int] = ...,
+    runs: Optional[int] = ...,
+    steps: Optional[int] = ...,
+    rtol: Optional[float] = ...,
+    atol: Optional[float] = ...,
+    openvino_lib: Optional[PathLike] = ...,
 ) -> Dict[str, Any]: ...
 def infer_shapes(
     src: PathLike, dst: Optional[PathLike] = ..., inputs: Optional[Inputs] = ...

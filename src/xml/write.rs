@@ -810,8 +810,17 @@ fn write_xml_file<'a, W: Write>(
 }
 
 /// Both files are complete: make them durable-in-order and put them in place, the .bin first.
-fn finish_pair(bin: TempOut, xml: TempOut) -> Result<(), String> {
+/// A check of the finished files (`.xml`, `.bin`, read by their temporary names) before they
+/// are put in place: an error leaves nothing behind (`fold --verify`).
+pub type Check<'a> = &'a dyn Fn(&Path, &Path) -> Result<(), String>;
+
+fn finish_pair(mut bin: TempOut, mut xml: TempOut, check: Option<Check>) -> Result<(), String> {
     crate::files::stall("xml-written");
+    if let Some(check) = check {
+        let x = xml.readable_path().map_err(|e| e.to_string())?;
+        let b = bin.readable_path().map_err(|e| e.to_string())?;
+        check(&x, &b)?;
+    }
     crate::files::commit_pair(bin, xml)
 }
 
@@ -820,7 +829,7 @@ fn finish_pair(bin: TempOut, xml: TempOut) -> Result<(), String> {
 /// first (see [`crate::files`]). On error or a signal nothing is left behind. `out_xml` must
 /// end in `.xml`. Returns the number of bytes in the written .bin.
 pub fn write_files(model: &Model, out_xml: &Path) -> Result<u64, Error> {
-    write_files_with(model, out_xml, None)
+    write_files_with(model, out_xml, None, None)
 }
 
 /// [`write_files`], building on an early copy of the input .bin when one was started.
@@ -828,6 +837,7 @@ pub fn write_files_with(
     model: &Model,
     out_xml: &Path,
     copy: Option<BinCopy>,
+    check: Option<Check>,
 ) -> Result<u64, Error> {
     let label = out_xml.display().to_string();
     let Some(out_bin) = crate::files::bin_of_output(out_xml) else {
@@ -836,7 +846,7 @@ pub fn write_files_with(
             "an output must be named NAME.xml (its weights go to NAME.bin)".to_string(),
         ));
     };
-    write_pair(model, out_xml, &out_bin, copy).map_err(|msg| Error::io(label, msg))
+    write_pair(model, out_xml, &out_bin, copy, check).map_err(|msg| Error::io(label, msg))
 }
 
 fn write_pair(
@@ -844,6 +854,7 @@ fn write_pair(
     out_xml: &Path,
     out_bin: &Path,
     copy: Option<BinCopy>,
+    check: Option<Check>,
 ) -> Result<u64, String> {
     let input = model
         .weights
@@ -873,7 +884,7 @@ fn write_pair(
             let bin = copy.tmp.take().ok_or("copying the weights: no output")?;
             bin.file().write_all(&tail).map_err(werr)?;
             crate::files::stall("bin-written");
-            finish_pair(bin, xml)?;
+            finish_pair(bin, xml, check)?;
             return Ok(bin_len);
         }
         // Too much of the input is unused now: write compactly (the copy is stopped and
@@ -895,6 +906,6 @@ fn write_pair(
     bw.flush().map_err(werr)?;
     drop(bw);
     crate::files::stall("bin-written");
-    finish_pair(bin, xml)?;
+    finish_pair(bin, xml, check)?;
     Ok(bin_len)
 }

@@ -380,6 +380,40 @@ def test_fold_model_errors_raise():
     assert ei.value.kind == "usage"
 
 
+@needs_ov
+def test_verify_equal_and_different(tmp_path):
+    """irc_ov.verify runs the caller's OpenVINO: a fold is equal; a flipped weight is not; the
+    report is the CLI's."""
+    src = SAMPLES / "silero_seq.xml"
+    out = tmp_path / "f.xml"
+    irc_ov.fold(src, out, inputs=["input[4,576]"], verify=True)
+    rep = irc_ov.verify(src, out, inputs={"input": [4, 576]})
+    assert rep["equal"] is True and rep["openvino"].startswith(ov.get_version().split("-")[0])
+    assert [o["name"] for o in rep["outputs"]] == ["speech_probs", "hn", "cn"]
+    assert all(o["ok"] for o in rep["outputs"])
+    b = bytearray(out.with_suffix(".bin").read_bytes())
+    mid = len(b) // 2
+    b[mid:mid + 4096] = bytes(x ^ 0xA5 for x in b[mid:mid + 4096])
+    bad = tmp_path / "bad.xml"
+    bad.write_text(out.read_text())
+    bad.with_suffix(".bin").write_bytes(bytes(b))
+    rep = irc_ov.verify(src, bad, inputs=["input[4,576]"])
+    assert rep["equal"] is False and not all(o["ok"] for o in rep["outputs"])
+    env = dict(os.environ, IRC_OPENVINO_LIB=irc_ov._ov_lib())
+    rc, out_, err = cli("verify", src, bad, "--input", "input[4,576]", "--format", "json", env=env)
+    assert rc == 1, err
+    assert json.loads(out_)["outputs"] == rep["outputs"]
+    # fold(verify=True) refuses a fold OpenVINO computes differently: nothing is written.
+    os.environ["IRC_TEST_VERIFY_FLIP"] = "1"
+    try:
+        with pytest.raises(irc_ov.IrcError) as ei:
+            irc_ov.fold(src, tmp_path / "x.xml", inputs=["input[4,576]"], verify=True)
+    finally:
+        del os.environ["IRC_TEST_VERIFY_FLIP"]
+    assert "nothing was written" in str(ei.value)
+    assert not (tmp_path / "x.xml").exists() and not (tmp_path / "x.bin").exists()
+
+
 # --- the package ------------------------------------------------------------------------------
 
 
