@@ -69,11 +69,31 @@ pub struct Report {
     /// The candidate could not be read, compiled or run (then `equal` is false).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub candidate_error: Option<String>,
-    pub first_divergence: Option<serde_json::Value>,
+    pub first_divergence: Option<Divergence>,
     /// Compiles of both models it took (more than 1: an attempt differed, see `verify`).
     pub attempts: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The run and step at which an output first differed.
+    #[serde(skip)]
+    first_bad: Option<(usize, usize)>,
+}
+
+/// Where the two models first compute different values (`first_divergence` in JSON).
+#[derive(Debug, Clone, Serialize)]
+pub struct Divergence {
+    /// The reference's layer (the candidate's of the same name computes something else).
+    pub layer: String,
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// Its output port (as the IR numbers it).
+    pub port: u32,
+    pub max_abs: f64,
+    pub max_rel: f64,
+    pub run: usize,
+    pub step: usize,
+    /// Layer outputs of both models compared (those of the same name computed at run time).
+    pub compared: usize,
 }
 
 /// Errors that are not a verdict: no runtime, a reference OpenVINO cannot run, bad options.
@@ -527,7 +547,227 @@ pub fn verify_with(
         ));
     }
     report.attempts = differed + 1;
+    if let (false, None, Some(at)) = (report.equal, &report.candidate_error, report.first_bad) {
+        match divergence(rt, reference, candidate, o, &props, &reshape, at) {
+            Ok(d) => report.first_divergence = d,
+            Err(e) => report.note = Some(format!("the first divergence was not found: {e}")),
+        }
+    }
     Ok(report)
+}
+
+fn run_rng(o: &Options, run: usize) -> Rng {
+    Rng(o
+        .seed
+        .wrapping_mul(0x100_0000_01B3)
+        .wrapping_add(run as u64))
+}
+
+/// At most this many layer outputs are exposed to find the first divergence.
+const MAX_PROBES: usize = 4000;
+
+/// The model's XML with a Result after each of `probes` (layer id and output port as in the
+/// file, and the port's precision), appended after its own layers and edges: OpenVINO then
+/// lists them after the model's outputs, in this order.
+fn with_probes(text: &str, probes: &[(u64, u32, String)], next_id: u64) -> Option<String> {
+    let (le, ee) = (text.rfind("</layers>")?, text.rfind("</edges>")?);
+    if le > ee {
+        return None;
+    }
+    let mut layers = String::new();
+    let mut edges = String::new();
+    for (k, (id, port, prec)) in probes.iter().enumerate() {
+        let rid = next_id + k as u64;
+        let prec = match prec.is_empty() {
+            true => String::new(),
+            false => format!(" precision=\"{prec}\""),
+        };
+        layers.push_str(&format!(
+            "\t\t<layer id=\"{rid}\" name=\"irc.probe.{k}\" type=\"Result\" version=\"opset1\"><input><port id=\"0\"{prec}/></input></layer>\n"
+        ));
+        edges.push_str(&format!(
+            "\t\t<edge from-layer=\"{id}\" from-port=\"{port}\" to-layer=\"{rid}\" to-port=\"0\"/>\n"
+        ));
+    }
+    let mut out = String::with_capacity(text.len() + layers.len() + edges.len());
+    out.push_str(&text[..le]);
+    out.push_str(&layers);
+    out.push_str(&text[le..ee]);
+    out.push_str(&edges);
+    out.push_str(&text[ee..]);
+    Some(out)
+}
+
+type Probe = (u64, u32, String);
+
+/// Find the earliest layer (in the reference's order) whose values differ: expose every layer
+/// output computed at run time that both models have (matched by layer name) as extra outputs
+/// of copies of their XML (the .bin files are read as they are), run those on the inputs of
+/// the first failing run up to its failing step, and compare them in order.
+fn divergence(
+    rt: &Runtime,
+    reference: Files,
+    candidate: Files,
+    o: &Options,
+    props: &[(&str, &str)],
+    reshape: &[(String, Vec<(i64, i64)>)],
+    (bad_run, bad_step): (usize, usize),
+) -> Result<Option<Divergence>, String> {
+    use crate::ir::{Model, NodeId};
+    let read = |f: Files| -> Result<(String, Model), String> {
+        let text =
+            std::fs::read_to_string(f.xml).map_err(|e| format!("{}: {e}", f.xml.display()))?;
+        let label = f.xml.display().to_string();
+        // The weights are mapped, not read: only their presence is checked.
+        let w = crate::ir::Weights::open(f.bin).map_err(|e| format!("{}: {e}", f.bin.display()))?;
+        let bl = f.bin.display().to_string();
+        let parsed = crate::xml::read_str(
+            std::sync::Arc::from(text.as_str()),
+            &label,
+            Some(std::sync::Arc::new(w)),
+            &bl,
+        )
+        .map_err(|e| e.to_string())?;
+        Ok((text, parsed.model))
+    };
+    let (rtext, rm) = read(reference)?;
+    let (ctext, cm) = read(candidate)?;
+    let skip = |t: &str| matches!(t, "Const" | "Parameter" | "Result" | "Assign");
+    let by_name: std::collections::HashMap<&str, NodeId> = cm
+        .graph
+        .nodes()
+        .filter(|&n| !skip(cm.graph[n].ty.as_str()))
+        .map(|n| (cm.graph[n].name.as_str(), n))
+        .collect();
+    let order = rm
+        .graph
+        .ordered()
+        .unwrap_or_else(|| rm.graph.nodes().collect());
+    // (reference layer, output index) of each probe, and the ports in each file.
+    let mut which: Vec<(NodeId, usize)> = Vec::new();
+    let (mut rp, mut cp): (Vec<Probe>, Vec<Probe>) = (Vec::new(), Vec::new());
+    for n in order {
+        let l = &rm.graph[n];
+        if skip(l.ty.as_str()) {
+            continue;
+        }
+        let Some(&c) = by_name.get(l.name.as_str()) else {
+            continue;
+        };
+        let cl = &cm.graph[c];
+        if cl.outputs.len() != l.outputs.len() {
+            continue;
+        }
+        for (i, (po, pc)) in l.outputs.iter().zip(&cl.outputs).enumerate() {
+            if po.precision != pc.precision {
+                continue;
+            }
+            let prec = po
+                .precision
+                .map_or(String::new(), |e| e.precision_name().to_string());
+            which.push((n, i));
+            rp.push((l.id, po.id, prec.clone()));
+            cp.push((cl.id, pc.id, prec));
+        }
+        if which.len() >= MAX_PROBES {
+            break;
+        }
+    }
+    if which.is_empty() {
+        return Ok(None);
+    }
+    let next = |m: &Model| m.graph.nodes().map(|n| m.graph[n].id).max().unwrap_or(0) + 1;
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let dir = std::env::temp_dir().join(format!("irc-verify-{}-{stamp}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    struct Cleanup(PathBuf);
+    impl Drop for Cleanup {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+    let _cleanup = Cleanup(dir.clone());
+    let (rx, cx) = (dir.join("reference.xml"), dir.join("candidate.xml"));
+    let write = |path: &Path, text: &str, probes: &[Probe], m: &Model| {
+        let t = with_probes(text, probes, next(m)).ok_or("the XML has no top-level edges")?;
+        std::fs::write(path, t).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    write(&rx, &rtext, &rp, &rm)?;
+    write(&cx, &ctext, &cp, &cm)?;
+    let rc = rt.compile(&rx, reference.bin, reshape, props)?;
+    let cc = rt.compile(&cx, candidate.bin, reshape, props)?;
+    let (ri, ro) = (rc.inputs()?, rc.outputs()?);
+    let (ci, co) = (cc.inputs()?, cc.outputs()?);
+    let (base_r, base_c) = (ro.len() - rp.len(), co.len() - cp.len());
+    let (seq0, kv_mask) = (first_tokens(o), kv_cache(&ri));
+    let mut rng = run_rng(o, bad_run);
+    let (mut qr, mut qc) = (rc.request()?, cc.request()?);
+    for step in 0..=bad_step {
+        for (i, p) in ri.iter().enumerate() {
+            let ov = o.inputs.iter().find(|x| x.name == p.name);
+            let t = make_input(p, ov, step, seq0, kv_mask, &mut rng)?;
+            qr.set_input(i, &t)?;
+            let j = ci.iter().position(|q| q.name == p.name).unwrap_or(i);
+            qc.set_input(j, &t)?;
+        }
+        qr.infer()?;
+        qc.infer()?;
+        if step < bad_step {
+            continue;
+        }
+        for (k, &(n, i)) in which.iter().enumerate() {
+            // An exposed output the plugin cannot hand out (it computed it into a constant) is
+            // passed over.
+            let (Ok(a), Ok(b)) = (qr.output(base_r + k), qc.output(base_c + k)) else {
+                continue;
+            };
+            let l = &rm.graph[n];
+            let mut rep = OutputReport {
+                name: l.name.clone(),
+                element_type: a.et.name().into(),
+                shape: a.shape.clone(),
+                max_abs: 0.0,
+                max_rel: 0.0,
+                worst_index: Vec::new(),
+                ok: true,
+                note: None,
+            };
+            compare(&a, &b, o, &mut rep);
+            if !rep.ok {
+                return Ok(Some(Divergence {
+                    layer: l.name.clone(),
+                    ty: l.ty.as_str().to_string(),
+                    port: l.outputs[i].id,
+                    max_abs: rep.max_abs,
+                    max_rel: rep.max_rel,
+                    run: bad_run,
+                    step,
+                    compared: which.len(),
+                }));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// The first step's token count: what --input gives a token input, else [`SEQ`].
+fn first_tokens(o: &Options) -> u64 {
+    o.inputs
+        .iter()
+        .filter(|x| role(&x.name) == Role::Ids)
+        .find_map(|x| x.shape.dims().and_then(|d| d.last().and_then(|l| l.get())))
+        .unwrap_or(SEQ)
+}
+
+/// A key/value cache (transformers: position_ids or beam_idx inputs) sees the attention mask
+/// over past and new tokens; a recurrent state (Mamba: cache_position) only over the new.
+fn kv_cache(inputs: &[PortInfo]) -> bool {
+    inputs.iter().any(|p| {
+        let n = p.name.to_ascii_lowercase();
+        n.contains("position_ids") || n.contains("beam_idx")
+    })
 }
 
 /// Compiles before a difference is reported (see `verify`).
@@ -557,20 +797,9 @@ fn once(
             )));
         }
     }
-    // The first step's token count: what --input gives a token input, else SEQ.
-    let seq0 = o
-        .inputs
-        .iter()
-        .filter(|x| role(&x.name) == Role::Ids)
-        .find_map(|x| x.shape.dims().and_then(|d| d.last().and_then(|l| l.get())))
-        .unwrap_or(SEQ);
+    let seq0 = first_tokens(o);
     let mut steps = if stateful(reference.xml) { o.steps } else { 1 };
-    // A key/value cache (transformers: position_ids or beam_idx inputs) sees the attention
-    // mask over past and new tokens; a recurrent state (Mamba: cache_position) only the new.
-    let kv_mask = ref_in.iter().any(|p| {
-        let n = p.name.to_ascii_lowercase();
-        n.contains("position_ids") || n.contains("beam_idx")
-    });
+    let kv_mask = kv_cache(&ref_in);
     let mut report = Report {
         equal: true,
         openvino: rt.version.clone(),
@@ -602,6 +831,7 @@ fn once(
         first_divergence: None,
         attempts: 1,
         note: None,
+        first_bad: None,
     };
     let fail = |mut r: Report, e: String| {
         r.equal = false;
@@ -662,11 +892,9 @@ fn once(
         .enumerate()
         .map(|(i, p)| pick(&cand_out, p, i))
         .collect();
+    let mut first_bad = None;
     for run in 0..o.runs {
-        let mut rng = Rng(o
-            .seed
-            .wrapping_mul(0x100_0000_01B3)
-            .wrapping_add(run as u64));
+        let mut rng = run_rng(o, run);
         let mut req_r = ref_c.request().map_err(Unusable)?;
         let mut req_c = match cand_c.request() {
             Ok(r) => r,
@@ -711,7 +939,12 @@ fn once(
                     continue;
                 };
                 match req_c.output(ck) {
-                    Ok(b) => compare(&a, &b, o, rep),
+                    Ok(b) => {
+                        compare(&a, &b, o, rep);
+                        if !rep.ok && first_bad.is_none() {
+                            first_bad = Some((run, step));
+                        }
+                    }
                     Err(e) => {
                         rep.ok = false;
                         rep.note = Some(e);
@@ -721,6 +954,7 @@ fn once(
         }
     }
     report.equal = report.outputs.iter().all(|r| r.ok);
+    report.first_bad = first_bad;
     Ok(report)
 }
 
@@ -754,6 +988,12 @@ pub fn render_text(r: &Report) -> String {
     }
     if let Some(e) = &r.candidate_error {
         s.push_str(&format!("  the candidate fails: {e}\n"));
+    }
+    if let Some(d) = &r.first_divergence {
+        s.push_str(&format!(
+            "  first divergence: {} {} (port {}): max abs {} max rel {} (run {}, step {}; {} outputs compared)\n",
+            d.ty, d.layer, d.port, g(d.max_abs), g(d.max_rel), d.run, d.step, d.compared
+        ));
     }
     for o in &r.outputs {
         let shape: Vec<String> = o.shape.iter().map(|d| d.to_string()).collect();

@@ -730,6 +730,9 @@ impl Request<'_> {
             if st != 0 {
                 return Err(self.rt.err(&format!("reading output {i}"), st));
             }
+            if t.is_null() {
+                return Err(format!("output {i}: OpenVINO gave no tensor"));
+            }
             let mut shape = OvShape {
                 rank: 0,
                 dims: std::ptr::null_mut(),
@@ -737,10 +740,24 @@ impl Request<'_> {
             let mut et = 0u32;
             let mut size = 0usize;
             let mut data: *mut c_void = std::ptr::null_mut();
-            let ok = (api.tensor_shape)(t, &mut shape) == 0
-                && (api.tensor_type)(t, &mut et) == 0
-                && (api.tensor_byte_size)(t, &mut size) == 0
-                && (api.tensor_data)(t, &mut data) == 0;
+            // An empty tensor (a cache of no tokens yet) has no data to ask for.
+            let sts = [
+                (api.tensor_shape)(t, &mut shape),
+                (api.tensor_type)(t, &mut et),
+                (api.tensor_byte_size)(t, &mut size),
+            ];
+            let st_data = match size {
+                0 => 0,
+                _ => (api.tensor_data)(t, &mut data),
+            };
+            let ok = sts.iter().all(|&s| s == 0) && st_data == 0;
+            if !ok {
+                let e = format!(
+                    "output {i}: OpenVINO did not describe the tensor (status {sts:?}, {st_data})"
+                );
+                (api.tensor_free)(t);
+                return Err(e);
+            }
             let dims: Vec<u64> = if ok && !shape.dims.is_null() {
                 std::slice::from_raw_parts(shape.dims, shape.rank.max(0) as usize)
                     .iter()

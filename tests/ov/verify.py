@@ -7,8 +7,9 @@ Cases, each reported on its own line:
       every output ok, for every model of ../shared/models and its zoo (with the overrides of
       models.json, `_in`, and without when they can run so), the tokenizer aside (its
       extension ops need openvino_tokenizers, which the C API does not load).
-  corrupt_<kind>_<m>: a copy of M with one thing changed; `irc verify M copy` exits 1 and the
-      report says which output differs. Kinds:
+  corrupt_<kind>_<m>: a copy of M with one thing changed; `irc verify M copy` exits 1, the
+      report says which output differs, and first_divergence names the changed layer (for a
+      changed Const: a layer reading it, or on its decompression path). Kinds:
         matmul_weights  a byte range inside the weights of a MatMul flipped (sign bits / bytes)
         scalar_operand  the one-element constant operand of an Add or Multiply changed
         swap_subtract   the two inputs of a Subtract swapped
@@ -126,19 +127,26 @@ def in_ports(layer):
 
 
 def const_behind(root, lid, port):
-    """The Const feeding (lid, port), through Convert/Subtract/Multiply/Reshape decompression."""
+    """The Const feeding (lid, port), through Convert/Subtract/Multiply/Reshape decompression,
+    and the names of the layers on the way."""
     ls = layers(root)
     e = producer(root, lid, port)
-    seen = 0
+    seen, chain = 0, []
     while e is not None and seen < 6:
         l = ls[e.get("from-layer")]
         if l.get("type") == "Const":
-            return l
+            return l, chain
         if l.get("type") not in ("Convert", "Subtract", "Multiply", "Reshape", "Transpose"):
-            return None
+            return None, chain
+        chain.append(l.get("name"))
         e = producer(root, l.get("id"), in_ports(l)[0])
         seen += 1
-    return None
+    return None, chain
+
+
+def consumers(root, lid):
+    ls = layers(root)
+    return [ls[e.get("to-layer")].get("name") for e in edges(root) if e.get("from-layer") == lid]
 
 
 def corrupt_matmul_weights(xml, binp):
@@ -147,7 +155,7 @@ def corrupt_matmul_weights(xml, binp):
         if l.get("type") != "MatMul":
             continue
         for port in in_ports(l)[1:2]:
-            c = const_behind(root, l.get("id"), port)
+            c, chain = const_behind(root, l.get("id"), port)
             if c is None:
                 continue
             d = c.find("data")
@@ -159,8 +167,9 @@ def corrupt_matmul_weights(xml, binp):
             for i in range(lo, lo + min(size // 2, 4096)):
                 b[i] ^= 0xA5
             Path(binp).write_bytes(bytes(b))
-            return "%s (%s)" % (l.get("name"), c.get("name"))
-    return None
+            # The first divergence: the MatMul, or a decompression layer on its weights' path.
+            return "%s (%s)" % (l.get("name"), c.get("name")), set(chain) | {l.get("name")}
+    return None, None
 
 
 def corrupt_scalar_operand(xml, binp):
@@ -186,10 +195,11 @@ def corrupt_scalar_operand(xml, binp):
             v = np.frombuffer(bytes(b[off:off + size]), dt)[0]
             new = dt(v * 1.5 + 0.75)
             b[off:off + size] = np.array([new], dt).tobytes()
-            # The Const may be shared by other layers: the change shows wherever it is read.
+            # The Const may be shared by other layers: the change shows wherever it is read,
+            # and the first divergence is one of them.
             Path(binp).write_bytes(bytes(b))
-            return "%s (%s: %s -> %s)" % (l.get("name"), c.get("name"), v, new)
-    return None
+            return "%s (%s: %s -> %s)" % (l.get("name"), c.get("name"), v, new), set(consumers(root, c.get("id")))
+    return None, None
 
 
 def corrupt_swap_subtract(xml, binp):
@@ -209,8 +219,9 @@ def corrupt_swap_subtract(xml, binp):
         e0.set("to-port", ports[1])
         e1.set("to-port", ports[0])
         tree.write(xml)
-        return l.get("name")
-    return None
+        # The Subtract, or (when the plugin computed it into a constant) a layer reading it.
+        return l.get("name"), {l.get("name")} | set(consumers(root, l.get("id")))
+    return None, None
 
 
 def insert_state_multiply(xml, binp):
@@ -363,15 +374,19 @@ def main():
                 d = work / name
                 d.mkdir()
                 c = copy_model(x, d, "c")
-                where = fn(str(c), str(c.with_suffix(".bin")))
+                where, expect = fn(str(c), str(c.with_suffix(".bin")))
                 if where is None:
                     continue  # the model has no such place
                 rc, rep, err = verify(x, c, inputs)
                 why = None
+                fd = (rep or {}).get("first_divergence") or {}
                 if rc != 1:
                     why = "exit %d, want 1 (changed %s): %s %s" % (rc, where, summary(rep), err[:200])
                 elif rep is None or rep["equal"] or (all(o["ok"] for o in rep["outputs"]) and not rep.get("candidate_error")):
                     why = "exit 1 but the report shows no difference: %s" % summary(rep)
+                elif fd.get("layer") not in expect:
+                    why = "first_divergence %r, want one of %s (changed %s; note %s)" % (
+                        fd.get("layer"), sorted(expect)[:6], where, rep.get("note"))
                 if args.v:
                     print("  %s: changed %s" % (name, where), file=sys.stderr)
                 record(name, why)
@@ -394,6 +409,8 @@ def main():
             why = None
             if rc2 != 1:
                 why = "--steps 2: exit %d, want 1 (%s) %s" % (rc2, summary(rep2), err2[:200])
+            elif ((rep2 or {}).get("first_divergence") or {}).get("step") != 1:
+                why = "--steps 2: first_divergence %r, want one at step 1" % (rep2 or {}).get("first_divergence")
             elif rc1 != 0:
                 why = "--steps 1: exit %d, want 0 (the change shows only in step 2): %s %s" % (
                     rc1, summary(rep1), err1[:200])
