@@ -6,7 +6,7 @@
 
 use crate::ovrt::{HostTensor, OvType, PortInfo, Runtime};
 use crate::passes::infer::InputOverride;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// What `verify` was asked.
@@ -36,7 +36,8 @@ impl Default for Options {
 }
 
 /// One output's comparison, worst over every run and step.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct OutputReport {
     pub name: String,
     pub element_type: String,
@@ -52,7 +53,8 @@ pub struct OutputReport {
 }
 
 /// The report `--format json` prints (`docs/json.md`).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Report {
     pub equal: bool,
     pub openvino: String,
@@ -80,7 +82,8 @@ pub struct Report {
 }
 
 /// Where the two models first compute different values (`first_divergence` in JSON).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Divergence {
     /// The reference's layer (the candidate's of the same name computes something else).
     pub layer: String,

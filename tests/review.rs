@@ -256,6 +256,7 @@ fn docs_json_examples_parse() {
             "normalize" => serde_json::from_str::<NormalizeJson>(&text).is_ok(),
             "diff" => serde_json::from_str::<DiffReport>(&text).is_ok(),
             "stats" => serde_json::from_str::<Stats>(&text).is_ok(),
+            "verify" => serde_json::from_str::<irc::equiv::Report>(&text).is_ok(),
             "errors" => serde_json::from_str::<ErrorReport>(&text).is_ok(),
             "normal-form" => serde_json::from_str::<NormalFormJson>(&text).is_ok(),
             "dump" => serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|v| {
@@ -282,6 +283,7 @@ fn docs_json_examples_parse() {
         "fold",
         "normalize",
         "diff",
+        "verify",
         "stats",
         "errors",
         "normal-form",
