@@ -244,6 +244,10 @@ struct VerifyArgs {
     /// libopenvino_c to load.
     #[arg(long, value_name = "PATH")]
     openvino_lib: Option<PathBuf>,
+    /// Inputs to use instead of generated ones: a numpy.savez file, one array per input name
+    /// (NAME for the first step, NAME@S for step S of a stateful model).
+    #[arg(long, value_name = "FILE.npz")]
+    data: Option<PathBuf>,
     /// Output format: text (a summary on stdout) or json (the report).
     #[arg(long, value_enum, default_value_t)]
     format: Format,
@@ -921,6 +925,7 @@ fn cmd_verify(a: VerifyArgs) -> Result<i32, Fail> {
         rtol: a.rtol,
         atol: a.atol,
         openvino_lib: a.openvino_lib,
+        data: a.data,
     };
     for p in [&a.reference, &a.candidate] {
         if !p.is_file() {

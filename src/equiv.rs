@@ -19,6 +19,8 @@ pub struct Options {
     pub rtol: f64,
     pub atol: f64,
     pub openvino_lib: Option<PathBuf>,
+    /// `--data inputs.npz`: inputs by name (`NAME`, `NAME@STEP` for later steps).
+    pub data: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -31,6 +33,7 @@ impl Default for Options {
             rtol: 1e-3,
             atol: 1e-4,
             openvino_lib: None,
+            data: None,
         }
     }
 }
@@ -314,6 +317,94 @@ fn make_input(
     })
 }
 
+/// The arrays of `--data` by key (`NAME` for the first step, `NAME@S` for step S).
+pub type Data = std::collections::BTreeMap<String, crate::npz::Array>;
+
+/// The inputs of one step: from `--data` where it has them, else made by [`make_input`].
+fn step_inputs(
+    ports: &[PortInfo],
+    o: &Options,
+    data: &Data,
+    step: usize,
+    seq0: u64,
+    kv_mask: bool,
+    rng: &mut Rng,
+) -> Result<Vec<HostTensor>, String> {
+    ports
+        .iter()
+        .map(|p| {
+            let key = match step {
+                0 => p.name.clone(),
+                s => format!("{}@{s}", p.name),
+            };
+            match data.get(&key) {
+                Some(a) => from_data(p, &key, a),
+                None => {
+                    let ov = o.inputs.iter().find(|x| x.name == p.name);
+                    make_input(p, ov, step, seq0, kv_mask, rng)
+                }
+            }
+        })
+        .collect()
+}
+
+/// A `--data` array as input `p`: numbers convert to the input's type (numpy's default int64
+/// and float64 feed i32 and f32 inputs).
+fn from_data(p: &PortInfo, key: &str, a: &crate::npz::Array) -> Result<HostTensor, String> {
+    let et =
+        p.et.ok_or_else(|| format!("input '{}' has an unknown element type", p.name))?;
+    let src = match a.dtype.as_str() {
+        "<f4" => OvType::F32,
+        "<f8" => OvType::F64,
+        "<f2" => OvType::F16,
+        "<i8" => OvType::I64,
+        "<i4" => OvType::I32,
+        "<i2" => OvType::I16,
+        "|i1" => OvType::I8,
+        "|u1" => OvType::U8,
+        "<u2" => OvType::U16,
+        "<u4" => OvType::U32,
+        "<u8" => OvType::U64,
+        "|b1" => OvType::Boolean,
+        d => return Err(format!("--data {key}: numpy dtype {d} is not read")),
+    };
+    let n: u64 = a.shape.iter().product();
+    let size = src.size().unwrap_or(1) as u64;
+    if a.data.len() as u64 != n * size {
+        return Err(format!(
+            "--data {key}: {} bytes for {:?} of {}",
+            a.data.len(),
+            a.shape,
+            a.dtype
+        ));
+    }
+    let t = HostTensor {
+        et: src,
+        shape: a.shape.clone(),
+        data: a.data.clone(),
+        strings: Vec::new(),
+    };
+    if src == et {
+        return Ok(t);
+    }
+    let data = match decode(&t) {
+        Some(Vals::F(v)) if et.is_float() => encode_f(et, &v),
+        Some(Vals::I(v)) if et.is_float() => {
+            encode_f(et, &v.iter().map(|&x| x as f64).collect::<Vec<_>>())
+        }
+        Some(Vals::I(v)) => encode_i(et, &v.iter().map(|&x| x as i64).collect::<Vec<_>>()),
+        _ => None,
+    }
+    .ok_or_else(|| {
+        format!(
+            "--data {key}: {} does not convert to {}",
+            a.dtype,
+            et.name()
+        )
+    })?;
+    Ok(HostTensor { et, data, ..t })
+}
+
 /// Elements as f64 (floats) or i128 (integers, booleans); None for types not compared.
 enum Vals {
     F(Vec<f64>),
@@ -510,6 +601,15 @@ pub fn verify_with(
     o: &Options,
 ) -> Result<Report, Unusable> {
     check_options(o)?;
+    let data: Data = match &o.data {
+        Some(p) => {
+            let b =
+                std::fs::read(p).map_err(|e| Unusable(format!("--data {}: {e}", p.display())))?;
+            crate::npz::read(&b).map_err(|e| Unusable(format!("--data {}: {e}", p.display())))?
+        }
+        None => Data::new(),
+    };
+    let data = &data;
     // f32 execution on both sides, so bf16/f16 modes of the CPU plugin, a u8 KV cache and the
     // int8 dynamic quantization of activations (whose use depends on which fusions match) do
     // not blur results.
@@ -537,11 +637,17 @@ pub fn verify_with(
     // the zoo's Mamba: about 1 compile in 10 gives logits 0.5 away, the same model against
     // itself). A difference is therefore confirmed on fresh compiles of both models; it is
     // reported only when every attempt differs, and a pass after a failed attempt says so.
-    let mut report = once(rt, reference, candidate, o, &props, &reshape)?;
+    let su = Setup {
+        o,
+        data,
+        props: &props,
+        reshape: &reshape,
+    };
+    let mut report = once(rt, reference, candidate, &su)?;
     let mut differed = 0;
     while !report.equal && report.candidate_error.is_none() && differed + 1 < ATTEMPTS {
         differed += 1;
-        report = once(rt, reference, candidate, o, &props, &reshape)?;
+        report = once(rt, reference, candidate, &su)?;
     }
     if report.equal && differed > 0 {
         report.note = Some(format!(
@@ -551,12 +657,22 @@ pub fn verify_with(
     }
     report.attempts = differed + 1;
     if let (false, None, Some(at)) = (report.equal, &report.candidate_error, report.first_bad) {
-        match divergence(rt, reference, candidate, o, &props, &reshape, at) {
+        match divergence(rt, reference, candidate, &su, at) {
             Ok(d) => report.first_divergence = d,
             Err(e) => report.note = Some(format!("the first divergence was not found: {e}")),
         }
     }
     Ok(report)
+}
+
+/// What every run of a verification shares: the options, `--data`, the compile properties and
+/// the `--input` reshape.
+#[derive(Clone, Copy)]
+struct Setup<'a> {
+    o: &'a Options,
+    data: &'a Data,
+    props: &'a [(&'a str, &'a str)],
+    reshape: &'a [(String, Vec<(i64, i64)>)],
 }
 
 fn run_rng(o: &Options, run: usize) -> Rng {
@@ -611,11 +727,15 @@ fn divergence(
     rt: &Runtime,
     reference: Files,
     candidate: Files,
-    o: &Options,
-    props: &[(&str, &str)],
-    reshape: &[(String, Vec<(i64, i64)>)],
+    su: &Setup,
     (bad_run, bad_step): (usize, usize),
 ) -> Result<Option<Divergence>, String> {
+    let Setup {
+        o,
+        data,
+        props,
+        reshape,
+    } = *su;
     use crate::ir::{Model, NodeId};
     let read = |f: Files| -> Result<(String, Model), String> {
         let text =
@@ -704,16 +824,15 @@ fn divergence(
     let (ri, ro) = (rc.inputs()?, rc.outputs()?);
     let (ci, co) = (cc.inputs()?, cc.outputs()?);
     let (base_r, base_c) = (ro.len() - rp.len(), co.len() - cp.len());
-    let (seq0, kv_mask) = (first_tokens(o), kv_cache(&ri));
+    let (seq0, kv_mask) = (first_tokens(o, data), kv_cache(&ri));
     let mut rng = run_rng(o, bad_run);
     let (mut qr, mut qc) = (rc.request()?, cc.request()?);
     for step in 0..=bad_step {
-        for (i, p) in ri.iter().enumerate() {
-            let ov = o.inputs.iter().find(|x| x.name == p.name);
-            let t = make_input(p, ov, step, seq0, kv_mask, &mut rng)?;
-            qr.set_input(i, &t)?;
+        let made = step_inputs(&ri, o, data, step, seq0, kv_mask, &mut rng)?;
+        for (i, (p, t)) in ri.iter().zip(&made).enumerate() {
+            qr.set_input(i, t)?;
             let j = ci.iter().position(|q| q.name == p.name).unwrap_or(i);
-            qc.set_input(j, &t)?;
+            qc.set_input(j, t)?;
         }
         qr.infer()?;
         qc.infer()?;
@@ -755,12 +874,19 @@ fn divergence(
     Ok(None)
 }
 
-/// The first step's token count: what --input gives a token input, else [`SEQ`].
-fn first_tokens(o: &Options) -> u64 {
-    o.inputs
+/// The first step's token count: a token input's length in --data or --input, else [`SEQ`].
+fn first_tokens(o: &Options, data: &Data) -> u64 {
+    let from_data = data
         .iter()
-        .filter(|x| role(&x.name) == Role::Ids)
-        .find_map(|x| x.shape.dims().and_then(|d| d.last().and_then(|l| l.get())))
+        .filter(|(k, _)| !k.contains('@') && role(k) == Role::Ids)
+        .find_map(|(_, a)| a.shape.last().copied());
+    from_data
+        .or_else(|| {
+            o.inputs
+                .iter()
+                .filter(|x| role(&x.name) == Role::Ids)
+                .find_map(|x| x.shape.dims().and_then(|d| d.last().and_then(|l| l.get())))
+        })
         .unwrap_or(SEQ)
 }
 
@@ -777,19 +903,28 @@ fn kv_cache(inputs: &[PortInfo]) -> bool {
 const ATTEMPTS: usize = 3;
 
 /// One attempt: compile both models and compare them.
-fn once(
-    rt: &Runtime,
-    reference: Files,
-    candidate: Files,
-    o: &Options,
-    props: &[(&str, &str)],
-    reshape: &[(String, Vec<(i64, i64)>)],
-) -> Result<Report, Unusable> {
+fn once(rt: &Runtime, reference: Files, candidate: Files, su: &Setup) -> Result<Report, Unusable> {
+    let Setup {
+        o,
+        data,
+        props,
+        reshape,
+    } = *su;
     let ref_c = rt
         .compile(reference.xml, reference.bin, reshape, props)
         .map_err(Unusable)?;
     let ref_in = ref_c.inputs().map_err(Unusable)?;
     let ref_out = ref_c.outputs().map_err(Unusable)?;
+    for k in data.keys() {
+        let base = k.split('@').next().unwrap_or(k);
+        if !ref_in.iter().any(|p| p.name == base) {
+            let names: Vec<&str> = ref_in.iter().map(|p| p.name.as_str()).collect();
+            return Err(Unusable(format!(
+                "--data: the array '{k}' is no input of the reference (its inputs: {})",
+                names.join(", ")
+            )));
+        }
+    }
     for ov in &o.inputs {
         if !ref_in.iter().any(|p| p.name == ov.name) {
             let names: Vec<&str> = ref_in.iter().map(|p| p.name.as_str()).collect();
@@ -800,7 +935,7 @@ fn once(
             )));
         }
     }
-    let seq0 = first_tokens(o);
+    let seq0 = first_tokens(o, data);
     let mut steps = if stateful(reference.xml) { o.steps } else { 1 };
     let kv_mask = kv_cache(&ref_in);
     let mut report = Report {
@@ -904,11 +1039,8 @@ fn once(
             Err(e) => return fail(report, e),
         };
         for step in 0..steps {
-            let mut made = Vec::with_capacity(ref_in.len());
-            for p in &ref_in {
-                let ov = o.inputs.iter().find(|x| x.name == p.name);
-                made.push(make_input(p, ov, step, seq0, kv_mask, &mut rng).map_err(Unusable)?);
-            }
+            let made =
+                step_inputs(&ref_in, o, data, step, seq0, kv_mask, &mut rng).map_err(Unusable)?;
             if run == 0 && step == 0 {
                 report.inputs = ref_in
                     .iter()

@@ -27,6 +27,7 @@ pub mod xml;
 pub use error::{Diag, Error, Kind};
 pub mod cli;
 pub mod equiv;
+pub mod npz;
 pub mod ops;
 pub mod ovrt;
 pub mod passes;

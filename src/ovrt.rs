@@ -87,6 +87,10 @@ impl OvType {
         }
     }
 
+    pub fn is_float(self) -> bool {
+        matches!(self, OvType::F32 | OvType::F64 | OvType::F16 | OvType::Bf16)
+    }
+
     /// Bytes per element of the types `verify` makes and reads whole (None: sub-byte, string).
     pub fn size(self) -> Option<usize> {
         use OvType::*;

@@ -220,15 +220,19 @@ def verify(
     rtol: Optional[float] = None,
     atol: Optional[float] = None,
     openvino_lib: Optional[PathLike] = None,
+    data: Optional[PathLike] = None,
 ) -> Dict[str, Any]:
     """``irc verify REF CAND``: run both models with OpenVINO's runtime on the same inputs and
     compare every output. Returns the report (``equal``, ``openvino``, ``outputs`` with
     ``max_abs``/``max_rel``/``ok`` each …); a difference is a result, not an error.
-    ``openvino_lib`` defaults to the ``openvino`` package of this Python."""
+    ``openvino_lib`` defaults to the ``openvino`` package of this Python; ``data`` is a
+    ``numpy.savez`` file of inputs by name (``--data``)."""
     args = ["verify", "--format=json"] + _input_specs(inputs)
     for flag, v in (("seed", seed), ("runs", runs), ("steps", steps), ("rtol", rtol), ("atol", atol)):
         if v is not None:
             args.append(f"--{flag}={v}")
+    if data is not None:
+        args.append(f"--data={_path(data)}")
     lib = _path(openvino_lib) if openvino_lib is not None else _ov_lib()
     if lib is not None:
         args.append(f"--openvino-lib={lib}")

@@ -39,6 +39,7 @@ def verify(
     rtol: Optional[float] = ...,
     atol: Optional[float] = ...,
     openvino_lib: Optional[PathLike] = ...,
+    data: Optional[PathLike] = ...,
 ) -> Dict[str, Any]: ...
 def infer_shapes(
     src: PathLike, dst: Optional[PathLike] = ..., inputs: Optional[Inputs] = ...

@@ -319,6 +319,37 @@ def main():
                 why = "openvino %r, the package is %r" % (rep["openvino"], ov.get_version())
             record("json", why)
 
+        # --- --data: inputs from a numpy.savez file ------------------------------------------
+        if want("data_npz"):
+            npz = work / "inputs.npz"
+            np.savez(npz, input=np.random.default_rng(3).standard_normal((4, 576)))
+            rc, rep, err = verify(SAMPLES / "silero_seq.xml", SAMPLES / "silero_seq.xml", ["input[4,576]"],
+                                  ["--data", npz])
+            why = None if rc == 0 and rep and "input[4,576] f32" in rep["inputs"] else \
+                "exit %d %s %s" % (rc, rep and rep.get("inputs"), err[:300])
+            record("data_npz", why)
+        if want("data_npz_llm") and ZOO.is_dir():
+            npz = work / "llm.npz"
+            np.savez(npz, input_ids=np.arange(5, 17).reshape(1, 12), attention_mask=np.ones((1, 12), np.int64))
+            x = ZOO / "qwen2_int8_dyn.xml"
+            rc, rep, err = verify(x, x, (), ["--data", npz])
+            why = None if rc == 0 and rep and "input_ids[1,12] i64" in rep["inputs"] and rep["steps"] == 2 else \
+                "exit %d %s %s" % (rc, rep and rep.get("inputs"), err[:300])
+            record("data_npz_llm", why)
+        if want("data_npz_refused"):
+            bad = []
+            for fn, arrays, expect in (("c.npz", "compressed", "savez_compressed"), ("k.npz", "key", "no input")):
+                p = work / fn
+                if arrays == "compressed":
+                    np.savez_compressed(p, input=np.zeros((4, 576), np.float32))
+                else:
+                    np.savez(p, inptu=np.zeros((4, 576), np.float32))
+                rc, _, err = verify(SAMPLES / "silero_seq.xml", SAMPLES / "silero_seq.xml", ["input[4,576]"],
+                                    ["--data", p])
+                if rc != 2 or expect not in err:
+                    bad.append("%s: exit %d %s" % (fn, rc, err[:200]))
+            record("data_npz_refused", "; ".join(bad) or None)
+
         # --- fold --verify: written when equal, nothing written when not ------------------
         for x, inputs in [m for m in models() if m[0].parent == ZOO and m[0].stem.endswith("_dyn")][:2] + \
                 [(SAMPLES / "silero_seq.xml", ["input[4,576]"])]:
