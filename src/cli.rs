@@ -248,6 +248,10 @@ struct VerifyArgs {
     /// (NAME for the first step, NAME@S for step S of a stateful model).
     #[arg(long, value_name = "FILE.npz")]
     data: Option<PathBuf>,
+    /// An OpenVINO extension library to load (custom ops). Repeatable. Without one, a model
+    /// with extension ops gets openvino-tokenizers' library when the python3 on PATH has it.
+    #[arg(long = "extension", value_name = "LIB")]
+    extensions: Vec<PathBuf>,
     /// Output format: text (a summary on stdout) or json (the report).
     #[arg(long, value_enum, default_value_t)]
     format: Format,
@@ -926,6 +930,7 @@ fn cmd_verify(a: VerifyArgs) -> Result<i32, Fail> {
         atol: a.atol,
         openvino_lib: a.openvino_lib,
         data: a.data,
+        extensions: a.extensions,
     };
     for p in [&a.reference, &a.candidate] {
         if !p.is_file() {

@@ -21,6 +21,9 @@ pub struct Options {
     pub openvino_lib: Option<PathBuf>,
     /// `--data inputs.npz`: inputs by name (`NAME`, `NAME@STEP` for later steps).
     pub data: Option<PathBuf>,
+    /// Extension libraries to load (`--extension`); with none, a model with extension ops
+    /// gets openvino-tokenizers' when the python3 on PATH has it.
+    pub extensions: Vec<PathBuf>,
 }
 
 impl Default for Options {
@@ -34,6 +37,7 @@ impl Default for Options {
             atol: 1e-4,
             openvino_lib: None,
             data: None,
+            extensions: Vec::new(),
         }
     }
 }
@@ -549,6 +553,11 @@ fn compare(a: &HostTensor, b: &HostTensor, o: &Options, rep: &mut OutputReport) 
     }
 }
 
+/// Whether the model has layers of `version="extension"` (openvino-tokenizers' ops).
+fn has_extension_ops(xml: &Path) -> bool {
+    std::fs::read(xml).is_ok_and(|b| memchr::memmem::find(&b, b"version=\"extension\"").is_some())
+}
+
 /// Whether the model keeps state between inferences (ReadValue layers).
 fn stateful(xml: &Path) -> bool {
     std::fs::read(xml).is_ok_and(|b| memchr::memmem::find(&b, b"type=\"ReadValue\"").is_some())
@@ -610,6 +619,13 @@ pub fn verify_with(
         None => Data::new(),
     };
     let data = &data;
+    let mut exts = o.extensions.clone();
+    if exts.is_empty() && has_extension_ops(reference.xml) {
+        exts.extend(crate::ovrt::tokenizers_lib());
+    }
+    for e in &exts {
+        rt.add_extension(e).map_err(Unusable)?;
+    }
     // f32 execution on both sides, so bf16/f16 modes of the CPU plugin, a u8 KV cache and the
     // int8 dynamic quantization of activations (whose use depends on which fusions match) do
     // not blur results.
@@ -974,6 +990,10 @@ fn once(rt: &Runtime, reference: Files, candidate: Files, su: &Setup) -> Result<
     let fail = |mut r: Report, e: String| {
         r.equal = false;
         r.candidate_error = Some(e);
+        for out in &mut r.outputs {
+            out.ok = false;
+            out.note = Some("not compared: the candidate fails".into());
+        }
         Ok(r)
     };
     let cand_c = match rt.compile(candidate.xml, candidate.bin, reshape, props) {

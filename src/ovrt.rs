@@ -144,6 +144,7 @@ struct Api {
     version_free: unsafe extern "C" fn(*mut OvVersion),
     core_create: unsafe extern "C" fn(*mut P) -> Status,
     core_free: unsafe extern "C" fn(P),
+    add_extension: unsafe extern "C" fn(P, *const c_char) -> Status,
     read_model: unsafe extern "C" fn(P, *const c_char, *const c_char, *mut P) -> Status,
     model_free: unsafe extern "C" fn(P),
     reshape_input: unsafe extern "C" fn(P, *const c_char, OvPartialShape) -> Status,
@@ -252,6 +253,27 @@ unsafe fn fn_ptr<F: Copy>(p: *mut c_void) -> F {
     unsafe { std::mem::transmute_copy::<*mut c_void, F>(&p) }
 }
 
+/// The openvino-tokenizers extension library of the `python3` on PATH, if it has the package
+/// (`IRC_OPENVINO_TOKENIZERS_LIB` first).
+pub fn tokenizers_lib() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("IRC_OPENVINO_TOKENIZERS_LIB").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    let o = Command::new("python3")
+        .args([
+            "-c",
+            "import importlib.util as u, os; s = u.find_spec('openvino_tokenizers'); print(os.path.dirname(s.origin) if s and s.origin else '')",
+        ])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let dir = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    let lib = Path::new(&dir)
+        .join("lib")
+        .join("libopenvino_tokenizers.so");
+    (!dir.is_empty() && lib.exists()).then_some(lib)
+}
+
 fn dlerror() -> String {
     // SAFETY: dlerror returns a thread-local C string or null.
     unsafe {
@@ -317,6 +339,7 @@ impl Runtime {
             version_free: sym!("ov_version_free"),
             core_create: sym!("ov_core_create"),
             core_free: sym!("ov_core_free"),
+            add_extension: sym!("ov_core_add_extension"),
             read_model: sym!("ov_core_read_model"),
             model_free: sym!("ov_model_free"),
             reshape_input: sym!("ov_model_reshape_input_by_name"),
@@ -395,6 +418,17 @@ impl Runtime {
             true => format!("{what}: OpenVINO status {st}"),
             false => format!("{what}: {msg}"),
         }
+    }
+
+    /// Load an extension library (custom ops, such as openvino-tokenizers').
+    pub fn add_extension(&self, path: &Path) -> Result<(), String> {
+        let c = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
+        // SAFETY: a path string; OpenVINO loads the library into the core.
+        let st = unsafe { (self.api.add_extension)(self.core, c.as_ptr()) };
+        if st != 0 {
+            return Err(self.err(&format!("loading the extension {}", path.display()), st));
+        }
+        Ok(())
     }
 
     /// Read `xml` (with `bin`), reshape the inputs `reshape` names to their (min, max) dims

@@ -221,18 +221,22 @@ def verify(
     atol: Optional[float] = None,
     openvino_lib: Optional[PathLike] = None,
     data: Optional[PathLike] = None,
+    extensions: Optional[Sequence[PathLike]] = None,
 ) -> Dict[str, Any]:
     """``irc verify REF CAND``: run both models with OpenVINO's runtime on the same inputs and
     compare every output. Returns the report (``equal``, ``openvino``, ``outputs`` with
     ``max_abs``/``max_rel``/``ok`` each …); a difference is a result, not an error.
     ``openvino_lib`` defaults to the ``openvino`` package of this Python; ``data`` is a
-    ``numpy.savez`` file of inputs by name (``--data``)."""
+    ``numpy.savez`` file of inputs by name (``--data``); ``extensions`` are OpenVINO extension
+    libraries to load (``--extension``; openvino-tokenizers' is found by itself)."""
     args = ["verify", "--format=json"] + _input_specs(inputs)
     for flag, v in (("seed", seed), ("runs", runs), ("steps", steps), ("rtol", rtol), ("atol", atol)):
         if v is not None:
             args.append(f"--{flag}={v}")
     if data is not None:
         args.append(f"--data={_path(data)}")
+    for e in extensions or ():
+        args.append(f"--extension={_path(e)}")
     lib = _path(openvino_lib) if openvino_lib is not None else _ov_lib()
     if lib is not None:
         args.append(f"--openvino-lib={lib}")

@@ -40,6 +40,7 @@ def verify(
     atol: Optional[float] = ...,
     openvino_lib: Optional[PathLike] = ...,
     data: Optional[PathLike] = ...,
+    extensions: Optional[Sequence[PathLike]] = ...,
 ) -> Dict[str, Any]: ...
 def infer_shapes(
     src: PathLike, dst: Optional[PathLike] = ..., inputs: Optional[Inputs] = ...
