@@ -13,6 +13,7 @@ Cases, each reported on its own line:
         matmul_weights  a byte range inside the weights of a MatMul flipped (sign bits / bytes)
         scalar_operand  the one-element constant operand of an Add or Multiply changed
         swap_subtract   the two inputs of a Subtract swapped
+        mask_fill       the attention mask's fill constant (float min) set to 0
   state_<m>: a Multiply by 2 inserted after a ReadValue (the state path only: the state is
       empty or zero on the first step): `--steps 2` exits 1, `--steps 1` exits 0.
   no_runtime: with IRC_OPENVINO_LIB naming no library, exit 2 and a message that says how to
@@ -231,6 +232,40 @@ def corrupt_swap_subtract(xml, binp):
     return None, None
 
 
+def corrupt_mask_fill(xml, binp):
+    """The fill value of the causal attention mask (a one-element constant far below zero,
+    as optimum writes float min) set to 0: masked positions count again. Decoders only: the
+    causal mask always masks something, while an encoder's padding mask of ones (the inputs
+    verify makes) masks nothing, so the change would not show there."""
+    root = ET.parse(xml).getroot()
+    if not any(l.get("type") == "ReadValue" for l in root.iter("layer")):
+        return None, None
+    for c in root.iter("layer"):
+        if c.get("type") != "Const":
+            continue
+        d = c.find("data")
+        if d.get("element_type") not in ("f32", "f16") or int(d.get("size")) > 4:
+            continue
+        off, size = int(d.get("offset")), int(d.get("size"))
+        b = bytearray(Path(binp).read_bytes())
+        dt = np.float32 if d.get("element_type") == "f32" else np.float16
+        v = float(np.frombuffer(bytes(b[off:off + size]), dt)[0])
+        if not v < -1e4:
+            continue
+        users = consumers(root, c.get("id"))
+        if not users:
+            continue
+        # Through a decompression Convert (f16 constants): its readers are the first layers
+        # computed at run time.
+        ls = layers(root)
+        for u in [l for l in ls.values() if l.get("name") in users and l.get("type") == "Convert"]:
+            users += consumers(root, u.get("id"))
+        b[off:off + size] = np.zeros(1, dt).tobytes()
+        Path(binp).write_bytes(bytes(b))
+        return "%s (%s -> 0)" % (c.get("name"), v), set(users)
+    return None, None
+
+
 def insert_state_multiply(xml, binp):
     """ReadValue -> Multiply(x, 2) -> the ReadValue's consumers."""
     tree = ET.parse(xml)
@@ -277,7 +312,7 @@ def insert_state_multiply(xml, binp):
 
 
 CORRUPTIONS = [("matmul_weights", corrupt_matmul_weights), ("scalar_operand", corrupt_scalar_operand),
-               ("swap_subtract", corrupt_swap_subtract)]
+               ("swap_subtract", corrupt_swap_subtract), ("mask_fill", corrupt_mask_fill)]
 
 
 def main():
