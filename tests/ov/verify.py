@@ -466,6 +466,24 @@ def main():
                     print("  %s: changed %s" % (name, where), file=sys.stderr)
                 record(name, why)
 
+        # --- the first divergence found window by window (IRC_VERIFY_PROBES=7) ---------------
+        x = ZOO / "qwen2_int8_dyn.xml"
+        if want("divergence_windows") and x.exists():
+            d = work / "windows"
+            d.mkdir()
+            c = copy_model(x, d, "c")
+            where, expect = corrupt_scalar_operand(str(c), str(c.with_suffix(".bin")))
+            _, whole, _ = verify(x, c)
+            rc, rep, err = irc("verify", x, c, "--format", "json", env=env(IRC_VERIFY_PROBES="7"))
+            small = json.loads(rep) if rc == 1 else {}
+            a, b = (whole or {}).get("first_divergence") or {}, small.get("first_divergence") or {}
+            why = None
+            if not a or a.get("layer") not in expect:
+                why = "whole: %r" % a
+            elif (b.get("layer"), b.get("port")) != (a.get("layer"), a.get("port")) or b.get("compared", 0) <= 7:
+                why = "windows of 7 give %r, one window %r" % (b, a)
+            record("divergence_windows", why)
+
         # --- the state path: caught with 2 steps, not with 1 ---------------------------------
         for x, inputs in zoo:
             if not x.stem.endswith("_dyn"):
