@@ -1557,6 +1557,23 @@ def unpack_case(ret):
     return list(ret), None
 
 
+def check_ovthrows(in_xml, out_xml):
+    """OpenVINO's ConstantFolding throws on the model: irc must leave every Result's producer
+    unfolded, and OpenVINO must read what irc wrote."""
+    try:
+        ov_fold(CORE.read_model(str(in_xml)))
+        return "OpenVINO folds it: not an ovthrows case"
+    except RuntimeError:
+        pass
+    ir = IrcIR(out_xml)
+    for rname, rid in ir.results().items():
+        pid = ir.producer(rid, 0)
+        if pid is None or ir.layers[pid].get("type") == "Const":
+            return "%s: irc folded what OpenVINO cannot" % rname
+    CORE.read_model(str(out_xml))
+    return None
+
+
 def check_generated(name, fn, kind, wd):
     outs, src = unpack_case(fn())
     model = build_model(outs)
@@ -1567,20 +1584,7 @@ def check_generated(name, fn, kind, wd):
     if err:
         return err
     if kind == "ovthrows":
-        # OpenVINO's ConstantFolding throws on the model: irc must leave every Result's
-        # producer unfolded, and OpenVINO must read what irc wrote.
-        try:
-            ov_fold(CORE.read_model(str(in_xml)))
-            return "OpenVINO folds it: not an ovthrows case"
-        except RuntimeError:
-            pass
-        ir = IrcIR(out_xml)
-        for rname, rid in ir.results().items():
-            pid = ir.producer(rid, 0)
-            if pid is None or ir.layers[pid].get("type") == "Const":
-                return "%s: irc folded what OpenVINO cannot" % rname
-        CORE.read_model(str(out_xml))
-        return None
+        return check_ovthrows(in_xml, out_xml)
     ref = ov_fold(CORE.read_model(str(in_xml)))
     ir = IrcIR(out_xml)
     ir_res = ir.results()
@@ -2000,20 +2004,7 @@ def check_behind(name, fn, kind, wd):
     if err:
         return err
     if kind == "ovthrows":
-        # OpenVINO's ConstantFolding throws on the model: irc must leave every Result's
-        # producer unfolded, and OpenVINO must read what irc wrote.
-        try:
-            ov_fold(CORE.read_model(str(in_xml)))
-            return "OpenVINO folds it: not an ovthrows case"
-        except RuntimeError:
-            pass
-        ir = IrcIR(out_xml)
-        for rname, rid in ir.results().items():
-            pid = ir.producer(rid, 0)
-            if pid is None or ir.layers[pid].get("type") == "Const":
-                return "%s: irc folded what OpenVINO cannot" % rname
-        CORE.read_model(str(out_xml))
-        return None
+        return check_ovthrows(in_xml, out_xml)
     ref = ov_fold(CORE.read_model(str(in_xml)))
     ir = IrcIR(out_xml)
     by_name = {l.get("name"): lid for lid, l in ir.layers.items()}
