@@ -162,8 +162,57 @@ fn role(name: &str) -> Role {
 
 /// The sequence length of the first step; later steps add one token each.
 const SEQ: u64 = 8;
-/// Token ids are drawn below this (every vocabulary of the zoo is larger).
+/// Token ids are drawn below this when the model's vocabulary cannot be read (see [`vocab_of`]).
 const VOCAB: u64 = 100;
+
+/// The vocabulary size of a token input: the rows of the embedding table its ids index (the
+/// first Gather they reach, through Convert/Reshape/Squeeze/Unsqueeze), by the input's name.
+fn vocab_of(xml: &Path) -> std::collections::BTreeMap<String, u64> {
+    let mut out = std::collections::BTreeMap::new();
+    let Ok(parsed) = crate::xml::read_file(xml) else {
+        return out;
+    };
+    let g = &parsed.model.graph;
+    for n in g.nodes() {
+        let l = &g[n];
+        if !l.is("Parameter") {
+            continue;
+        }
+        let mut names: Vec<String> = vec![l.name.clone()];
+        names.extend(l.outputs.iter().flat_map(|p| p.names().to_vec()));
+        if !names.iter().any(|x| role(x) == Role::Ids) {
+            continue;
+        }
+        let mut frontier = vec![(n, 0usize)];
+        let mut found = None;
+        for _ in 0..4 {
+            let mut next = Vec::new();
+            for &(m, o) in &frontier {
+                for (u, port) in g.users_of(m, o) {
+                    let ul = &g[u];
+                    if ul.is("Gather") && port == 1 {
+                        found = ul.inputs[0].shape.dims().and_then(|d| d.first()?.get());
+                    } else if ["Convert", "Reshape", "Squeeze", "Unsqueeze"]
+                        .iter()
+                        .any(|t| ul.is(t))
+                    {
+                        next.push((u, 0));
+                    }
+                }
+            }
+            if found.is_some() || next.is_empty() {
+                break;
+            }
+            frontier = next;
+        }
+        if let Some(v) = found.filter(|&v| v > 0) {
+            for x in names {
+                out.insert(x, v);
+            }
+        }
+    }
+    out
+}
 
 /// The tokens of step `step` and those already in the state before it, for a first step of
 /// `seq0` tokens.
@@ -263,10 +312,11 @@ fn make_input(
     p: &PortInfo,
     ov: Option<&InputOverride>,
     step: usize,
-    seq0: u64,
-    kv_mask: bool,
+    gen: &Gen,
     rng: &mut Rng,
 ) -> Result<HostTensor, String> {
+    let (seq0, kv_mask) = (gen.seq0, gen.kv_mask);
+    let vocab = gen.vocab.get(&p.name).copied().unwrap_or(VOCAB).max(1);
     let et =
         p.et.ok_or_else(|| format!("input '{}' has an unknown element type", p.name))?;
     let shape = dims_for(p, ov, step, seq0, kv_mask)?;
@@ -299,7 +349,8 @@ fn make_input(
                 .collect(),
             Role::Beam | Role::Zeros => vec![0; n],
             Role::Ids | Role::Other if et == OvType::Boolean => vec![1; n],
-            Role::Ids | Role::Other => (0..n).map(|_| (rng.next() % VOCAB) as i64).collect(),
+            Role::Ids => (0..n).map(|_| (rng.next() % vocab) as i64).collect(),
+            Role::Other => (0..n).map(|_| (rng.next() % VOCAB) as i64).collect(),
         };
         match is_float {
             true => encode_f(et, &v.iter().map(|&x| x as f64).collect::<Vec<_>>()),
@@ -325,15 +376,25 @@ fn make_input(
 pub type Data = std::collections::BTreeMap<String, crate::npz::Array>;
 
 /// The inputs of one step: from `--data` where it has them, else made by [`make_input`].
+/// How inputs are made for one verification (see [`make_input`]).
+struct Gen<'a> {
+    o: &'a Options,
+    data: &'a Data,
+    /// The first step's token count.
+    seq0: u64,
+    /// The attention mask covers past tokens too (a KV cache).
+    kv_mask: bool,
+    /// Vocabulary sizes of token inputs, by name (see [`vocab_of`]).
+    vocab: &'a std::collections::BTreeMap<String, u64>,
+}
+
 fn step_inputs(
     ports: &[PortInfo],
-    o: &Options,
-    data: &Data,
+    gen: &Gen,
     step: usize,
-    seq0: u64,
-    kv_mask: bool,
     rng: &mut Rng,
 ) -> Result<Vec<HostTensor>, String> {
+    let (o, data) = (gen.o, gen.data);
     ports
         .iter()
         .map(|p| {
@@ -345,7 +406,7 @@ fn step_inputs(
                 Some(a) => from_data(p, &key, a),
                 None => {
                     let ov = o.inputs.iter().find(|x| x.name == p.name);
-                    make_input(p, ov, step, seq0, kv_mask, rng)
+                    make_input(p, ov, step, gen, rng)
                 }
             }
         })
@@ -653,11 +714,13 @@ pub fn verify_with(
     // the zoo's Mamba: about 1 compile in 10 gives logits 0.5 away, the same model against
     // itself). A difference is therefore confirmed on fresh compiles of both models; it is
     // reported only when every attempt differs, and a pass after a failed attempt says so.
+    let vocab = vocab_of(reference.xml);
     let su = Setup {
         o,
         data,
         props: &props,
         reshape: &reshape,
+        vocab: &vocab,
     };
     let mut report = once(rt, reference, candidate, &su)?;
     let mut differed = 0;
@@ -689,6 +752,8 @@ struct Setup<'a> {
     data: &'a Data,
     props: &'a [(&'a str, &'a str)],
     reshape: &'a [(String, Vec<(i64, i64)>)],
+    /// Vocabulary sizes of the reference's token inputs.
+    vocab: &'a std::collections::BTreeMap<String, u64>,
 }
 
 fn run_rng(o: &Options, run: usize) -> Rng {
@@ -752,6 +817,7 @@ fn divergence(
         data,
         props,
         reshape,
+        ..
     } = *su;
     use crate::ir::{Model, NodeId};
     let read = |f: Files| -> Result<(String, Model), String> {
@@ -853,7 +919,14 @@ fn divergence(
         let mut rng = run_rng(o, bad_run);
         let (mut qr, mut qc) = (rc.request()?, cc.request()?);
         for step in 0..=bad_step {
-            let made = step_inputs(&ri, o, data, step, seq0, kv_mask, &mut rng)?;
+            let gen = Gen {
+                o,
+                data,
+                seq0,
+                kv_mask,
+                vocab: su.vocab,
+            };
+            let made = step_inputs(&ri, &gen, step, &mut rng)?;
             for (i, (p, t)) in ri.iter().zip(&made).enumerate() {
                 qr.set_input(i, t)?;
                 let j = ci.iter().position(|q| q.name == p.name).unwrap_or(i);
@@ -936,6 +1009,7 @@ fn once(rt: &Runtime, reference: Files, candidate: Files, su: &Setup) -> Result<
         data,
         props,
         reshape,
+        ..
     } = *su;
     let ref_c = rt
         .compile(reference.xml, reference.bin, reshape, props)
@@ -1069,9 +1143,15 @@ fn once(rt: &Runtime, reference: Files, candidate: Files, su: &Setup) -> Result<
             Ok(r) => r,
             Err(e) => return fail(report, e),
         };
+        let gen = Gen {
+            o,
+            data,
+            seq0,
+            kv_mask,
+            vocab: su.vocab,
+        };
         for step in 0..steps {
-            let made =
-                step_inputs(&ref_in, o, data, step, seq0, kv_mask, &mut rng).map_err(Unusable)?;
+            let made = step_inputs(&ref_in, &gen, step, &mut rng).map_err(Unusable)?;
             if run == 0 && step == 0 {
                 report.inputs = ref_in
                     .iter()
@@ -1179,4 +1259,19 @@ pub fn render_text(r: &Report) -> String {
         ));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vocab_is_read_from_the_embedding_table() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let v = vocab_of(&root.join("ir-samples/models/gemma_int4_sym.xml"));
+        // The embedding Gather's table: the decompression chain's output, [vocab, hidden].
+        // (OpenVINO reads that Gather's table as [512,64].)
+        assert_eq!(v.get("input_ids"), Some(&512), "{v:?}");
+        assert!(vocab_of(&root.join("ir-samples/models/silero_seq.xml")).is_empty());
+    }
 }
