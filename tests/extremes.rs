@@ -6,8 +6,9 @@
 //! read → infer → fold → verify → write in memory: about 131,000 graphs, 50,000 of them past
 //! inference, 138 op versions at least once (IRC_EXTREMES_LIST=1 names the others). Errors are
 //! the expected answer for most; a panic, an unsound folded model or a kernel's internal error
-//! is a bug. Tests run with overflow checks (debug), so an integer from the file that
-//! overflows in a rule panics here instead of wrapping into a wrong shape.
+//! is a bug. With overflow checks on (a debug `cargo test`, and `.ci/run`'s `cargo test
+//! --profile overflow --test extremes`), an integer from the file that overflows in a rule
+//! panics here instead of wrapping into a wrong shape.
 
 use irc::ir::Weights;
 use std::fmt::Write as _;
