@@ -59,6 +59,22 @@ pub struct OutputReport {
     pub note: Option<String>,
 }
 
+impl OutputReport {
+    /// Nothing compared yet: no error, ok.
+    fn new(name: String, element_type: &str, shape: Vec<u64>) -> Self {
+        OutputReport {
+            name,
+            element_type: element_type.to_string(),
+            shape,
+            max_abs: 0.0,
+            max_rel: 0.0,
+            worst_index: Vec::new(),
+            ok: true,
+            note: None,
+        }
+    }
+}
+
 /// The report `--format json` prints (`docs/json.md`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -167,12 +183,9 @@ const VOCAB: u64 = 100;
 
 /// The vocabulary size of a token input: the rows of the embedding table its ids index (the
 /// first Gather they reach, through Convert/Reshape/Squeeze/Unsqueeze), by the input's name.
-fn vocab_of(xml: &Path) -> std::collections::BTreeMap<String, u64> {
+fn vocab_of(m: &crate::ir::Model) -> std::collections::BTreeMap<String, u64> {
     let mut out = std::collections::BTreeMap::new();
-    let Ok(parsed) = crate::xml::read_file(xml) else {
-        return out;
-    };
-    let g = &parsed.model.graph;
+    let g = &m.graph;
     for n in g.nodes() {
         let l = &g[n];
         if !l.is("Parameter") {
@@ -615,13 +628,13 @@ fn compare(a: &HostTensor, b: &HostTensor, o: &Options, rep: &mut OutputReport) 
 }
 
 /// Whether the model has layers of `version="extension"` (openvino-tokenizers' ops).
-fn has_extension_ops(xml: &Path) -> bool {
-    std::fs::read(xml).is_ok_and(|b| memchr::memmem::find(&b, b"version=\"extension\"").is_some())
+fn has_extension_ops(text: &str) -> bool {
+    text.contains("version=\"extension\"")
 }
 
 /// Whether the model keeps state between inferences (ReadValue layers).
-fn stateful(xml: &Path) -> bool {
-    std::fs::read(xml).is_ok_and(|b| memchr::memmem::find(&b, b"type=\"ReadValue\"").is_some())
+fn stateful(text: &str) -> bool {
+    text.contains("type=\"ReadValue\"")
 }
 
 fn bin_of(xml: &Path) -> PathBuf {
@@ -680,8 +693,11 @@ pub fn verify_with(
         None => Data::new(),
     };
     let data = &data;
+    // Each XML is read once: its text (appended to for the divergence search) and irc's
+    // reading of it (vocabulary, static inputs, layers to compare).
+    let ir = (read_ir(reference), read_ir(candidate));
     let mut exts = o.extensions.clone();
-    if exts.is_empty() && has_extension_ops(reference.xml) {
+    if exts.is_empty() && has_extension_ops(&ir.0.text) {
         exts.extend(crate::ovrt::tokenizers_lib());
     }
     for e in &exts {
@@ -714,13 +730,14 @@ pub fn verify_with(
     // the zoo's Mamba: about 1 compile in 10 gives logits 0.5 away, the same model against
     // itself). A difference is therefore confirmed on fresh compiles of both models; it is
     // reported only when every attempt differs, and a pass after a failed attempt says so.
-    let vocab = vocab_of(reference.xml);
+    let vocab = ir.0.model.as_ref().map(vocab_of).unwrap_or_default();
     let su = Setup {
         o,
         data,
         props: &props,
         reshape: &reshape,
         vocab: &vocab,
+        ir: (&ir.0, &ir.1),
     };
     let mut report = once(rt, reference, candidate, &su)?;
     let mut differed = 0;
@@ -754,6 +771,8 @@ struct Setup<'a> {
     reshape: &'a [(String, Vec<(i64, i64)>)],
     /// Vocabulary sizes of the reference's token inputs.
     vocab: &'a std::collections::BTreeMap<String, u64>,
+    /// The reference and the candidate as read once (see [`read_ir`]).
+    ir: (&'a Ir, &'a Ir),
 }
 
 fn run_rng(o: &Options, run: usize) -> Rng {
@@ -813,8 +832,7 @@ fn divergence(
     (bad_run, bad_step): (usize, usize),
 ) -> Result<Option<Divergence>, String> {
     use crate::ir::NodeId;
-    let (rtext, rm) = read_ir(reference)?;
-    let (ctext, cm) = read_ir(candidate)?;
+    let (rm, cm) = (su.ir.0.model()?, su.ir.1.model()?);
     let skip = |t: &str| matches!(t, "Const" | "Parameter" | "Result" | "Assign");
     let by_name: std::collections::HashMap<&str, NodeId> = cm
         .graph
@@ -887,8 +905,6 @@ fn divergence(
             (bad_run, bad_step),
             window,
             (&rx, &cx),
-            (&rtext, &ctext),
-            (&rm, &cm),
             (&which, &rp, &cp),
         )?;
         if found.is_some() {
@@ -899,7 +915,6 @@ fn divergence(
 }
 
 /// One pass of the first-divergence search over every window (see [`divergence`]).
-#[allow(clippy::too_many_arguments)]
 fn search(
     rt: &Runtime,
     (reference, candidate): (Files, Files),
@@ -907,10 +922,10 @@ fn search(
     (bad_run, bad_step): (usize, usize),
     window: usize,
     (rx, cx): (&Path, &Path),
-    (rtext, ctext): (&str, &str),
-    (rm, cm): (&crate::ir::Model, &crate::ir::Model),
     (which, rp, cp): (&[(crate::ir::NodeId, usize)], &[Probe], &[Probe]),
 ) -> Result<Option<Divergence>, String> {
+    let (rtext, ctext) = (&su.ir.0.text, &su.ir.1.text);
+    let (rm, cm) = (su.ir.0.model()?, su.ir.1.model()?);
     let Setup {
         o,
         data,
@@ -979,16 +994,7 @@ fn search(
                 };
                 compared += 1;
                 let l = &rm.graph[n];
-                let mut rep = OutputReport {
-                    name: l.name.clone(),
-                    element_type: a.et.name().into(),
-                    shape: a.shape.clone(),
-                    max_abs: 0.0,
-                    max_rel: 0.0,
-                    worst_index: Vec::new(),
-                    ok: true,
-                    note: None,
-                };
+                let mut rep = OutputReport::new(l.name.clone(), a.et.name(), a.shape.clone());
                 compare(a, &b, o, &mut rep);
                 if !rep.ok {
                     return Ok(Some(Divergence {
@@ -1008,21 +1014,45 @@ fn search(
     Ok(None)
 }
 
-/// A model's XML text and irc's reading of it (weights mapped, not read).
-fn read_ir(f: Files) -> Result<(String, crate::ir::Model), String> {
-    let text = std::fs::read_to_string(f.xml).map_err(|e| format!("{}: {e}", f.xml.display()))?;
-    let label = f.xml.display().to_string();
-    // The weights are mapped, not read: only their presence is checked.
-    let w = crate::ir::Weights::open(f.bin).map_err(|e| format!("{}: {e}", f.bin.display()))?;
-    let bl = f.bin.display().to_string();
-    let parsed = crate::xml::read_str(
-        std::sync::Arc::from(text.as_str()),
-        &label,
-        Some(std::sync::Arc::new(w)),
-        &bl,
-    )
-    .map_err(|e| e.to_string())?;
-    Ok((text, parsed.model))
+/// A model's XML text and irc's reading of it.
+pub struct Ir {
+    text: String,
+    /// irc's reading (weights mapped, not read), or why it cannot read the model: OpenVINO
+    /// may still run it; then only the vocabulary and the divergence search go without.
+    model: Result<crate::ir::Model, String>,
+}
+
+impl Ir {
+    fn model(&self) -> Result<&crate::ir::Model, String> {
+        self.model.as_ref().map_err(|e| e.clone())
+    }
+}
+
+/// Read a model's XML once. A file irc cannot read gives an empty text and the reason in
+/// `model`: OpenVINO's own reading of it is what decides.
+fn read_ir(f: Files) -> Ir {
+    let text = match std::fs::read_to_string(f.xml) {
+        Ok(t) => t,
+        Err(e) => {
+            return Ir {
+                text: String::new(),
+                model: Err(format!("{}: {e}", f.xml.display())),
+            }
+        }
+    };
+    let model = crate::ir::Weights::open(f.bin)
+        .map_err(|e| format!("{}: {e}", f.bin.display()))
+        .and_then(|w| {
+            crate::xml::read_str(
+                std::sync::Arc::from(text.as_str()),
+                &f.xml.display().to_string(),
+                Some(std::sync::Arc::new(w)),
+                &f.bin.display().to_string(),
+            )
+            .map(|p| p.model)
+            .map_err(|e| e.to_string())
+        });
+    Ir { text, model }
 }
 
 /// The first step's token count: a token input's length in --data or --input, else [`SEQ`].
@@ -1091,7 +1121,7 @@ fn once(rt: &Runtime, reference: Files, candidate: Files, su: &Setup) -> Result<
         }
     }
     let seq0 = first_tokens(o, data);
-    let mut steps = if stateful(reference.xml) { o.steps } else { 1 };
+    let mut steps = if stateful(&su.ir.0.text) { o.steps } else { 1 };
     let kv_mask = kv_cache(&ref_in);
     let mut report = Report {
         equal: true,
@@ -1105,19 +1135,12 @@ fn once(rt: &Runtime, reference: Files, candidate: Files, su: &Setup) -> Result<
         outputs: ref_out
             .iter()
             .enumerate()
-            .map(|(i, p)| OutputReport {
-                name: if p.name.is_empty() {
-                    format!("output {i}")
-                } else {
-                    p.name.clone()
-                },
-                element_type: p.et.map_or("dynamic", |t| t.name()).to_string(),
-                shape: Vec::new(),
-                max_abs: 0.0,
-                max_rel: 0.0,
-                worst_index: Vec::new(),
-                ok: true,
-                note: None,
+            .map(|(i, p)| {
+                let name = match p.name.is_empty() {
+                    true => format!("output {i}"),
+                    false => p.name.clone(),
+                };
+                OutputReport::new(name, p.et.map_or("dynamic", |t| t.name()), Vec::new())
             })
             .collect(),
         candidate_error: None,
@@ -1141,7 +1164,7 @@ fn once(rt: &Runtime, reference: Files, candidate: Files, su: &Setup) -> Result<
                 .map(|d| d.iter().map(|x| x.is_some()).collect()),
         )
     });
-    let cand_fixed = read_ir(candidate).is_ok_and(|(_, m)| {
+    let cand_fixed = su.ir.1.model.as_ref().is_ok_and(|m| {
         m.graph.nodes().any(|n| {
             let l = &m.graph[n];
             let dims = l.outputs.first().and_then(|p| {
@@ -1360,10 +1383,20 @@ mod tests {
     #[test]
     fn vocab_is_read_from_the_embedding_table() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let v = vocab_of(&root.join("ir-samples/models/gemma_int4_sym.xml"));
+        let read = |name: &str| {
+            let xml = root.join("ir-samples/models").join(name);
+            let bin = xml.with_extension("bin");
+            read_ir(Files {
+                xml: &xml,
+                bin: &bin,
+            })
+            .model
+            .unwrap()
+        };
+        let v = vocab_of(&read("gemma_int4_sym.xml"));
         // The embedding Gather's table: the decompression chain's output, [vocab, hidden].
         // (OpenVINO reads that Gather's table as [512,64].)
         assert_eq!(v.get("input_ids"), Some(&512), "{v:?}");
-        assert!(vocab_of(&root.join("ir-samples/models/silero_seq.xml")).is_empty());
+        assert!(vocab_of(&read("silero_seq.xml")).is_empty());
     }
 }
