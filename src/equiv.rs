@@ -1095,9 +1095,13 @@ fn once(rt: &Runtime, reference: Files, candidate: Files, su: &Setup) -> Result<
     // The reference runs first, alone: its inputs and outputs are kept and it is freed before
     // the candidate is compiled, so only one model is compiled at a time (an 8B LLM twice
     // would need twice its memory).
+    // A reference neither irc nor OpenVINO reads: irc's error has the file position.
     let ref_c = rt
         .compile(reference.xml, reference.bin, reshape, props)
-        .map_err(Unusable)?;
+        .map_err(|ov| match &su.ir.0.model {
+            Err(irc) => Unusable(format!("{irc}\n(OpenVINO: {ov})")),
+            Ok(_) => Unusable(ov),
+        })?;
     let ref_in = ref_c.inputs().map_err(Unusable)?;
     let ref_out = ref_c.outputs().map_err(Unusable)?;
     for k in data.keys() {
