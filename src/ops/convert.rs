@@ -241,8 +241,18 @@ pub fn pack(et: E, codes: &[u8]) -> Vec<u8> {
 }
 
 /// Convert a tensor to `to` with OpenVINO's reference semantics. `None` where OpenVINO has no
-/// kernel (e.g. to nf4, to/from string).
+/// kernel (to nf4 from anything but f16 and nf4, to/from string).
 pub fn convert(t: &Tensor, to: E) -> Option<Tensor> {
+    if to == E::Nf4 && t.et == E::Nf4 {
+        return Some(t.clone()); // OpenVINO folds this copy
+    }
+    if to == E::Nf4 && t.et == E::F16 {
+        let codes: Vec<u8> = scalars(t)?
+            .iter()
+            .map(|s| nf4_quantize(s.as_f64() as f32))
+            .collect();
+        return Some(Tensor::new(to, t.shape.clone(), pack(to, &codes)));
+    }
     if t.et == E::String || to == E::String || to == E::Nf4 || to == E::Dynamic {
         return None;
     }
@@ -355,6 +365,60 @@ pub fn convert(t: &Tensor, to: E) -> Option<Tensor> {
         E::Nf4 | E::String | E::Dynamic => return None,
     }
     Some(Tensor::new(to, shape, out))
+}
+
+/// OpenVINO's `ConvertNF4::quantize` (from bitsandbytes): the NF4 code of the nearest of its 16
+/// levels, by a tree of f32 thresholds (NaN fails every test: code 0, the level -1.0).
+fn nf4_quantize(x: f32) -> u8 {
+    #[allow(clippy::excessive_precision)]
+    const T: [f32; 15] = [
+        -0.8480964004993439,
+        -0.6106329262256622,
+        -0.4599952697753906,
+        -0.33967943489551544,
+        -0.23460740596055984,
+        -0.13791173323988914,
+        -0.045525018125772476,
+        0.03979014977812767,
+        0.1202552504837513,
+        0.2035212516784668,
+        0.2920137718319893,
+        0.3893125355243683,
+        0.5016634166240692,
+        0.6427869200706482,
+        0.8614784181118011,
+    ];
+    // The tree's leaves in order are the codes 0..15; code k is reached when x is above
+    // thresholds 0..k-1 and not above threshold k, so counting the thresholds below x gives it
+    // (the thresholds ascend; NaN is above none).
+    T.iter().take_while(|&&t| x > t).count() as u8
+}
+
+/// The value OpenVINO's shape inference reads from a Convert: its `evaluate_lower/upper`, which
+/// between integer types wider than 16 bits turn an element at the source type's maximum into
+/// the destination's maximum (i64::MAX to i32 is INT32_MAX there, -1 when folded). `None` when
+/// nothing changes. `out` is the converted `input`.
+pub fn translate_max(input: &Tensor, out: &Tensor) -> Option<Tensor> {
+    let wide_int = |t: E| t.is_integral() && t != E::Boolean && t.bits() > 16;
+    if !wide_int(input.et) || !wide_int(out.et) {
+        return None;
+    }
+    let max = |t: E| match t {
+        E::U64 => -1, // u64::MAX, as its bits
+        t => crate::ops::util::type_limits(t).1,
+    };
+    let (fmax, tmax) = (max(input.et), max(out.et));
+    let x = input.to_i64s()?;
+    if !x.contains(&fmax) {
+        return None;
+    }
+    let mut y = out.to_i64s()?;
+    for (a, b) in x.iter().zip(y.iter_mut()) {
+        if *a == fmax {
+            *b = tmax;
+        }
+    }
+    Tensor::from_i64s(out.et, out.shape.clone(), &y)
 }
 
 #[cfg(test)]

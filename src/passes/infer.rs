@@ -77,6 +77,9 @@ pub struct Infer<'a> {
     /// for the whole run). A value is refused before it is computed when its size, known from
     /// inference, minus the bytes of the values it consumes, is over what is left.
     pub fold_budget: Option<u64>,
+    /// Fold mode, for the layer being inferred: its f16/bf16 values are rounded op by op
+    /// rather than handed on in f32 (see [`computed_during_shape_inference`]).
+    round_each_op: bool,
 }
 
 /// One line naming the op types whose declared ports were taken on trust, if any.
@@ -106,8 +109,110 @@ pub fn never_folds(l: &Layer) -> bool {
         || has_rt_attr(l.rt_info.as_deref(), "DisableConstantFolding")
 }
 
+/// Ops OpenVINO 2026.4.1 has no bf16 `evaluate` for (measured: a bf16 value handed on in f32
+/// reaches them rounded, and their result is rounded; every other op, and every op on f16,
+/// computes on the f32 value and hands its f32 result on). `tests/ov/fold.py` `bf16_restored_*`.
+const BF16_RESTORED: &[&str] = &[
+    "Acos",
+    "Acosh",
+    "Asin",
+    "Asinh",
+    "Atan",
+    "Atanh",
+    "Cos",
+    "Cosh",
+    "Erf",
+    "Exp",
+    "Floor",
+    "Gather",
+    "Gelu",
+    "Log",
+    "MatMul",
+    "Maximum",
+    "Minimum",
+    "Mish",
+    "ReduceMax",
+    "ReduceMean",
+    "ReduceMin",
+    "ReduceProd",
+    "ReduceSum",
+    "Relu",
+    "Round",
+    "ScatterElementsUpdate",
+    "ScatterNDUpdate",
+    "Sigmoid",
+    "Sign",
+    "Sin",
+    "Sinh",
+    "Sqrt",
+    "Swish",
+    "Tan",
+    "Tanh",
+    "TopK",
+];
+
 fn is_half(et: ElementType) -> bool {
     matches!(et, ElementType::F16 | ElementType::Bf16)
+}
+
+/// The inputs (a bit mask) whose values an op's shape rule in OpenVINO reads (through
+/// `get_constant_from_source` / the bound evaluators): pads, target shapes, axes, counts, and
+/// NonZero's data. OpenVINO evaluates those tensors, and everything they are computed from,
+/// while it infers shapes, one op at a time in the op's own type; its ConstantFolding then
+/// starts from these pre-calculated values (`pre_calculated_values_folding`).
+fn shape_value_inputs(l: &Layer) -> u32 {
+    const ALL: u32 = u32::MAX;
+    match l.ty.as_str() {
+        "NonZero" | "RandomUniform" | "If" => 0b1,
+        "Range" | "Eye" | "PriorBox" | "PriorBoxClustered" => ALL,
+        "Loop" => 0b11,
+        "Reshape" | "Tile" | "TopK" | "OneHot" | "Squeeze" | "Unsqueeze" | "Transpose"
+        | "Split" | "AdaptiveAvgPool" | "AdaptiveMaxPool" | "Multinomial" | "NormalizeL2"
+        | "MVN" | "CumSum" => 0b10,
+        "Broadcast" | "Pad" | "VariadicSplit" | "DFT" | "IDFT" | "RDFT" | "IRDFT" | "Col2Im" => {
+            0b110
+        }
+        "Slice" => 0b11110,
+        "StridedSlice" | "Interpolate" | "SpaceToBatch" | "BatchToSpace" => 0b1110,
+        "Gather" | "SegmentMax" | "NonMaxSuppression" => 0b100,
+        "ConvolutionBackpropData" | "GroupConvolutionBackpropData" | "SparseFillEmptyRows" => 0b100,
+        "ScatterUpdate" | "ScatterElementsUpdate" | "EmbeddingSegmentsSum" | "STFT" => 0b1000,
+        t if t.starts_with("Reduce") => 0b10,
+        _ => 0,
+    }
+}
+
+/// Fold mode: the layers whose values OpenVINO computes while inferring shapes (those read by
+/// [`shape_value_inputs`] and everything upstream of them up to a ShapeOf), indexed by node.
+/// Their f16/bf16 results are rounded op by op, as OpenVINO's evaluation during shape
+/// inference does, and every consumer sees the rounded value; elsewhere ConstantFolding hands
+/// f16 results on in f32 (measured: an Exp of f16 that also feeds a NonZero reaches a Multiply
+/// rounded; without the NonZero, in f32).
+fn computed_during_shape_inference(g: &Graph, order: &[NodeId]) -> Vec<bool> {
+    let mut marked = vec![false; g.node_bound()];
+    for &n in order.iter().rev() {
+        let l = &g[n];
+        let mask = if marked[n.index()] {
+            if l.is("ShapeOf") {
+                0
+            } else {
+                u32::MAX
+            }
+        } else {
+            shape_value_inputs(l)
+        };
+        if mask == 0 {
+            continue;
+        }
+        for (i, p) in g.inputs_of(n).iter().enumerate() {
+            if let Some((src, _)) = p {
+                if i >= 32 || mask & (1 << i) != 0 {
+                    marked[src.index()] = true;
+                }
+            }
+        }
+    }
+    marked
 }
 
 /// Parse an ovc-style input spec: `name[1,3,?,224]`, `name[1..10,-1]`, or `name` alone is an
@@ -149,6 +254,7 @@ impl<'a> Infer<'a> {
             trusted: Default::default(),
             declined: Vec::new(),
             fold_budget: None,
+            round_each_op: false,
         }
     }
 
@@ -261,8 +367,14 @@ impl<'a> Infer<'a> {
         let Some(order) = g.ordered() else {
             return facts;
         };
+        let outer_rounding = self.round_each_op;
+        let rounded_here = match self.fold_mode {
+            true => computed_during_shape_inference(g, &order),
+            false => Vec::new(),
+        };
         for n in order {
             let l = &g[n];
+            self.round_each_op = rounded_here.get(n.index()).copied().unwrap_or(false);
             let mut inputs: Vec<Fact> = g
                 .inputs_of(n)
                 .iter()
@@ -298,6 +410,7 @@ impl<'a> Infer<'a> {
             };
             facts.set(n, outs);
         }
+        self.round_each_op = outer_rounding;
         self.check_variables(g, &facts, top);
         facts
     }
@@ -555,13 +668,25 @@ impl<'a> Infer<'a> {
             self.decline(l, format!("OpenVINO has no {} kernel for {orig}", op.ty));
             return None;
         }
+        // Convert is not computed in f32 by ConstantFolding: it reads its input as it is, an
+        // f16 result handed on in f32 included (f16 -> nf4 has a kernel, f32 -> nf4 none).
+        let convert_native = op.ty == "Convert" && inputs.iter().all(|f| f.wide.is_none());
         let f32_mode = self.fold_mode
             && !policy.native_precision
+            && !convert_native
             && (inputs.iter().any(|f| is_half(f.et)) || outs.iter().any(|f| is_half(f.et)));
+        // OpenVINO has no bf16 kernel for these: ConstantFolding restores their inputs to bf16
+        // (rounding a result handed on in f32) and rounds their result
+        // (docs/openvino-differences.md, "f16/bf16 chains").
+        let bf16_restored = BF16_RESTORED.contains(&op.ty)
+            && (inputs.iter().any(|f| f.et == ElementType::Bf16)
+                || outs.iter().any(|f| f.et == ElementType::Bf16));
+        let rounded = self.round_each_op || bf16_restored;
         let widen = |f: &Fact| {
             let mut g = materialize(f);
             if f32_mode && is_half(f.et) {
-                let w = f.wide.clone().or_else(|| {
+                let wide = if rounded { None } else { f.wide.clone() };
+                let w = wide.or_else(|| {
                     g.value
                         .as_ref()
                         .and_then(|v| ops::convert::convert(v, ElementType::F32))
@@ -619,6 +744,19 @@ impl<'a> Infer<'a> {
         if vals.len() != outs.len() {
             return None;
         }
+        // Values OpenVINO reads while inferring shapes come through the bound evaluators, whose
+        // Convert maps the source type's maximum to the destination's.
+        let mut vals = vals;
+        if op.ty == "Convert" && (!self.fold_mode || self.round_each_op) {
+            let input = known.first().and_then(|f| f.value.as_ref());
+            let out = vals.first().and_then(|f| f.value.as_ref());
+            if let Some(t) = input
+                .zip(out)
+                .and_then(|(i, o)| ops::convert::translate_max(i, o))
+            {
+                vals[0].value = Some(Arc::new(t));
+            }
+        }
         let mut res = Vec::with_capacity(vals.len());
         for (v, o) in vals.into_iter().zip(outs) {
             let t = v.value?;
@@ -634,13 +772,9 @@ impl<'a> Infer<'a> {
                 return None;
             }
             if f32_mode && is_half(o.et) && t.et == ElementType::F32 {
-                let rounded = ops::convert::convert(&t, o.et)?;
-                let mut f = Fact::with_value(rounded);
-                // OpenVINO hands these bf16 results on rounded (docs/openvino-differences.md,
-                // "bf16 chains"); every other half result travels on in f32.
-                let rounded_bf16 = o.et == ElementType::Bf16
-                    && matches!(op.ty, "Exp" | "Sqrt" | "Log" | "Sigmoid" | "Tanh" | "Swish");
-                if !rounded_bf16 {
+                let rounded_value = ops::convert::convert(&t, o.et)?;
+                let mut f = Fact::with_value(rounded_value);
+                if !rounded {
                     f.wide = Some(t);
                 }
                 res.push(f);
