@@ -14,7 +14,12 @@ pub struct Dim {
 const UNBOUNDED: u64 = u64::MAX;
 
 impl Dim {
+    /// A static length; i64::MAX or more is `?`, as in OpenVINO (`Dimension(2^63 - 1)` is its
+    /// empty interval, read and printed as `?`).
     pub const fn known(v: u64) -> Self {
+        if v >= i64::MAX as u64 {
+            return Dim::any();
+        }
         Dim { min: v, hi: v }
     }
     /// `?`: any length.
@@ -33,7 +38,9 @@ impl Dim {
         }
     }
     /// `[min, max]`. An empty interval (max below min) is a bug in the caller: debug builds
-    /// check it (OpenVINO can build one; irc says `?` there instead).
+    /// check it (OpenVINO can build one; irc says `?` there instead). An upper bound of
+    /// i64::MAX or more above the minimum is unbounded, as in OpenVINO's `Interval`, whose
+    /// i64::MAX is its infinity (`2..9223372036854775807` is `2..`).
     pub const fn interval(min: u64, max: Option<u64>) -> Self {
         if let Some(m) = max {
             debug_assert!(
@@ -41,9 +48,13 @@ impl Dim {
                 "an empty dimension interval (upper bound below lower)"
             );
         }
+        if min >= i64::MAX as u64 {
+            return Dim::any();
+        }
         Dim {
             min,
             hi: match max {
+                Some(m) if m >= i64::MAX as u64 && m > min => UNBOUNDED,
                 Some(m) => m,
                 None => UNBOUNDED,
             },

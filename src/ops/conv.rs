@@ -522,10 +522,32 @@ fn matmul_infer(cx: &Ctx) -> R<Vec<Fact>> {
             sh(&b.shape)
         ).into());
     }
-    let batch_a = PartialShape::Ranked(av[..av.len() - 2].iter().copied().collect());
-    let batch_b = PartialShape::Ranked(bv[..bv.len() - 2].iter().copied().collect());
-    let batch = broadcast_numpy(&batch_a, &batch_b)?;
-    let mut out: Dims = batch.dims().unwrap_or(&[]).iter().copied().collect();
+    // Batch dims broadcast one by one; a pair that cannot broadcast is an error only when both
+    // are static, else `?` (OpenVINO, "for backward compatibility": [2] with [8..13]).
+    let (ba, bb) = (&av[..av.len() - 2], &bv[..bv.len() - 2]);
+    let rank = ba.len().max(bb.len());
+    let pad = |v: &[Dim], i: usize| match (i + v.len()).checked_sub(rank) {
+        Some(j) => v[j],
+        None => Dim::known(1),
+    };
+    let mut out = Dims::new();
+    for i in 0..rank {
+        let (x, y) = (pad(ba, i), pad(bb, i));
+        let one = |d: Dim| PartialShape::Ranked([d].into_iter().collect());
+        match broadcast_numpy(&one(x), &one(y)) {
+            Ok(d) => out.push(d.dims().map_or(Dim::any(), |d| d[0])),
+            Err(_) if !x.is_static() || !y.is_static() => out.push(Dim::any()),
+            Err(e) => {
+                return Err(format!(
+                    "batch dims of a {} and b {} cannot be broadcast: {}",
+                    sh(&a.shape),
+                    sh(&b.shape),
+                    e.msg
+                )
+                .into())
+            }
+        }
+    }
     if !a1 {
         out.push(m);
     }

@@ -548,7 +548,8 @@ fn reorg_yolo_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 return Err(format!("dimension {n} is not divisible by stride {s}").into());
             }
         }
-        out.push(Dim::interval(v.min.div_ceil(s), v.max().map(|m| m / s)));
+        // OpenVINO's `Dimension / stride`, through double: `2..` over 2 is `1..2^62`.
+        out.push(super::ovdim::Iv::of(v).div_dimension(s as i64).dim());
     }
     Ok(vec![Fact::new(x.et, dims(&out))])
 }

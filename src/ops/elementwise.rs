@@ -602,7 +602,7 @@ fn unary_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 cx.attr_f64("min", f64::MIN)?,
                 cx.attr_f64("max", f64::MAX)?,
             );
-            let c = |a: i64| clamp_int(a, lo, hi);
+            let c = |a: i64| clamp_int(a, lo, hi, et == E::U64);
             f.bounds = Some(Arc::new(Bounds {
                 lo: b.lo.iter().map(|&v| c(v)).collect(),
                 hi: b.hi.iter().map(|&v| c(v)).collect(),
@@ -616,17 +616,24 @@ fn unary_infer(cx: &Ctx) -> R<Vec<Fact>> {
 /// type's range (OpenVINO: `min = -3.4e38` on i8 clamps everything to -128, measured).
 fn clamp_int_limits(et: E, min: f64, max: f64) -> (f64, f64) {
     let (tmin, tmax) = super::util::type_limits(et);
-    let (tmin, tmax) = (tmin as f64, tmax as f64);
+    let tmax = if et == E::U64 {
+        u64::MAX as f64
+    } else {
+        tmax as f64
+    };
+    let tmin = tmin as f64;
     (min.ceil().clamp(tmin, tmax), max.floor().clamp(tmin, tmax))
 }
 
-/// An integer clamped to limits from [`clamp_int_limits`].
-fn clamp_int(a: i64, lo: f64, hi: f64) -> i64 {
-    let v = a as f64;
+/// An integer clamped to limits from [`clamp_int_limits`]; `a` holds a u64's bits when
+/// `unsigned` (a u64 past 2^63 is not negative).
+fn clamp_int(a: i64, lo: f64, hi: f64, unsigned: bool) -> i64 {
+    let v = if unsigned { a as u64 as f64 } else { a as f64 };
+    let back = |l: f64| if unsigned { l as u64 as i64 } else { l as i64 };
     if v < lo {
-        lo as i64
+        back(lo)
     } else if v > hi {
-        hi as i64
+        back(hi)
     } else {
         a
     }
@@ -950,7 +957,9 @@ fn unary_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
             "LogicalNot" => x.iter().map(|&a| (a == 0) as i64).collect(),
             "Clamp" => {
                 let (lo, hi) = clamp_int_limits(v.et, params[0], params[1]);
-                x.iter().map(|&a| clamp_int(a, lo, hi)).collect()
+                x.iter()
+                    .map(|&a| clamp_int(a, lo, hi, v.et == E::U64))
+                    .collect()
             }
             _ => return Err("no integer kernel".into()),
         };

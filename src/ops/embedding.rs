@@ -92,14 +92,8 @@ fn packed_infer(cx: &Ctx) -> R<Vec<Fact>> {
         Some(w) if !w.is_empty() => merge_dim(dim0(idx), w[0]).unwrap_or(dim0(idx)),
         _ => dim0(idx),
     };
-    table_rows(
-        cx,
-        if idx.shape.rank().is_some() {
-            b
-        } else {
-            Dim::any()
-        },
-    )
+    // With indices of dynamic rank the batch still comes from the weights (OpenVINO).
+    table_rows(cx, b)
 }
 
 /// EmbeddingSegmentsSum-3: emb_table, indices `[N]`, segment_ids `[N]`, num_segments,

@@ -15,13 +15,17 @@ fn inverse_infer(cx: &Ctx) -> R<Vec<Fact>> {
     if d.len() < 2 {
         return Err(format!("data {} must have rank >= 2", sh(&x.shape)).into());
     }
+    // Checked only when both are static: OpenVINO takes `[3,8..16]`.
     let r = d.len();
-    merge_dim(d[r - 2], d[r - 1]).ok_or_else(|| {
-        format!(
-            "the last two dimensions of data {} must be equal (square matrices)",
-            sh(&x.shape)
-        )
-    })?;
+    if let (Some(a), Some(b)) = (d[r - 2].get(), d[r - 1].get()) {
+        if a != b {
+            return Err(format!(
+                "the last two dimensions of data {} must be equal (square matrices)",
+                sh(&x.shape)
+            )
+            .into());
+        }
+    }
     // OpenVINO keeps the input shape as is (`[?,?,4]` stays, not `[?,4,4]`).
     Ok(vec![Fact::new(x.et, x.shape.clone())])
 }

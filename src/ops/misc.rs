@@ -1117,8 +1117,11 @@ fn scatter_reduce(
         et if et.is_integral() || et == E::Boolean => {
             let bits = et.byte_size().ok_or("sub-byte")? as u32 * 8;
             let boolean = et == E::Boolean;
+            let u64_ = et == E::U64;
             let (lo, hi) = if boolean {
                 (-128, 127)
+            } else if u64_ {
+                (0, -1) // u64::MAX, as its bits
             } else {
                 super::util::type_limits(et)
             };
@@ -1151,6 +1154,8 @@ fn scatter_reduce(
             for &(i, j) in pairs {
                 let (a, b) = (o[i], *up.get(j).ok_or("updates")?);
                 o[i] = wrap(match (red, boolean) {
+                    ("max", _) if u64_ => (a as u64).max(b as u64) as i64,
+                    ("min", _) if u64_ => (a as u64).min(b as u64) as i64,
                     ("max", _) => a.max(b),
                     ("min", _) => a.min(b),
                     ("prod", true) => (a != 0 && b != 0) as i64,
@@ -1165,13 +1170,44 @@ fn scatter_reduce(
             }
             if red == "mean" {
                 for (i, c) in count {
-                    o[i] = wrap((o[i] as f64 / (c + init as i32) as f64).floor() as i64);
+                    o[i] = wrap(mean_rounding_down(o[i], c + init as i32, u64_));
                 }
             }
             Tensor::from_i64s(et, d.shape.clone(), &o).ok_or(crate::ops::bug("encode"))?
         }
         _ => return Err("no kernel for this element type".into()),
     })
+}
+
+/// OpenVINO's integer scatter mean, `T(nearbyint(double(sum) / n))` under `FE_DOWNWARD`:
+/// the conversion to double and the division both round down (i64 2^63 - 4 becomes
+/// 2^63 - 1024), then the floor; `sum` holds a u64's bits when `unsigned`.
+fn mean_rounding_down(sum: i64, n: i32, unsigned: bool) -> i64 {
+    let exact = if unsigned {
+        sum as u64 as i128
+    } else {
+        sum as i128
+    };
+    let mut x = if unsigned {
+        sum as u64 as f64
+    } else {
+        sum as f64
+    };
+    if x as i128 > exact {
+        x = x.next_down();
+    }
+    let n = n as f64;
+    let mut q = x / n;
+    // The residual of a rounded quotient is exact with a fused multiply-add.
+    if (-q).mul_add(n, x) < 0.0 {
+        q = q.next_down();
+    }
+    let q = q.floor();
+    if unsigned {
+        q as u64 as i64
+    } else {
+        q as i64
+    }
 }
 
 /// ScatterNDUpdate: out = data; for each index tuple (last dim of indices), the addressed

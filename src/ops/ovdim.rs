@@ -154,6 +154,20 @@ impl Iv {
             )
         }
     }
+    /// `Dimension::operator/(divisor)`: both bounds through double (`ceil(min / k)`,
+    /// `floor(max / k)`), so an unbounded upper bound becomes finite (i64::MAX / 2 is 2^62);
+    /// `?` stays `?`.
+    pub fn div_dimension(self, k: i64) -> Iv {
+        if k == 1 {
+            return self;
+        }
+        if self.hi == S_MAX && self.lo == 0 {
+            return Iv::int(-1);
+        }
+        let lo = (self.lo as f64 / k as f64).ceil() as i64;
+        let hi = (self.hi as f64 / k as f64).floor() as i64;
+        Iv::dim_range(lo, hi)
+    }
     /// `dim::dilated(dim, dilation)`: `(dim - 1) * dilation + 1`.
     pub fn dilated(self, dilation: i64) -> Iv {
         self.sub(Iv::int(1)).mul(Iv::int(dilation)).add(Iv::int(1))

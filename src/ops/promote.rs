@@ -80,6 +80,11 @@ fn common_type(cx: &Ctx) -> R<E> {
         }
         return Ok(real);
     }
+    if pytorch && (a.shape.rank().is_none() || b.shape.rank().is_none()) {
+        // Measured on 2026.4.1 (its sources of 2024 lack this): with PyTorch scalar promotion,
+        // an input of dynamic rank may be a scalar, and the type is left dynamic.
+        return Ok(E::Dynamic);
+    }
     let scalar = |f: &Fact| f.shape.rank() == Some(0);
     let (s0, s1) = (scalar(a), scalar(b));
     let (g0, g1) = (t0.is_signed(), t1.is_signed());

@@ -1330,6 +1330,24 @@ for _seed in range(int(os.environ.get("IRC_EXPR_SEEDS", "400"))):
     add_valid("expr_%d" % _seed, _expr_case(_seed))
 
 
+# A shape value at the source type's maximum through Convert: OpenVINO's shape inference reads it
+# through Convert::evaluate_bound, which gives the destination's maximum (i64::MAX to i32 is
+# INT32_MAX, a step of 2^31-1, where the folded value would be -1).
+@case("convert_max_translated_slice_step")
+def _():
+    x, y = P([10], np.uint8), P([1, 3, 12], np.int64, "y")
+    dim = o.gather(op3.shape_of(y, "i64"), C([2]), C(0))
+    step = o.convert(o.convert(o.subtract(dim, C([-(2 ** 63) + 13])), "i32"), "i64")
+    return [x, y], [op8.slice(x, C([-1]), C([-(2 ** 63)]), step, C([0]))]
+
+
+@case("convert_max_translated_reshape")
+def _():
+    x, y = P([4, 6]), P([2, 3], np.int64, "y")
+    d = o.add(o.gather(op3.shape_of(y, "i64"), C([1]), C(0)), C([2 ** 63 - 4]))
+    return [x, y], [o.reshape(x, o.concat([C([1]), o.convert(o.convert(d, "i32"), "i64")], 0), True)]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-k", default="")

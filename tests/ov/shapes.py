@@ -648,6 +648,13 @@ def _squeeze(shape, axes):
     return model(op1.squeeze(P(shape), C(axes)) if axes is not None else o.squeeze(P(shape)))
 
 
+# A scalar squeezed by axes whose values are unknown: dynamic rank (constant axes keep the scalar).
+@cases("squeeze_scalar_param_axes", [("v%d_%s" % (v, n), (v, a)) for v in (1, 15)
+                                     for n, a in (("one", [1]), ("scalar", []), ("dyn", [-1]), ("two", [2]))])
+def _squeeze_scalar(v, ashape):
+    return model(NF(v, "Squeeze", [P([], "i32", "x"), P(ashape, "i64", "axes")], {}))
+
+
 @cases("unsqueeze", [("one", ([3, 4], [0])), ("neg_multi", ([3, -1], [-1, 0])), ("interval", ([(2, 5)], [1, 0])),
                          ("dynrank", (None, [0])), ("multi_dynrank", (None, [-1, 0]))])
 def _unsqueeze(shape, axes):
@@ -706,7 +713,9 @@ def _split(shape, axis, n):
 @cases("variadic_split", [("static", ([10, 4], 0, [2, 3, 5])), ("minus1", ([10, 4], 0, [2, -1, 3])),
                           ("dyn", ([-1, 4], 0, [2, -1])), ("neg_axis", ([3, 9], -1, [1, 8])),
                           ("interval", ([(4, 12), 4], 0, [2, -1])), ("interval_static", ([(4, 12), 4], 1, [1, 3])),
-                          ("dynrank", (None, 1, [1, -1])), ("static_lens_dynrank", (None, 0, [2, 3]))])
+                          ("dynrank", (None, 1, [1, -1])), ("static_lens_dynrank", (None, 0, [2, 3])),
+                          ("minus1_part_minus1", ([2, 1], 1, [1, -1, 1, 0])), ("minus1_part_negative", ([2, 1], 1, [1, -1, 2, 0])),
+                          ("minus1_part_negative_interval", ([2, (1, 3)], 1, [3, -1]))])
 def _vsplit(shape, axis, lens):
     return model(o.variadic_split(P(shape), C(axis), C(lens)))
 
@@ -812,6 +821,8 @@ def _avgpool14(x, s, pb, pe, k, ex, rt):
     ("1d_both", ([3], [3], False, False)), ("batch_bc", ([2, 1, 4, 3], [5, 3, 6], False, False)),
     ("dyn", ([-1, (1, 8), 3], [(2, 4), 3, -1], False, False)), ("1d_tb", ([3], [3], True, True)),
     ("batch_dyn", ([-1, 2, 3], [3, -1], False, False)), ("ta_dyn", ([-1, -1], [4, 5], True, False)),
+    ("batch_interval_mismatch", ([2, 57545, 6], [(8, 13), -1, 2], False, False)),
+    ("batch_interval_mismatch_2", ([12, 60, 87, 2], [(1, 2), (8, 10), -1, 2], False, False)),
     ("a_dynrank", (None, [3, 4], False, False)), ("b_dynrank", ([2, 3], None, False, True)),
     ("both_dynrank", (None, None, False, False)), ("1d_dynrank", (None, [3], False, False)),
 ])
@@ -1910,7 +1921,8 @@ def _ebo15(t, i, off, red, w):
 
 @cases("emb_packed_sum3", [("static", ([10, 4], [3, 2], True)), ("no_w", ([10, 4, 3], [3, 2], False)),
                            ("dyn", ([-1, 4], [-1, -1], True)), ("interval", ([(5, 9), 4], [(2, 3), 2], False)),
-                           ("dynrank_idx", ([10, 4], None, False)), ("dynrank_table", (None, [3, 2], True))])
+                           ("dynrank_idx", ([10, 4], None, False)), ("dynrank_table", (None, [3, 2], True)),
+                           ("dynrank_idx_weights", ([10, 4], None, True))])
 def _ebps(t, i, w):
     args = [P(t, "f32", "t"), P(i, "i64", "i")]
     if w:
@@ -2003,7 +2015,8 @@ def _multi(p, n, t):
 # Inverse-14, GroupNormalization-12, SliceScatter-15, ConvertPromoteTypes-14
 # ---------------------------------------------------------------------------
 @cases("inverse14", [("static", ([3, 3],)), ("batch", ([2, 4, 4],)), ("dyn", ([-1, -1, 4],)), ("merge", ([2, -1, (2, 6)],)),
-                     ("interval", ([(1, 3), (2, 5), (3, 8)],)), ("dynrank", (None,))])
+                     ("interval", ([(1, 3), (2, 5), (3, 8)],)), ("dynrank", (None,)),
+                     ("static_vs_interval", ([3, (8, 16)],)), ("interval_vs_static", ([1, 1, (7, 15), 2],))])
 def _inv(x):
     return model(op14.inverse(P(x), False))
 
@@ -2046,6 +2059,10 @@ def _():
     ("pt_scalar_u8_i16", ("u8", "i16", [], [3], False, True, "f32")), ("pt_scalar_i64_i8_unsafe", ("i64", "i8", [], [3], True, True, "f32")),
     ("pt_scalar_unsafe", ("i64", "u8", [2], [], True, True, "f32")), ("pt_dyn_not_scalar", ("i64", "i8", [-1], [3], False, True, "f32")),
     ("dyn_type", ("dynamic", "f32", [2], [2], False, False, "f32")),
+    ("pt_dyn_rank", ("i64", "i32", [3, 0], None, True, True, "f32")),
+    ("pt_dyn_rank_safe", ("i32", "i64", None, [3], False, True, "f32")),
+    ("pt_dyn_rank_mixed_format", ("i64", "f32", [3], None, True, True, "f32")),
+    ("no_pt_dyn_rank", ("i64", "i32", [3, 0], None, True, False, "f32")),
     ("interval", ("i8", "f32", [(2, 5), 3], [1, (1, 4)], False, False, "f32")),
 ])
 def _cpt(t0, t1, s0, s1, unsafe, pt, u64t):
@@ -2357,6 +2374,13 @@ def _region_yolo(mode, kind):
 def _reorg_yolo(kind):
     return model(NF(2, "ReorgYolo", [P(_shp(kind, [1, 64, 26, 28]) if kind != "interval" else [1, (4, 64), (2, 26), 28],
                                        "f32", "x")], dict(stride=[2])))
+
+
+# Dims divided as OpenVINO's `Dimension / int` does, through double: unbounded uppers become finite.
+@cases("reorg_yolo_unbounded", [("s2", ([1, (4, -1), (2, -1), (4, 9)], 2)), ("s3", ([(1, 7), (6, 9), 3, (5, -1)], 3)),
+                                ("s3_any", ([1, 9, -1, (3, -1)], 3))])
+def _reorg_yolo_unb(shape, s):
+    return model(NF(2, "ReorgYolo", [P(shape, "f32", "x")], dict(stride=[s])))
 
 
 @cases("ed_detection_output", [(k, (k,)) for k in _KINDS])

@@ -690,6 +690,16 @@ pub(super) fn ss_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
                 stop,
                 step,
             } => {
+                if step < 0 && v.shape[in_axis] == 0 {
+                    // OpenVINO's slice plan clamps the begin of a reversed empty axis to 0 and
+                    // takes one element there (its fold reads past an empty tensor, or gives
+                    // [1,0] where its own shape rule and its plugins say [0,0]).
+                    return Err(
+                        "a negative stride on an axis of length 0: OpenVINO's folding \
+                        takes one element there, unlike its shape rule; left unfolded"
+                            .into(),
+                    );
+                }
                 let (st, en) = ss_range(start, stop, step);
                 picks[in_axis] = picks_for(v.shape[in_axis] as i64, st, en, step);
                 out_shape.push(picks[in_axis].len() as u64);
