@@ -2844,6 +2844,10 @@ def oracle(xml, mode):
 CPU_TYPES = {"f32", "f16", "bf16", "i32", "i8", "u8", "boolean"}
 
 
+UNARY_MATH = {"Sin", "Cos", "Tan", "Sinh", "Cosh", "Tanh", "Asin", "Acos", "Atan", "Asinh", "Acosh",
+              "Atanh", "Exp", "Log", "Sqrt", "Erf", "Sigmoid", "HSigmoid", "HSwish"}
+
+
 def cpu_eval(xml, names, fold_first=True):
     """Run the named Results of a fold batch on the CPU plugin (f32 inference precision).
     -> {name: [type, shape, hex]} for those whose whole subgraph uses CPU-native types
@@ -2872,6 +2876,11 @@ def cpu_eval(xml, names, fold_first=True):
                 t = o_.get_element_type().get_type_name()
                 if t not in CPU_TYPES and t != "i64":
                     ok = False
+            if x.get_type_name() in UNARY_MATH and x.get_output_element_type(0).is_integral_number():
+                # On integers ConstantFolding runs the function in double and truncates (Log, Exp,
+                # Sin, Asin) or rounds; the plugin computes in f32 and rounds (Log(2) = 0 folded,
+                # 1 on CPU): two OpenVINO answers, irc follows ConstantFolding's. No oracle.
+                ok = False
             if x.get_type_name() == "Constant" and x.get_element_type().is_integral_number():
                 # The plugin computes integer arithmetic (MatMul, reductions, Tan ...) in f32:
                 # exact only within +-2^24, so it is no oracle for larger integers.
