@@ -294,9 +294,18 @@ pub fn convert(t: &Tensor, to: E) -> Option<Tensor> {
             return Tensor::from_i64s(to, shape, &v);
         }
         E::U32 => {
-            for &s in &src {
+            // f32 goes through OpenVINO's vectorized loop in blocks of 4; the last `n % 4`
+            // elements, and every other float type, through the scalar cast (the low 32 bits
+            // of the 64-bit truncation: -1e10 gives 2884901888 there, 2^31 in a block).
+            let blocks = if t.et == E::F32 {
+                src.len() - src.len() % 4
+            } else {
+                0
+            };
+            for (i, &s) in src.iter().enumerate() {
                 let v = match s {
-                    Scalar::F(f) => f_to_u32(f),
+                    Scalar::F(f) if i < blocks => f_to_u32(f),
+                    Scalar::F(f) => f_to_i64(f) as u32,
                     _ => as_i64(s) as u32,
                 };
                 out.extend_from_slice(&v.to_le_bytes());

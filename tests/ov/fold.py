@@ -448,6 +448,13 @@ for _dst in ["u4", "i4", "u1", "f4e2m1"]:  # odd element counts: padding bits mu
         return [o.convert(C(v, "f32"), dst)], v
     add("convert_f32_%s_odd" % _dst, _f)
 
+# f32 -> u32: OpenVINO's blocks of 4 and its scalar tail (the last n % 4) convert differently.
+_U32_VALS = [-1e10, 5e9, 4294967295.0, NAN, INF, -INF, -2147483649.0, -1.0, 3e9]
+for _n in (1, 2, 3, 5, 6, 7, 9, 11):
+    add("convert_f32_u32_tail_%d" % _n, lambda n=_n: [o.convert(C(([-1e10, 5e9, -2147483649.0] * 4)[:n], "f32"), "u32")])
+for _src in ("f64", "f16"):
+    add("convert_%s_u32_scalar" % _src, lambda s=_src: [o.convert(C(_U32_VALS[:8], s), "u32")])
+
 _INT_VALS = [-9, 8, 20, -1, 0, 300, -300, 255, 256, 127, -128, 2 ** 31 - 1, -2 ** 31, 65535, 65536, 7]
 for _src, _dst in [("i32", "u8"), ("i32", "i8"), ("i32", "i4"), ("i32", "u4"), ("i32", "u1"),
                    ("i32", "boolean"), ("i32", "f16"), ("i32", "f32"), ("i64", "i32"), ("i32", "i64"),
