@@ -2733,10 +2733,6 @@ def doc_tag(label, node):
     nofold = _doc_nofold(label, node, t)
     if nofold:
         return [nofold, ["irc-nofold"]]
-    if node.get_output_element_type(0).get_type_name() == "bf16" and any(
-            v.get_node().get_type_name() != "Constant" and v.get_element_type().get_type_name() == "bf16"
-            for v in node.input_values()):
-        return ["Known gap: bf16 chains (a bf16 result read by a folded consumer)", ["value"]]
     return None
 
 
@@ -2762,6 +2758,11 @@ def _doc_nofold(label, node, t):
                 return "Interpolate: linear_onnx with fewer batch x channel blocks"
             if a["mode"].endswith("pillow") and (0 in out or (axes is not None and axes != sorted(axes))):
                 return "Interpolate: Pillow mode with descending axes or empty output"
+        if t == "StridedSlice":
+            d = list(node.get_input_shape(0))
+            st = _const_vals(node.input_value(3)) if node.get_input_size() > 3 else None
+            if 0 in d and (st is None or any(v < 0 for v in st)):
+                return "StridedSlice with a negative stride on an axis of length 0"
         if t == "GridSample":
             d = list(node.get_input_shape(0))
             if len(d) == 4 and 0 in d[2:]:
