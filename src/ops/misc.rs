@@ -220,8 +220,10 @@ fn sdpa_infer(cx: &Ctx) -> R<Vec<Fact>> {
             if m.len() < 2 {
                 return Err(bad("Attention mask"));
             }
-            l = dim_broadcast_merge(l, m[m.len() - 2]).ok_or_else(|| bad("Attention mask"))?;
-            dim_broadcast_merge(s, m[m.len() - 1]).ok_or_else(|| bad("Attention mask"))?;
+            // Each as OpenVINO's Dimension::broadcast_merge: two dims that may be 1 give the
+            // union (L of 1..6 with a mask's ..4 is ..6).
+            l = broadcast_dim(l, m[m.len() - 2]).ok_or_else(|| bad("Attention mask"))?;
+            broadcast_dim(s, m[m.len() - 1]).ok_or_else(|| bad("Attention mask"))?;
             if m.len() >= 3 {
                 batch = broadcast_numpy(&batch, &lead(m)).map_err(|_| bad("Attention mask"))?;
             }
