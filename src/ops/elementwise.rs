@@ -286,9 +286,14 @@ fn interval_bounds(kind: Bin, et: E, a: (i64, i64), b: (i64, i64)) -> (i64, i64)
     {
         return (0, i64::MAX);
     }
+    // Every result wraps in the element type (u8 5 - 7 is 254: 5 - 1..7 is 4..254).
     let wrap = |v: i64| match et {
         E::I32 => v as i32 as i64,
         E::U32 => v as u32 as i64,
+        E::I16 => v as i16 as i64,
+        E::U16 => v as u16 as i64,
+        E::I8 => v as i8 as i64,
+        E::U8 => v as u8 as i64,
         _ => v,
     };
     let op = |x: i64, y: i64| {

@@ -37,7 +37,7 @@ _REPO = Path(__file__).resolve().parents[2]
 IRC_BIN = os.environ.get("IRC_BIN", str(_REPO / "target" / "release" / "irc"))
 MIN_CASES = 200
 
-_NP = {"i64": np.int64, "i32": np.int32}
+_NP = {"i64": np.int64, "i32": np.int32, "u8": np.uint8}
 
 
 def C(v, t="i64"):
@@ -1346,6 +1346,15 @@ def _():
     x, y = P([4, 6]), P([2, 3], np.int64, "y")
     d = o.add(o.gather(op3.shape_of(y, "i64"), C([1]), C(0)), C([2 ** 63 - 4]))
     return [x, y], [o.reshape(x, o.concat([C([1]), o.convert(o.convert(d, "i32"), "i64")], 0), True)]
+
+
+# Shape arithmetic in u8 wraps in u8: 5 - (1..7) is 4..254 to OpenVINO's interval evaluator.
+@case("u8_subtract_wraps_broadcast_target")
+def _():
+    x, y = P([8]), P([2, (1, 7)], np.uint8, "y")
+    d = o.gather(o.convert(op3.shape_of(y, "i64"), "u8"), C([1]), C(0))
+    t = o.concat([o.subtract(C([5], "u8"), d), C([8], "u8")], 0)
+    return [x, y], [o.broadcast(x, t)]
 
 
 def main():
