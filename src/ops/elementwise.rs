@@ -193,8 +193,11 @@ fn binary_bounds(kind: Bin, cx: &Ctx, a: &Bounds, b: &Bounds) -> Option<Bounds> 
                 (sure as i64, (al <= bh && bl <= ah) as i64)
             }
             // Measured on OpenVINO 2026.4.1: an element whose input bound is the type's maximum
-            // (unbounded) has no bounds through any of these: [0, max].
-            _ if [al, ah, bl, bh].iter().any(|&v| v == INF || v >= type_max) => (0, INF),
+            // (unbounded) has no bounds through any of these: [0, max] (u32's max is a finite
+            // bound to a shape, 4294967295; every other type's reads as unbounded).
+            _ if [al, ah, bl, bh].iter().any(|&v| v == INF || v >= type_max) => {
+                (0, if et == E::U32 { type_max } else { INF })
+            }
             Bin::Div => div_bounds(et, floor, (al, ah), (bl, bh))?,
             Bin::Max => (al.max(bl), ah.max(bh)),
             Bin::Min => (al.min(bl), ah.min(bh)),
@@ -284,7 +287,7 @@ fn interval_bounds(kind: Bin, et: E, a: (i64, i64), b: (i64, i64)) -> (i64, i64)
         .iter()
         .any(|&v| v == i64::MAX || v >= max)
     {
-        return (0, i64::MAX);
+        return (0, if et == E::U32 { max } else { i64::MAX });
     }
     // Every result wraps in the element type (u8 5 - 7 is 254: 5 - 1..7 is 4..254).
     let wrap = |v: i64| match et {

@@ -37,7 +37,7 @@ _REPO = Path(__file__).resolve().parents[2]
 IRC_BIN = os.environ.get("IRC_BIN", str(_REPO / "target" / "release" / "irc"))
 MIN_CASES = 200
 
-_NP = {"i64": np.int64, "i32": np.int32, "u8": np.uint8}
+_NP = {"i64": np.int64, "i32": np.int32, "u8": np.uint8, "u32": np.uint32}
 
 
 def C(v, t="i64"):
@@ -1355,6 +1355,15 @@ def _():
     d = o.gather(o.convert(op3.shape_of(y, "i64"), "u8"), C([1]), C(0))
     t = o.concat([o.subtract(C([5], "u8"), d), C([8], "u8")], 0)
     return [x, y], [o.broadcast(x, t)]
+
+
+# An unbounded dim through u32 arithmetic is the finite bound 4294967295 (other types: unbounded).
+@case("u32_unbounded_through_maximum")
+def _():
+    x, y = P([4, 6, 2]), P([-1, -1], np.int64, "y")
+    p = o.reduce_prod(o.convert(op3.shape_of(y, "i64"), "u32"), C([0]), True)
+    t = o.concat([C([1], "u32"), o.maximum(p, C([2], "u32")), C([2], "u32")], 0)
+    return [x, y], [o.reshape(x, t, False)]
 
 
 def main():
