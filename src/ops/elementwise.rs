@@ -635,15 +635,24 @@ fn clamp_int_limits(et: E, min: f64, max: f64) -> (f64, f64) {
 
 /// An integer clamped to limits from [`clamp_int_limits`]; `a` holds a u64's bits when
 /// `unsigned` (a u64 past 2^63 is not negative).
+/// The comparison is in integers (limits saturated to the type), not in double: i64::MIN + 1
+/// is above a limit of i64::MIN although both are -2^63 as doubles.
 fn clamp_int(a: i64, lo: f64, hi: f64, unsigned: bool) -> i64 {
-    let v = if unsigned { a as u64 as f64 } else { a as f64 };
-    let back = |l: f64| if unsigned { l as u64 as i64 } else { l as i64 };
-    if v < lo {
-        back(lo)
-    } else if v > hi {
-        back(hi)
+    // OpenVINO's reference: below min gives min, else above max gives max (min may exceed max
+    // once rounded to integers: 0.5..0.7 is 1..0).
+    fn pick<T: PartialOrd + Copy>(a: T, l: T, h: T) -> T {
+        if a < l {
+            l
+        } else if a > h {
+            h
+        } else {
+            a
+        }
+    }
+    if unsigned {
+        pick(a as u64, lo as u64, hi as u64) as i64
     } else {
-        a
+        pick(a, lo as i64, hi as i64)
     }
 }
 

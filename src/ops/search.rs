@@ -58,9 +58,27 @@ fn less(a: Scalar, b: Scalar) -> bool {
     }
 }
 
-/// `lower_bound` (first element not less than v) or `upper_bound` (first element greater).
+/// `lower_bound` (first element not less than v) or `upper_bound` (first element greater),
+/// probing exactly as libstdc++'s `std::lower_bound`/`std::upper_bound` do, so that a sequence
+/// that is not sorted gives what OpenVINO gives (Rust's `partition_point` halves differently).
 fn bound(seq: &[Scalar], v: Scalar, upper: bool) -> usize {
-    seq.partition_point(|&s| if upper { !less(v, s) } else { less(s, v) })
+    let (mut first, mut len) = (0usize, seq.len());
+    while len > 0 {
+        let half = len >> 1;
+        let middle = first + half;
+        let go_right = if upper {
+            !less(v, seq[middle])
+        } else {
+            less(seq[middle], v)
+        };
+        if go_right {
+            first = middle + 1;
+            len = len - half - 1;
+        } else {
+            len = half;
+        }
+    }
+    first
 }
 
 fn scalars(t: &Tensor) -> R<Vec<Scalar>> {

@@ -36,7 +36,10 @@ fn ctc_greedy_seq_len_infer(cx: &Ctx) -> R<Vec<Fact>> {
     cx.expect_int(1, "sequence_length")?;
     if cx.inputs.len() == 3 {
         cx.expect_int(2, "blank_index")?;
-        expect_scalar_or_1(cx, 2, "blank_index")?;
+        // Checked only when its shape is static (OpenVINO takes [7..8] and [?]).
+        if cx.input(2)?.shape.is_static() {
+            expect_scalar_or_1(cx, 2, "blank_index")?;
+        }
     }
     let (ct, lt) = (
         cx.attr_index_type("classes_index_type", E::I32)?,

@@ -2597,6 +2597,9 @@ for _init in (True, False):
 for _red in ("min", "max"):
     add("scatter_nd15_u64_%s" % _red, lambda r=_red: [op15.scatter_nd_update(
         C([5, 2 ** 64 - 1, 9, 2 ** 63 + 5], "u64"), C([[0], [1], [3]]), C([2 ** 64 - 2, 3, 2 ** 63], "u64"), r)])
+add("clamp_i64_edges", lambda: [o.clamp(C([-2 ** 63 + 1, -2 ** 63, 2 ** 63 - 1, 0, 5]), -3.4e38, -3.4e38),
+                                 o.clamp(C([-2 ** 63 + 1, -2 ** 63, 2 ** 63 - 1, 0, 5]), 3.4e38, 3.4e38),
+                                 o.clamp(C([0, 1, 2, -1], "i32"), 0.5, 0.7)])
 add("clamp_u64_big", lambda: [o.clamp(C([2 ** 64 - 1, 5, 2 ** 63, 2], "u64"), 0.0, 3.0)])
 add("clamp_u64_big_max", lambda: [o.clamp(C([2 ** 64 - 1, 5, 2 ** 63, 2], "u64"), 3.0, 1e19)])
 # A negative stride on an axis of length 0: OpenVINO's slice plan takes one element there.

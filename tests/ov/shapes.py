@@ -1784,6 +1784,13 @@ def _ctcgs(x, sl, blank, ct, lt):
     return model(op6.ctc_greedy_decoder_seq_len(P(x, "f32", "x"), P(sl, "i32", "sl"), b, True, ct, lt))
 
 
+# blank_index's shape is checked only when static: an interval [7..8] or [?] is accepted.
+@cases("ctc_greedy_seq_len_blank_shape", [("interval", ([(7, 8)],)), ("dyn", ([-1],)), ("upto1", ([(0, 1)],))])
+def _ctcgs_blank(bshape):
+    return model(op6.ctc_greedy_decoder_seq_len(P([2, 5, 3], "f32", "x"), P([2], "i32", "sl"), P(bshape, "i32", "b"),
+                                                True, "i32", "i32"))
+
+
 @cases("ctc_loss4", [("static", ([2, 10, 5], [2], [2, 10], [2], True)), ("no_blank", ([2, 10, 5], [2], [2, 10], [2], False)),
                      ("dyn", ([-1, -1, 5], [-1], [2, -1], [-1], True)),
                      ("interval", ([(1, 4), (5, 20), 5], [(2, 6)], [-1, (8, 12)], [-1], True)),
