@@ -2736,8 +2736,25 @@ def doc_tag(label, node):
     return None
 
 
+def _behind_fake_quantize(node):
+    """A FakeQuantize upstream of the node: OpenVINO never folds one, but its bound evaluation
+    runs it (a NonZero's shape, StridedSlice's constant_fold), so what follows can fold."""
+    seen, stack = set(), [v.get_node() for v in node.input_values()]
+    while stack:
+        x = stack.pop()
+        if x.get_name() in seen:
+            continue
+        seen.add(x.get_name())
+        if x.get_type_name() == "FakeQuantize":
+            return True
+        stack.extend(v.get_node() for v in x.input_values())
+    return False
+
+
 def _doc_nofold(label, node, t):
     try:
+        if t != "FakeQuantize" and _behind_fake_quantize(node):
+            return "NonZero of a FakeQuantize of constants (OpenVINO's bound evaluation runs the FakeQuantize)"
         if t == "TopK":
             k = _const_vals(node.input_value(1))
             axis = node.get_attributes()["axis"] % len(node.get_input_shape(0))
