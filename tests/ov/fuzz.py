@@ -2755,6 +2755,13 @@ def _doc_nofold(label, node, t):
     try:
         if t != "FakeQuantize" and _behind_fake_quantize(node):
             return "NonZero of a FakeQuantize of constants (OpenVINO's bound evaluation runs the FakeQuantize)"
+        if t == "PRelu":
+            d, sl = list(node.get_input_shape(0)), list(node.get_input_shape(1))
+            ch = d[1] if len(d) > 1 else (d[0] if d else None)
+            if not (len(sl) == 1 and sl[0] == ch):
+                pad = [1] * (len(d) - len(sl)) + sl
+                if len(sl) > len(d) or any(b not in (1, a) for a, b in zip(d, pad)):
+                    return "PRelu with a slope that does not broadcast to the data"
         if t == "TopK":
             k = _const_vals(node.input_value(1))
             axis = node.get_attributes()["axis"] % len(node.get_input_shape(0))
