@@ -193,10 +193,11 @@ fn binary_bounds(kind: Bin, cx: &Ctx, a: &Bounds, b: &Bounds) -> Option<Bounds> 
                 (sure as i64, (al <= bh && bl <= ah) as i64)
             }
             // Measured on OpenVINO 2026.4.1: an element whose input bound is the type's maximum
-            // (unbounded) has no bounds through any of these: [0, max] (u32's max is a finite
-            // bound to a shape, 4294967295; every other type's reads as unbounded).
+            // (unbounded) has no bounds through any of these: [0, max] (the max of u8, u16 and
+            // u32 is a finite bound to a shape, `..255`; i32's and 64-bit types' read as
+            // unbounded).
             _ if [al, ah, bl, bh].iter().any(|&v| v == INF || v >= type_max) => {
-                (0, if et == E::U32 { type_max } else { INF })
+                (0, if finite_max(et) { type_max } else { INF })
             }
             Bin::Div => div_bounds(et, floor, (al, ah), (bl, bh))?,
             Bin::Max => (al.max(bl), ah.max(bh)),
@@ -278,6 +279,11 @@ fn int_scalar(kind: Bin, et: E, x: i64, y: i64) -> Option<i64> {
     }
 }
 
+/// Unsigned types narrower than 64 bits: their maximum is a finite bound to a shape.
+fn finite_max(et: E) -> bool {
+    matches!(et, E::U8 | E::U16 | E::U32)
+}
+
 /// Bounds of Add/Subtract/Multiply as OpenVINO's `interval_bound_evaluator` computes them: the
 /// op on each pair of input bounds (wrapping in the element type), the least and the greatest
 /// result; where any input bound is the type's maximum (unbounded), the result is [0, max].
@@ -287,7 +293,7 @@ fn interval_bounds(kind: Bin, et: E, a: (i64, i64), b: (i64, i64)) -> (i64, i64)
         .iter()
         .any(|&v| v == i64::MAX || v >= max)
     {
-        return (0, if et == E::U32 { max } else { i64::MAX });
+        return (0, if finite_max(et) { max } else { i64::MAX });
     }
     // Every result wraps in the element type (u8 5 - 7 is 254: 5 - 1..7 is 4..254).
     let wrap = |v: i64| match et {

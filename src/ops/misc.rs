@@ -459,6 +459,9 @@ fn einsum_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let mut et = E::Dynamic;
     let mut labels: std::collections::BTreeMap<char, Dim> = Default::default();
     let mut ell: Option<PartialShape> = None;
+    // An input of dynamic rank whose term has an ellipsis: its labels are `?`, and the output is
+    // of dynamic rank only if it has an ellipsis too (`bf...->f` is `[?]`).
+    let mut ell_dynamic = false;
     for (t, f) in terms.iter().zip(cx.inputs) {
         et = merge_et(et, f.et)?;
         let has_ell = t.contains("...");
@@ -470,7 +473,17 @@ fn einsum_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 any = vec![Dim::any(); t.chars().count()];
                 &any
             }
-            None => return Ok(vec![Fact::new(et, PartialShape::Dynamic)]),
+            None => {
+                ell_dynamic = true;
+                for c in t.replace("...", "").chars() {
+                    let m = match labels.get(&c) {
+                        None => Dim::any(),
+                        Some(&p) => broadcast_dim(p, Dim::any()).unwrap_or(p),
+                    };
+                    labels.insert(c, m);
+                }
+                continue;
+            }
         };
         let letters: Vec<char> = t.replace("...", "").chars().collect();
         let n_ell = d
@@ -529,12 +542,15 @@ fn einsum_infer(cx: &Ctx) -> R<Vec<Fact>> {
         }
         once.sort();
         let s: String = once.into_iter().collect();
-        if ell.is_some() {
+        if ell.is_some() || ell_dynamic {
             format!("...{s}")
         } else {
             s
         }
     });
+    if ell_dynamic && rhs.contains("...") {
+        return Ok(vec![Fact::new(et, PartialShape::Dynamic)]);
+    }
     let mut out = Dims::new();
     let mut chars = rhs.chars().peekable();
     while let Some(c) = chars.next() {

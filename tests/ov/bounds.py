@@ -1366,6 +1366,14 @@ def _():
     return [x, y], [o.reshape(x, t, False)]
 
 
+@case("u8_unbounded_through_subtract")
+def _():
+    x, y = P([-1, 1, 7]), P([1, (2, -1)], np.uint8, "y")
+    d = o.gather(o.convert(op3.shape_of(y, "i64"), "u8"), C([1]), C(0))
+    t = o.concat([C([2], "u8"), o.subtract(d, C([7], "u8")), C([7], "u8")], 0)
+    return [x, y], [o.broadcast(x, t, C([0, 1, 2]), "explicit")]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-k", default="")

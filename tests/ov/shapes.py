@@ -963,6 +963,9 @@ def _gel(d, i, axis):
     ("ellipsis_dynrank", (["...ij,...jk->...ik"], [None, [1, 3, 4]])),
     ("dynrank", (["ij,jk->ik"], [None, [3, 4]])),
     ("dynrank_t", (["ij->ji"], [None])),
+    ("ellipsis_dynrank_out_no_ellipsis", (["bf...->f"], [None])),
+    ("ellipsis_dynrank_label_from_other", (["bf...,f->f"], [None, [5]])),
+    ("ellipsis_dynrank_implicit", (["bf...,f"], [None, [5]])),
     ("dynrank_b", (["ij,jk->ik"], [[2, 3], None])),
     ("dynrank_batch", (["bij,bjk->bik"], [None, [5, 3, 4]])),
 ])
