@@ -678,9 +678,9 @@ impl<'a> Infer<'a> {
         // OpenVINO has no bf16 kernel for these: ConstantFolding restores their inputs to bf16
         // (rounding a result handed on in f32) and rounds their result
         // (docs/openvino-differences.md, "f16/bf16 chains").
-        let bf16_restored = BF16_RESTORED.contains(&op.ty)
-            && (inputs.iter().any(|f| f.et == ElementType::Bf16)
-                || outs.iter().any(|f| f.et == ElementType::Bf16));
+        let bf16_restored = (inputs.iter().any(|f| f.et == ElementType::Bf16)
+            || outs.iter().any(|f| f.et == ElementType::Bf16))
+            && BF16_RESTORED.contains(&op.ty);
         let rounded = self.round_each_op || bf16_restored;
         let widen = |f: &Fact| {
             let mut g = materialize(f);
