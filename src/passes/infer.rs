@@ -111,7 +111,7 @@ pub fn never_folds(l: &Layer) -> bool {
 
 /// Ops OpenVINO 2026.4.1 has no bf16 `evaluate` for (measured: a bf16 value handed on in f32
 /// reaches them rounded, and their result is rounded; every other op, and every op on f16,
-/// computes on the f32 value and hands its f32 result on). `tests/ov/fold.py` `bf16_restored_*`.
+/// computes on the f32 value and hands its f32 result on). `tests/ov/fold.py` `half_handed_on_*`.
 const BF16_RESTORED: &[&str] = &[
     "Acos",
     "Acosh",

@@ -1615,11 +1615,17 @@ def check_ovthrows(in_xml, out_xml):
         return "OpenVINO folds it: not an ovthrows case"
     except RuntimeError:
         pass
+    return irc_left_unfolded(out_xml, "irc folded what OpenVINO cannot")
+
+
+def irc_left_unfolded(out_xml, why):
+    """None when irc left every Result's producer unfolded and OpenVINO reads its output, else
+    `RESULT: why`."""
     ir = IrcIR(out_xml)
     for rname, rid in ir.results().items():
         pid = ir.producer(rid, 0)
         if pid is None or ir.layers[pid].get("type") == "Const":
-            return "%s: irc folded what OpenVINO cannot" % rname
+            return "%s: %s" % (rname, why)
     CORE.read_model(str(out_xml))
     return None
 
@@ -1631,13 +1637,7 @@ def check_ovquirk(in_xml, out_xml):
     ref = ov_fold(CORE.read_model(str(in_xml)))
     if not any(r.input_value(0).get_node().get_type_name() == "Constant" for r in ref.get_results()):
         return "OpenVINO does not fold it: not an ovquirk case"
-    ir = IrcIR(out_xml)
-    for rname, rid in ir.results().items():
-        pid = ir.producer(rid, 0)
-        if pid is None or ir.layers[pid].get("type") == "Const":
-            return "%s: irc folded it" % rname
-    CORE.read_model(str(out_xml))
-    return None
+    return irc_left_unfolded(out_xml, "irc folded it")
 
 
 def check_generated(name, fn, kind, wd):
