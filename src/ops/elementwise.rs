@@ -279,6 +279,35 @@ fn int_scalar(kind: Bin, et: E, x: i64, y: i64) -> Option<i64> {
     }
 }
 
+/// The value OpenVINO's shape inference reads from an integer Divide: its `evaluate_lower`,
+/// where an element whose dividend or divisor is the type's maximum (its "unknown") is 0
+/// (measured: `[2^31-1, 5] / [1, 1]` read by a NonZero folds to `[0, 5]`, alone to
+/// `[2^31-1, 5]`). `None` when nothing changes; numpy broadcasting only.
+pub fn divide_lower_bound(a: &Tensor, b: &Tensor, out: &Tensor) -> Option<Tensor> {
+    if !a.et.is_integral() || a.et == E::Boolean || a.et != b.et || out.et != a.et {
+        return None;
+    }
+    let max = match a.et {
+        E::U64 => -1, // u64::MAX, as its bits
+        t => super::util::type_limits(t).1,
+    };
+    let (shape, ia, ib) = bcast_maps(&a.shape, &b.shape)?;
+    if shape != out.shape {
+        return None;
+    }
+    let (x, y) = (a.to_i64s()?, b.to_i64s()?);
+    if !x.contains(&max) && !y.contains(&max) {
+        return None;
+    }
+    let mut z = out.to_i64s()?;
+    for (k, v) in z.iter_mut().enumerate() {
+        if x[ia[k]] == max || y[ib[k]] == max {
+            *v = 0;
+        }
+    }
+    Tensor::from_i64s(out.et, out.shape.clone(), &z)
+}
+
 /// Unsigned types narrower than 64 bits: their maximum is a finite bound to a shape.
 fn finite_max(et: E) -> bool {
     matches!(et, E::U8 | E::U16 | E::U32)

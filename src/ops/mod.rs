@@ -11,7 +11,7 @@ pub mod control;
 mod conv;
 pub mod convert;
 mod detection;
-mod elementwise;
+pub(crate) mod elementwise;
 mod embedding;
 pub mod enums;
 mod fake_convert;

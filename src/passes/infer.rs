@@ -745,15 +745,24 @@ impl<'a> Infer<'a> {
             return None;
         }
         // Values OpenVINO reads while inferring shapes come through the bound evaluators, whose
-        // Convert maps the source type's maximum to the destination's.
+        // Convert maps the source type's maximum to the destination's
         let mut vals = vals;
-        if op.ty == "Convert" && (!self.fold_mode || self.round_each_op) {
-            let input = known.first().and_then(|f| f.value.as_ref());
+        if !self.fold_mode || self.round_each_op {
+            let input = |i: usize| known.get(i).and_then(|f| f.value.as_ref());
             let out = vals.first().and_then(|f| f.value.as_ref());
-            if let Some(t) = input
-                .zip(out)
-                .and_then(|(i, o)| ops::convert::translate_max(i, o))
-            {
+            let bound_value = match op.ty {
+                "Convert" => input(0)
+                    .zip(out)
+                    .and_then(|(i, o)| ops::convert::translate_max(i, o)),
+                // and Divide's gives 0 where an input is its type's maximum (measured when
+                // folding; what shape inference reads there is not characterized)
+                "Divide" if self.fold_mode => match (input(0), input(1), out) {
+                    (Some(a), Some(b), Some(o)) => ops::elementwise::divide_lower_bound(a, b, o),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(t) = bound_value {
                 vals[0].value = Some(Arc::new(t));
             }
         }

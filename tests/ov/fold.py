@@ -2597,6 +2597,12 @@ for _init in (True, False):
 for _red in ("min", "max"):
     add("scatter_nd15_u64_%s" % _red, lambda r=_red: [op15.scatter_nd_update(
         C([5, 2 ** 64 - 1, 9, 2 ** 63 + 5], "u64"), C([[0], [1], [3]]), C([2 ** 64 - 2, 3, 2 ** 63], "u64"), r)])
+# An integer Divide read by a NonZero folds to Divide's lower bound, 0 where an input is the
+# type's maximum; alone it folds to the quotient.
+for _t, _m in (("i32", 2 ** 31 - 1), ("i64", 2 ** 63 - 1), ("u32", 2 ** 32 - 1)):
+    add("divide_%s_max_read_by_nonzero" % _t, lambda t=_t, m=_m: (lambda d: [d, o.non_zero(d)])(
+        o.divide(C([m, 5, 6, 9], t), C([1, 1, 2, m], t))))
+    add("divide_%s_max_alone" % _t, lambda t=_t, m=_m: [o.divide(C([m, 5, 6, 9], t), C([1, 1, 2, m], t))])
 add("clamp_i64_edges", lambda: [o.clamp(C([-2 ** 63 + 1, -2 ** 63, 2 ** 63 - 1, 0, 5]), -3.4e38, -3.4e38),
                                  o.clamp(C([-2 ** 63 + 1, -2 ** 63, 2 ** 63 - 1, 0, 5]), 3.4e38, 3.4e38),
                                  o.clamp(C([0, 1, 2, -1], "i32"), 0.5, 0.7)])
