@@ -175,7 +175,14 @@ fn cell_infer(cx: &Ctx) -> R<Vec<Fact>> {
         }
     }
     let (batch, hidden) = rnn_batch_hidden(cx, states, states, 1)?;
-    let hidden = rnn_hidden(cx, hidden, (states + 1, states + 2, states + 3), 0)?;
+    let mut hidden = rnn_hidden(cx, hidden, (states + 1, states + 2, states + 3), 0)?;
+    // LSTMCell-4 takes its hidden_size attribute where the inputs leave it open (measured:
+    // states [1,3..5] or R [?,..6] with hidden_size=2 give [1,2]; GRUCell keeps `..6`).
+    if cx.ty == "LSTMCell" && cx.version >= 4 && !hidden.is_static() {
+        if let Ok(h @ 0..) = cx.attr_i64("hidden_size", -1) {
+            hidden = Dim::known(h as u64);
+        }
+    }
     let s = fact(x.et, [batch, hidden].into_iter().collect());
     Ok(vec![s; cx.layer.outputs.len().max(1)])
 }
@@ -912,11 +919,20 @@ fn pad_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
     };
     let r = x.shape.len();
     // The shape rule's answer (pads past i64 make it not static: then nothing is computed).
-    let os: Vec<u64> = outs[0]
-        .shape
-        .to_static()
-        .ok_or("output shape not static")?
-        .to_vec();
+    // A dim padded below zero is `?` to the shape rule (OpenVINO's dim::padded) but 0 to its
+    // kernel: an output that is empty that way folds to an empty tensor, as in OpenVINO.
+    let os: Vec<u64> = match outs[0].shape.to_static() {
+        Some(s) => s.to_vec(),
+        None => {
+            let d: Vec<i128> = (0..r.min(pb.len()).min(pe.len()))
+                .map(|a| (x.shape[a] as i128 + pb[a] as i128 + pe[a] as i128).max(0))
+                .collect();
+            if d.len() != r || !d.contains(&0) {
+                return Err("output shape not static".into());
+            }
+            d.iter().map(|&v| v.min(u64::MAX as i128) as u64).collect()
+        }
+    };
     if os.len() != r || pb.len() < r || pe.len() < r {
         return Err(crate::ops::bug("pads"));
     }

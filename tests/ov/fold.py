@@ -2603,6 +2603,9 @@ for _t, _m in (("i32", 2 ** 31 - 1), ("i64", 2 ** 63 - 1), ("u32", 2 ** 32 - 1))
     add("divide_%s_max_read_by_nonzero" % _t, lambda t=_t, m=_m: (lambda d: [d, o.non_zero(d)])(
         o.divide(C([m, 5, 6, 9], t), C([1, 1, 2, m], t))))
     add("divide_%s_max_alone" % _t, lambda t=_t, m=_m: [o.divide(C([m, 5, 6, 9], t), C([1, 1, 2, m], t))])
+# Pads taking a dim below zero: `?` to the shape rule, 0 to the kernel: an empty output folds.
+add("pad12_reflect_below_zero_empty", lambda: [op12.pad(C(np.zeros([0, 1]), "f16"), C([-1, 0]), C([-1, -1]), "reflect")])
+add("pad12_reflect_below_zero_empty_3d", lambda: [op12.pad(C([[[4.0, 3.0]]], "f16"), C([-1, 0, 0]), C([-2, -1, -2]), "reflect")])
 add("clamp_i64_edges", lambda: [o.clamp(C([-2 ** 63 + 1, -2 ** 63, 2 ** 63 - 1, 0, 5]), -3.4e38, -3.4e38),
                                  o.clamp(C([-2 ** 63 + 1, -2 ** 63, 2 ** 63 - 1, 0, 5]), 3.4e38, 3.4e38),
                                  o.clamp(C([0, 1, 2, -1], "i32"), 0.5, 0.7)])

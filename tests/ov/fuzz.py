@@ -2733,6 +2733,11 @@ def doc_tag(label, node):
     nofold = _doc_nofold(label, node, t)
     if nofold:
         return [nofold, ["irc-nofold"]]
+    try:
+        if t == "Broadcast" and node.get_attributes().get("mode") == "pdpd" and 0 in (_const_vals(node.input_value(1)) or []):
+            return ["Broadcast pdpd to a target holding 0 (OpenVINO's fold keeps the data's dim)", ["type/shape"]]
+    except Exception:
+        pass
     return None
 
 
@@ -2932,6 +2937,17 @@ def cpu_eval(xml, names, fold_first=True):
                 ok = False
             if x.get_type_name() == "TopK" and x.get_attributes().get("sort") == "none":
                 # the plugin's order of unsorted results is its own
+                ok = False
+            if x.get_type_name() == "GatherElements":
+                # negative or out-of-range indices: the plugin reads past the data
+                idx = _const_vals(x.input_value(1))
+                n = list(x.get_input_shape(0))[x.get_attributes()["axis"] % max(1, len(x.get_input_shape(0)))] \
+                    if len(x.get_input_shape(0)) else 0
+                if idx is None or any(not 0 <= v < n for v in idx):
+                    ok = False
+            if (x.get_type_name() == "Divide" and x.get_output_element_type(0).is_integral_number()
+                    and x.get_attributes().get("m_pythondiv", True)):
+                # ConstantFolding floors (Python division), the plugin truncates (-9 / 141: -1, 0)
                 ok = False
             if x.get_type_name() == "Gather" and _gather_out_of_range(x):
                 # indices past the axis: the plugin reads past the data (ConstantFolding gives 0)

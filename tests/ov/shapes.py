@@ -1381,6 +1381,26 @@ def _lstm_cell(x, h, c, hs):
                              C(np.zeros([4 * hs, hs]), t), C(np.zeros([4 * hs]), t), hs))
 
 
+# LSTMCell-4 takes hidden_size from its attribute where the inputs leave it open (GRUCell does not).
+@cases("lstm_cell4_hidden_attr", [("r_interval", ("[...]", "[?,..6]", "[3..]", 2)),
+                                  ("state_interval", ("[1,3..5]", "[?,?]", "[?]", 2)),
+                                  ("all_dyn", ("[...]", "[?,?]", "[?]", 7))])
+def _lstm_cell_attr(h, r, b, hs):
+    ps = lambda s, n: P(None if s == "[...]" else [dim_of(d) for d in s.strip("[]").split(",")], "f32", n)
+    return model(o.lstm_cell(P([1, 2], "f32", "X"), ps(h, "H"), P(None, "f32", "Cc"), P([-1, -1], "f32", "W"),
+                             ps(r, "R"), ps(b, "B"), hs))
+
+
+def dim_of(s):
+    """'?' -> -1, '3..5' -> (3, 5), '..6' -> (0, 6), '3..' -> (3, -1), '4' -> 4."""
+    if s == "?":
+        return -1
+    if ".." in s:
+        lo, hi = s.split("..")
+        return (int(lo or 0), int(hi) if hi else -1)
+    return int(s)
+
+
 @case("lstm_cell0")
 def _():
     return model(op1.lstm_cell(P([3, 5], "f32", "X"), P([3, 4], "f32", "H"), P([3, 4], "f32", "Cc"),
