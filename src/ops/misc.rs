@@ -498,7 +498,11 @@ fn einsum_infer(cx: &Ctx) -> R<Vec<Fact>> {
             .checked_sub(letters.len())
             .ok_or_else(|| format!("term '{t}' has more labels than input rank {}", d.len()))?;
         let mut di = 0;
-        let mut in_term: Vec<char> = Vec::new();
+        // A label repeated within one term merges there first (a diagonal: `aa` of [1,3] is an
+        // error); the term's dims then broadcast with the other terms' (`ab,ab` of [1,3] and
+        // [2,3] is valid; `cb,ccb` of [1..3,?] and [1,1,3] gives c = 1..3). OpenVINO 2026.4.1,
+        // measured.
+        let mut local: std::collections::BTreeMap<char, Dim> = Default::default();
         let mut chars = t.chars().peekable();
         while let Some(c) = chars.next() {
             if c == '.' {
@@ -514,17 +518,19 @@ fn einsum_infer(cx: &Ctx) -> R<Vec<Fact>> {
             }
             let dd = d[di];
             di += 1;
-            // OpenVINO 2026.4.1 (measured): a label repeated within one term must have
-            // compatible dims (a diagonal: `aa` of [1,3] is an error); across terms they
-            // broadcast (`ab,ab` of [1,3] and [2,3] is valid).
+            let m = match local.get(&c) {
+                None => dd,
+                Some(&p) => merge_dim(p, dd)
+                    .ok_or_else(|| format!("label '{c}' has incompatible sizes {p} and {dd}"))?,
+            };
+            local.insert(c, m);
+        }
+        for (c, dd) in local {
             let m = match labels.get(&c) {
                 None => dd,
-                Some(&p) if in_term.contains(&c) => merge_dim(p, dd)
-                    .ok_or_else(|| format!("label '{c}' has incompatible sizes {p} and {dd}"))?,
                 Some(&p) => broadcast_dim(p, dd)
                     .ok_or_else(|| format!("label '{c}' has different sizes {p} and {dd}"))?,
             };
-            in_term.push(c);
             labels.insert(c, m);
         }
         if !has_ell && n_ell != 0 {
