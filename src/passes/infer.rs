@@ -206,7 +206,7 @@ fn computed_during_shape_inference(g: &Graph, order: &[NodeId]) -> Vec<bool> {
         }
         for (i, p) in g.inputs_of(n).iter().enumerate() {
             if let Some((src, _)) = p {
-                if i >= 32 || mask & (1 << i) != 0 {
+                if mask == u32::MAX || (i < 32 && mask & (1 << i) != 0) {
                     marked[src.index()] = true;
                 }
             }
