@@ -721,13 +721,12 @@ fn convert_infer(cx: &Ctx) -> R<Vec<Fact>> {
 /// reference converts a value (wrapping to the destination's width), and, unless either type
 /// is an integer of at most 16 bits, a bound at the source type's maximum becomes the
 /// destination's maximum (its "unknown dim" translation: an i32 `INT32_MAX` stays unbounded as
-/// i64). A pair the wrap turns upside down reads as the destination's whole range (OpenVINO
-/// has an empty interval there).
+/// i64). A pair the wrap turns upside down is kept so, as OpenVINO keeps it.
 fn convert_bounds(from: E, to: E, b: &Bounds) -> Option<Bounds> {
     if from.byte_size().is_none() || to.byte_size().is_none() {
         return None;
     }
-    let (to_min, to_max) = super::util::type_limits(to);
+    let (_, to_max) = super::util::type_limits(to);
     let (from_min, from_max) = super::util::type_limits(from);
     let translate = from.bits() > 16 && to.bits() > 16;
     let wrap = |v: i64| -> i64 {
@@ -750,14 +749,13 @@ fn convert_bounds(from: E, to: E, b: &Bounds) -> Option<Bounds> {
             }
         }
     };
-    let (mut lo, mut hi): (Vec<i64>, Vec<i64>) = (
+    let (lo, mut hi): (Vec<i64>, Vec<i64>) = (
         b.lo.iter().map(|&v| wrap(v)).collect(),
         b.hi.iter().map(|&v| wrap(v)).collect(),
     );
-    for (l, h) in lo.iter_mut().zip(hi.iter_mut()) {
-        if *l > *h {
-            (*l, *h) = (to_min, to_max);
-        }
+    // A pair the wrap turns upside down stays so, as in OpenVINO ([`Fact::int_bounds`] reads
+    // it as the whole range; Slice and StridedSlice read it raw).
+    for h in hi.iter_mut() {
         // And back to irc's marker: an i32 INT32_MAX is "unbounded" to every reader.
         if to == E::I32 && *h == to_max {
             *h = i64::MAX;

@@ -231,8 +231,29 @@ impl Fact {
         let b = self.bounds.as_ref()?;
         b.is_exact().then(|| b.lo.clone())
     }
-    /// Integer bounds: from bounds, or from an exact integer value.
+    /// Integer bounds: from bounds, or from an exact integer value. A pair a Convert's wrap
+    /// turned upside down (lower above upper) reads as the element type's whole range here;
+    /// [`Fact::raw_int_bounds`] keeps it as OpenVINO does.
     pub fn int_bounds(&self) -> Option<Bounds> {
+        let mut b = self.raw_int_bounds()?;
+        let (min, max) = util::type_limits(self.et);
+        // irc's "unbounded" marker: an i32 INT32_MAX reads as i64::MAX to every reader.
+        let max = if self.et == ElementType::I32 {
+            i64::MAX
+        } else {
+            max
+        };
+        for (l, h) in b.lo.iter_mut().zip(b.hi.iter_mut()) {
+            if *l > *h {
+                (*l, *h) = (min, max);
+            }
+        }
+        Some(b)
+    }
+    /// Integer bounds as OpenVINO's bound evaluators hand them on, a pair lower above upper
+    /// included (a Convert wraps `[-2^63 + 4, 2^63 - 10]` to i32 as `[4, -10]`): the rules
+    /// measured to read such pairs (Slice, StridedSlice) take them so.
+    pub fn raw_int_bounds(&self) -> Option<Bounds> {
         if let Some(b) = &self.bounds {
             return Some((**b).clone());
         }

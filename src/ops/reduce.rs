@@ -59,10 +59,11 @@ fn reduce_infer(cx: &Ctx) -> R<Vec<Fact>> {
     }
     let mut f = Fact::new(x.et, PartialShape::Ranked(out));
     if let (Some(b), Some(shape)) = (
-        x.bounds.as_ref().filter(|_| x.value.is_none()),
+        x.int_bounds()
+            .filter(|_| x.value.is_none() && x.bounds.is_some()),
         x.shape.to_static(),
     ) {
-        f.bounds = reduce_bounds(ty, x.et, b, &shape, &rm).map(std::sync::Arc::new);
+        f.bounds = reduce_bounds(ty, x.et, &b, &shape, &rm).map(std::sync::Arc::new);
     }
     Ok(vec![f])
 }

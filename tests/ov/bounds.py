@@ -1374,6 +1374,33 @@ def _():
     return [x, y], [o.broadcast(x, t, C([0, 1, 2]), "explicit")]
 
 
+# A Convert whose wrap turns a pair of bounds upside down keeps it so (i64 [-2^63+4, 2^63-10] to
+# i32 is [4, -10]); Slice and StridedSlice read it as it is, every other reader as the whole range
+# (OpenVINO's Reshape turns it into a negative dim, `1..-18`: not a case).
+def _upside_down_stop(dim_range=(0, 14)):
+    u = P([3, dim_range], np.uint8, "u")
+    d = op8.gather(op3.shape_of(u), C([1]), C(0))
+    return u, o.convert(o.convert(o.add(d, C([0x7ffffffffffffff6])), "i32"), "i64")
+
+
+for _sn, _start in {"zero": lambda: (None, C([0])), "unbounded": "dyn", "two": lambda: (None, C([2]))}.items():
+    for _op in ("slice", "strided_slice"):
+        def _f(sn=_sn, start=_start, op=_op):
+            x = P([3, 6])
+            u, stop = _upside_down_stop()
+            params = [x, u]
+            if start == "dyn":
+                v = P([3, -1, -1], np.uint8, "v")
+                params.append(v)
+                b = op8.gather(op3.shape_of(v), C([2]), C(0))
+            else:
+                b = start()[1]
+            if op == "slice":
+                return params, [op8.slice(x, b, stop, C([1]), C([0]))]
+            return params, [op1.strided_slice(x, b, stop, C([1]), [0], [0])]
+        add_valid("convert_upside_down_%s_start_%s" % (_op, _sn), _f)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-k", default="")

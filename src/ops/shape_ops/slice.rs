@@ -239,7 +239,7 @@ pub(super) fn slice_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let Some(d) = x.shape.dims() else {
         return Ok(vec![Fact::new(x.et, PartialShape::Dynamic)]);
     };
-    let (start, stop, steps) = (cx.input_bounds(1), cx.input_bounds(2), cx.ints(3));
+    let (start, stop, steps) = (cx.input_bounds_raw(1), cx.input_bounds_raw(2), cx.ints(3));
     // Axis -> index into start/stop/step; `None` when any dim may be sliced.
     let axes: Option<std::collections::BTreeMap<usize, usize>> = if cx.inputs.len() > 4 {
         match cx.ints(4) {
@@ -416,7 +416,7 @@ fn bit(m: &[bool], i: usize) -> bool {
 /// without any length of begin, end or strides the rank is unknown.
 fn ss_shape(cx: &Ctx, d: &[Dim]) -> R<PartialShape> {
     let m = masks(cx)?;
-    let (begin, end) = (cx.input_bounds(1), cx.input_bounds(2));
+    let (begin, end) = (cx.input_bounds_raw(1), cx.input_bounds_raw(2));
     let strides = if cx.inputs.len() > 3 {
         cx.ints(3)
     } else {
