@@ -349,6 +349,10 @@ pub struct Policy {
     /// Evaluated in its own precision even for f16/bf16 (OpenVINO's ConstantFolding otherwise
     /// computes f16/bf16 ops in f32).
     pub native_precision: bool,
+    /// Evaluated in its own precision (f16/bf16 rounding after every arithmetic operation)
+    /// where OpenVINO computes it while inferring shapes: its `evaluate` runs the reference
+    /// templated on `float16`, while ConstantFolding computes in f32 (ROIAlign).
+    pub native_for_shapes: bool,
     /// The element types (of input 0) OpenVINO has a kernel for, when not all of them (called
     /// with the op type, so one table can serve a family).
     pub kernel_types: Option<fn(&str, ElementType) -> bool>,
@@ -386,6 +390,7 @@ const DEFAULT_POLICY: Policy = Policy {
     sink: false,
     value_inputs: usize::MAX,
     native_precision: false,
+    native_for_shapes: false,
     kernel_types: None,
     ov_evaluates: true,
 };
@@ -433,6 +438,10 @@ impl OpDef {
         self
     }
     /// Evaluated in its own precision even for f16/bf16.
+    pub const fn native_for_shapes(mut self) -> Self {
+        self.policy.native_for_shapes = true;
+        self
+    }
     pub const fn native_precision(mut self) -> Self {
         self.policy.native_precision = true;
         self

@@ -77,24 +77,49 @@ struct Sample {
     w: [f32; 4],
 }
 
+/// The arithmetic of OpenVINO's `roi_align<T>`: every operation on `T` rounds its float
+/// result to `T` (`ov::float16` and `ov::bfloat16` compute in float and round back), so the
+/// kernel runs on f32 values with a rounding step after each operation (none for f32).
+#[derive(Clone, Copy)]
+enum Arith {
+    F32,
+    F16,
+    Bf16,
+}
+
+impl Arith {
+    fn r(self, x: f32) -> f32 {
+        match self {
+            Arith::F32 => x,
+            Arith::F16 => half::f16::from_f32(x).to_f32(),
+            Arith::Bf16 => f32::from_bits((super::convert::f32_to_bf16_ov(x) as u32) << 16),
+        }
+    }
+}
+
 /// The sampling points and weights of one ROI, bin by bin (`roi_align.hpp`, asymmetric mode).
 fn roi_samples(
     roi: &[f32],
     a: &RoiAlignAttrs,
     (h, w): (usize, usize),
     budget: &mut u64,
+    t: Arith,
 ) -> R<(Vec<Sample>, u64)> {
+    let r = |x: f32| t.r(x);
     let (ph, pw) = (a.pooled_h as i32, a.pooled_w as i32);
     // offset_src = offset_dst = 0 in asymmetric mode; the additions are kept (-0 + 0 = +0).
     let s = a.spatial_scale;
-    let x1 = (roi[0] + 0.0) * s + 0.0;
-    let y1 = (roi[1] + 0.0) * s + 0.0;
-    let x2 = (roi[2] + 0.0) * s + 0.0;
-    let y2 = (roi[3] + 0.0) * s + 0.0;
-    let roi_w = std_max(x2 - x1, 1.0);
-    let roi_h = std_max(y2 - y1, 1.0);
-    let bin_w = roi_w / pw as f32;
-    let bin_h = roi_h / ph as f32;
+    let corner = |v: f32| r(r(r(v + 0.0) * s) + 0.0);
+    let (x1, y1, x2, y2) = (
+        corner(roi[0]),
+        corner(roi[1]),
+        corner(roi[2]),
+        corner(roi[3]),
+    );
+    let roi_w = std_max(r(x2 - x1), 1.0);
+    let roi_h = std_max(r(y2 - y1), 1.0);
+    let bin_w = r(roi_w / pw as f32);
+    let bin_h = r(roi_h / ph as f32);
     let ratio = |bin: f32| -> R<i64> {
         if a.sampling_ratio != 0 {
             return Ok(a.sampling_ratio);
@@ -113,21 +138,25 @@ fn roi_samples(
         return Err("too many sampling points to evaluate".into());
     }
     *budget -= n;
-    let dx = bin_w / srx as f32;
-    let dy = bin_h / sry as f32;
+    // static_cast<T>(int): the int through float, rounded to T.
+    let ti = |i: i64| r(i as f32);
+    let dx = r(bin_w / ti(srx));
+    let dy = r(bin_h / ti(sry));
+    let (fw, fh) = (ti(w as i64), ti(h as i64));
+    let half = r(0.5);
     let mut out = Vec::with_capacity(n as usize);
     for ybin in 0..ph {
         for xbin in 0..pw {
             for ys in 0..sry {
-                let pre_y = y1 + ybin as f32 * bin_h + dy * (ys as f32 + 0.5);
+                let pre_y = r(r(y1 + r(ti(ybin as i64) * bin_h)) + r(dy * r(ti(ys) + half)));
                 for xs in 0..srx {
-                    let pre_x = x1 + xbin as f32 * bin_w + dx * (xs as f32 + 0.5);
+                    let pre_x = r(r(x1 + r(ti(xbin as i64) * bin_w)) + r(dx * r(ti(xs) + half)));
                     let (mut sx, mut sy) = (pre_x, pre_y);
                     if sx.is_nan() || sy.is_nan() {
                         // OpenVINO casts NaN to an index: undefined.
                         return Err("a sampling point is NaN".into());
                     }
-                    if sx < -1.0 || sx > w as f32 || sy < -1.0 || sy > h as f32 {
+                    if sx < -1.0 || sx > fw || sy < -1.0 || sy > fh {
                         out.push(Sample {
                             pts: [(0, 0); 4],
                             w: [0.0; 4],
@@ -141,24 +170,24 @@ fn roi_samples(
                     if ylo >= h - 1 {
                         ylo = h - 1;
                         yhi = ylo;
-                        sy = ylo as u32 as f32;
+                        sy = ti(ylo as u32 as i64);
                     } else {
                         yhi = ylo + 1;
                     }
                     if xlo >= w - 1 {
                         xlo = w - 1;
                         xhi = xlo;
-                        sx = xlo as u32 as f32;
+                        sx = ti(xlo as u32 as i64);
                     } else {
                         xhi = xlo + 1;
                     }
-                    let ly = sy - ylo as u32 as f32;
-                    let lx = sx - xlo as u32 as f32;
-                    let hy = 1.0 - ly;
-                    let hx = 1.0 - lx;
+                    let ly = r(sy - ti(ylo as u32 as i64));
+                    let lx = r(sx - ti(xlo as u32 as i64));
+                    let hy = r(1.0 - ly);
+                    let hx = r(1.0 - lx);
                     out.push(Sample {
                         pts: [(ylo, xlo), (ylo, xhi), (yhi, xlo), (yhi, xhi)],
-                        w: [hy * hx, hy * lx, ly * hx, ly * lx],
+                        w: [r(hy * hx), r(hy * lx), r(ly * hx), r(ly * lx)],
                     });
                 }
             }
@@ -167,12 +196,25 @@ fn roi_samples(
     Ok((out, per_bin))
 }
 
-/// ROIAlign-3's kernel (f32 here; f16/bf16 arrive in f32 and are rounded by the caller).
+/// ROIAlign-3's kernel. Folding hands f16/bf16 over in f32 (ConstantFolding computes them so)
+/// and rounds the result once; values OpenVINO computes while inferring shapes (and
+/// `infer-shapes`) arrive in f16/bf16 and are computed as its `roi_align<float16>` does,
+/// rounding after every operation.
 fn roi_align_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
     let a = cx.attrs::<RoiAlignAttrs>()?;
     let val = |i: usize| cx.value(i);
     let (xt, rt) = (val(0)?, val(1)?);
-    let (Some(x), Some(rois)) = (f32s(&xt), f32s(&rt)) else {
+    let t = match xt.et {
+        E::F16 => Arith::F16,
+        E::Bf16 => Arith::Bf16,
+        _ => Arith::F32,
+    };
+    let r = |x: f32| t.r(x);
+    let widen = |v: &Tensor| match v.et {
+        E::F16 | E::Bf16 => super::convert::convert(v, E::F32).and_then(|w| f32s(&w)),
+        _ => f32s(v),
+    };
+    let (Some(x), Some(rois)) = (widen(&xt), widen(&rt)) else {
         return Err(format!("no kernel for {} data", xt.et).into());
     };
     let bidx = cx.ints(2).ok_or("batch indices unknown")?;
@@ -206,32 +248,33 @@ fn roi_align_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
         return Err("empty feature map".into());
     }
     let mut budget = MAX_SAMPLES;
-    for r in 0..num_rois {
+    for ri in 0..num_rois {
         if c == 0 {
             break;
         }
-        let b = bidx[r];
+        let b = bidx[ri];
         if b < 0 || b as usize >= n {
             return Err(format!("batch index {b} out of range [0, {n})").into());
         }
         let b = b as usize;
-        let (samples, per_bin) = roi_samples(&rois[r * 4..r * 4 + 4], a, (h, w), &mut budget)?;
+        let (samples, per_bin) = roi_samples(&rois[ri * 4..ri * 4 + 4], a, (h, w), &mut budget, t)?;
         budget = budget
             .checked_sub(samples.len() as u64 * (c as u64 - 1))
             .ok_or("too many sampling points to evaluate")?;
+        // T / uint64_t: the count through float.
         let div = per_bin as f32;
         for ch in 0..c {
             let plane = &x[(b * c + ch) * h * w..(b * c + ch + 1) * h * w];
-            let dst = &mut out[(r * c + ch) * bins..(r * c + ch + 1) * bins];
+            let dst = &mut out[(ri * c + ch) * bins..(ri * c + ch + 1) * bins];
             for (bin, d) in dst.iter_mut().enumerate() {
                 let mut pooled = 0f32;
                 for s in &samples[bin * per_bin as usize..(bin + 1) * per_bin as usize] {
-                    let p = |k: usize| plane[s.pts[k].0 * w + s.pts[k].1];
-                    let v = s.w[0] * p(0) + s.w[1] * p(1) + s.w[2] * p(2) + s.w[3] * p(3);
+                    let p = |k: usize| r(s.w[k] * plane[s.pts[k].0 * w + s.pts[k].1]);
+                    let v = r(r(r(p(0) + p(1)) + p(2)) + p(3));
                     if a.max {
                         pooled = if v > pooled { v } else { pooled };
                     } else {
-                        pooled += v / div;
+                        pooled = r(pooled + r(v / div));
                     }
                 }
                 *d = pooled;
@@ -239,7 +282,13 @@ fn roi_align_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
         }
     }
     let shape = outs[0].shape.to_static().ok_or("output shape unknown")?;
-    Ok(vec![Fact::with_value(from_f32s(shape, &out))])
+    let res = from_f32s(shape, &out);
+    // Every value is already one of T's: the conversion is exact.
+    let res = match xt.et {
+        E::F16 | E::Bf16 => super::convert::convert(&res, xt.et).ok_or("encode")?,
+        _ => res,
+    };
+    Ok(vec![Fact::with_value(res)])
 }
 
 pub(super) fn register(r: &mut Reg) {
@@ -247,7 +296,8 @@ pub(super) fn register(r: &mut Reg) {
         "ROIAlign",
         &[3],
         OpDef::with_eval(roi_align_infer, roi_align_eval)
-            .kernel_types(|_, et| matches!(et, E::F32 | E::F16 | E::Bf16)),
+            .kernel_types(|_, et| matches!(et, E::F32 | E::F16 | E::Bf16))
+            .native_for_shapes(),
     );
     // OpenVINO 2026.4 does not fold ROIAlign-9.
     r.add("ROIAlign", &[9], OpDef::shape_only(roi_align_infer));

@@ -671,8 +671,11 @@ impl<'a> Infer<'a> {
         // Convert is not computed in f32 by ConstantFolding: it reads its input as it is, an
         // f16 result handed on in f32 included (f16 -> nf4 has a kernel, f32 -> nf4 none).
         let convert_native = op.ty == "Convert" && inputs.iter().all(|f| f.wide.is_none());
+        // An op computed for a shape rule with its native f16/bf16 kernel (ROIAlign) is not.
+        let native_for_shapes = self.round_each_op && policy.native_for_shapes;
         let f32_mode = self.fold_mode
             && !policy.native_precision
+            && !native_for_shapes
             && !convert_native
             && (inputs.iter().any(|f| is_half(f.et)) || outs.iter().any(|f| is_half(f.et)));
         // OpenVINO has no bf16 kernel for these: ConstantFolding restores their inputs to bf16
