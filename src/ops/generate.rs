@@ -70,6 +70,14 @@ fn eye_infer(cx: &Ctx) -> R<Vec<Fact>> {
 
 /// Eye: ones where `column - row == diagonal_index` in every batch matrix, zeros elsewhere.
 fn eye_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
+    // OpenVINO 2026.4.1's Eye evaluates these output types only (measured: a boolean, u16 or
+    // f8 Eye is neither folded nor computed for a NonZero's shape; fuzz 7373:2236).
+    if !matches!(
+        outs[0].et,
+        E::F32 | E::F16 | E::Bf16 | E::F64 | E::I8 | E::I32 | E::I64 | E::U8
+    ) {
+        return Err(format!("OpenVINO has no Eye kernel for {} output", outs[0].et).into());
+    }
     let shape = outs[0].shape.to_static().ok_or("dynamic output")?;
     let r = shape.len();
     let (rows, cols) = (shape[r - 2] as usize, shape[r - 1] as usize);
