@@ -9,7 +9,7 @@ use crate::passes::infer::{self, InputOverride};
 use crate::progress::Progress;
 use crate::report::{self, to_json};
 use crate::xml;
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
@@ -153,6 +153,14 @@ enum Cmd {
     /// Fold every subgraph whose value is known before run time into constants, remove dead
     /// layers, share identical constants. f16 weights and their decompression Converts stay.
     Fold(FoldArgs),
+    /// Edit the model's inputs and outputs without touching its weights: rename them, expose an
+    /// intermediate tensor as an output, drop an output (and what only it needed), make an input
+    /// shape permanent, set or remove model rt_info. Edits apply in the order given; names are
+    /// friendly names or tensor names.
+    ///
+    /// Example: irc edit model.xml -o out.xml --rename-input input_ids=tokens
+    /// --add-output /model/layers.0/Add_output_0 --rename-output logits=scores
+    Edit(EditArgs),
     /// Recompute every port's element type and shape.
     ///
     /// Without -o/--check: print the model's inputs and outputs with inferred types and shapes.
@@ -257,6 +265,84 @@ struct VerifyArgs {
     format: Format,
 }
 
+/// `irc edit`'s arguments.
+#[derive(clap::Args, Debug)]
+struct EditArgs {
+    input: PathBuf,
+    /// Output .xml path (OUT.bin beside it).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Rename an input: its friendly name and tensor name become NEW (OLD is either of its
+    /// names). NEW may not be a name the model already has. Repeatable.
+    #[arg(long = "rename-input", value_name = "OLD=NEW")]
+    rename_input: Vec<String>,
+    /// Rename an output: the Result's friendly name and the tensor name it reads (OLD is the
+    /// Result's friendly name or a tensor name; other names of the tensor stay). Repeatable.
+    #[arg(long = "rename-output", value_name = "OLD=NEW")]
+    rename_output: Vec<String>,
+    /// Make a tensor an output: a tensor name, or LAYER:INDEX (a layer's friendly name and the
+    /// 0-based index of its output; the tensor is then named so). Repeatable.
+    #[arg(long = "add-output", value_name = "TENSOR")]
+    add_output: Vec<String>,
+    /// Remove an output (friendly name or tensor name); the layers only it needed go too.
+    /// Repeatable.
+    #[arg(long = "drop-output", value_name = "NAME")]
+    drop_output: Vec<String>,
+    /// Make an input's shape permanent, ovc syntax: NAME[1,3,?,224], NAME[1..10,-1]; every port
+    /// is inferred again (nothing is folded). Repeatable.
+    #[arg(long = "set-input", value_name = "NAME[DIMS]")]
+    set_input: Vec<String>,
+    /// Set model rt_info: PATH is element names joined by '/' (runtime_options/KV_CACHE_PRECISION),
+    /// written as <rt_info><runtime_options><KV_CACHE_PRECISION value="VALUE"/>. Repeatable.
+    #[arg(long = "set-rt-info", value_name = "PATH=VALUE")]
+    set_rt_info: Vec<String>,
+    /// Remove the model's <rt_info> (layers' rt_info stays: it carries marks such as
+    /// `decompression` that change what OpenVINO computes).
+    #[arg(long)]
+    strip_rt_info: bool,
+    /// Output format: text (a summary on stderr) or json (the report on stdout).
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+    /// No summary line.
+    #[arg(short, long)]
+    quiet: bool,
+    /// The edits in command-line order (filled from the parsed arguments).
+    #[arg(skip)]
+    ops: Vec<(String, String)>,
+}
+
+/// The edit options of `irc edit`, as (argument id, flag).
+const EDIT_FLAGS: &[(&str, &str)] = &[
+    ("rename_input", "rename-input"),
+    ("rename_output", "rename-output"),
+    ("add_output", "add-output"),
+    ("drop_output", "drop-output"),
+    ("set_input", "set-input"),
+    ("set_rt_info", "set-rt-info"),
+    ("strip_rt_info", "strip-rt-info"),
+];
+
+/// The edits in the order they were given: clap groups values by option, its indices say
+/// where each one stood.
+fn edit_order(m: &clap::ArgMatches) -> Vec<(String, String)> {
+    let mut v: Vec<(usize, String, String)> = Vec::new();
+    for &(id, flag) in EDIT_FLAGS {
+        let Some(idx) = m.indices_of(id) else {
+            continue;
+        };
+        if id == "strip_rt_info" {
+            if m.get_flag(id) {
+                v.extend(idx.map(|i| (i, flag.to_string(), String::new())));
+            }
+            continue;
+        }
+        let vals = m.get_many::<String>(id).into_iter().flatten();
+        v.extend(idx.zip(vals).map(|(i, s)| (i, flag.to_string(), s.clone())));
+    }
+    v.sort_by_key(|x| x.0);
+    v.into_iter().map(|(_, f, s)| (f, s)).collect()
+}
+
 /// `irc fold`'s arguments.
 #[derive(clap::Args, Debug)]
 struct FoldArgs {
@@ -295,6 +381,7 @@ impl Cmd {
         let f = match self {
             Cmd::Normalize { format, .. }
             | Cmd::Fold(FoldArgs { format, .. })
+            | Cmd::Edit(EditArgs { format, .. })
             | Cmd::InferShapes { format, .. }
             | Cmd::Diff { format, .. }
             | Cmd::Stats { format, .. }
@@ -333,8 +420,16 @@ pub fn run_captured(args: Vec<OsString>) -> (i32, String, String) {
 }
 
 fn run_main(args: Vec<OsString>) -> i32 {
-    let cli = match Cli::try_parse_from(&args) {
-        Ok(c) => c,
+    let parsed = Cli::command()
+        .try_get_matches_from(&args)
+        .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
+    let cli = match parsed {
+        Ok((mut c, m)) => {
+            if let (Cmd::Edit(a), Some(("edit", sub))) = (&mut c.cmd, m.subcommand()) {
+                a.ops = edit_order(sub);
+            }
+            c
+        }
         Err(e) if e.use_stderr() && json_requested(&args) => {
             let text = e.render().to_string();
             let first = text.lines().next().unwrap_or("usage error");
@@ -512,6 +607,7 @@ fn run(cmd: Cmd) -> i32 {
             each(ir_only(input, false), json, true, |i| cmd_dump(i, format))
         }
         Cmd::Fold(args) => one(json, false, || cmd_fold(args)),
+        Cmd::Edit(args) => one(json, false, || cmd_edit(args)),
         Cmd::InferShapes {
             input,
             output,
@@ -682,6 +778,63 @@ fn cmd_dump(input: PathBuf, format: Format) -> Result<i32, Fail> {
     match format {
         Format::Json => out(&to_json(&serde_json::json!({ "text": text }))),
         Format::Text => out(&text),
+    }
+    Ok(0)
+}
+
+fn cmd_edit(args: EditArgs) -> Result<i32, Fail> {
+    let EditArgs {
+        input,
+        output,
+        format,
+        quiet,
+        ops,
+        ..
+    } = args;
+    let ops = ops
+        .iter()
+        .map(|(f, v)| crate::passes::edit::EditOp::parse(f, v))
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(Fail::Usage)?;
+    if ops.is_empty() {
+        return Err(Fail::Usage(
+            "edit: no edit given (--rename-input, --rename-output, --add-output, --drop-output, --set-input, --set-rt-info, --strip-rt-info)".into(),
+        ));
+    }
+    output_paths(&output, &input)?;
+    let copy = xml::write::BinCopy::start(
+        &xml::read::bin_path_for(&input),
+        &output,
+        xml::write::BIN_COPY_MIN,
+    );
+    let mut parsed = read(&input)?;
+    let report = crate::passes::edit::edit(&mut parsed.model, &ops)
+        .map_err(|e| Fail::Usage(format!("{}: {e}; nothing was written", parsed.path)))?;
+    let bin_after = xml::write::write_files_with(&parsed.model, &output, copy, None)?;
+    if format == Format::Json {
+        #[derive(serde::Serialize)]
+        struct EditJson<'a> {
+            #[serde(flatten)]
+            report: &'a crate::passes::edit::EditReport,
+            bin_bytes: u64,
+            #[serde(flatten)]
+            io: report::IoReport,
+        }
+        out(&to_json(&EditJson {
+            report: &report,
+            bin_bytes: bin_after,
+            io: report::io(&parsed.model),
+        }));
+    } else if !quiet {
+        for a in &report.applied {
+            errln(&format!("irc edit: {a}"));
+        }
+        if report.removed_dead > 0 {
+            errln(&format!(
+                "irc edit: {} layer(s) no output needs any more removed",
+                report.removed_dead
+            ));
+        }
     }
     Ok(0)
 }

@@ -33,6 +33,7 @@ __version__: str = _native.IRC_VERSION
 __all__ = [
     "IrcError",
     "fold",
+    "edit",
     "verify",
     "infer_shapes",
     "check",
@@ -194,6 +195,40 @@ def fold(
         lib = _ov_lib()
         if lib is not None:
             args.append(f"--openvino-lib={lib}")
+    return _call(args + ["--", _path(src)])
+
+
+def edit(
+    src: PathLike,
+    dst: PathLike,
+    rename_inputs: Optional[Mapping[str, str]] = None,
+    rename_outputs: Optional[Mapping[str, str]] = None,
+    add_outputs: Sequence[str] = (),
+    drop_outputs: Sequence[str] = (),
+    inputs: Optional[Inputs] = None,
+    rt_info: Optional[Mapping[str, str]] = None,
+    strip_rt_info: bool = False,
+) -> Dict[str, Any]:
+    """``irc edit SRC -o DST``: edit the model's inputs and outputs; the weights are copied
+    untouched. Edits apply in this order (each group in the order given): ``strip_rt_info``,
+    ``rename_inputs`` ({old: new}), ``rename_outputs`` ({old: new}), ``add_outputs`` (tensor
+    names, or ``"LAYER:INDEX"``), ``drop_outputs``, ``inputs`` (shapes made permanent, as
+    ``--set-input``), ``rt_info`` ({"runtime_options/KV_CACHE_PRECISION": "u8"}). Names are
+    friendly names or tensor names. Raises IrcError (nothing written) on an unknown name
+    (the message lists close matches) or a name the model already has. Returns the report:
+    ``applied`` (one line per edit), ``removed_dead``, ``bin_bytes``, ``inputs``, ``outputs``."""
+    args = ["edit", "--format=json", "--quiet", f"--output={_path(dst)}"]
+    if strip_rt_info:
+        args.append("--strip-rt-info")
+    for old, new in (rename_inputs or {}).items():
+        args.append(f"--rename-input={old}={new}")
+    for old, new in (rename_outputs or {}).items():
+        args.append(f"--rename-output={old}={new}")
+    args += [f"--add-output={t}" for t in ([add_outputs] if isinstance(add_outputs, str) else add_outputs)]
+    args += [f"--drop-output={t}" for t in ([drop_outputs] if isinstance(drop_outputs, str) else drop_outputs)]
+    args += ["--set-input=" + a[len("--input="):] for a in _input_specs(inputs)]
+    for path, value in (rt_info or {}).items():
+        args.append(f"--set-rt-info={path}={value}")
     return _call(args + ["--", _path(src)])
 
 

@@ -29,6 +29,17 @@ def fold(
     max_fold_bytes: Optional[int] = ...,
     verify: bool = ...,
 ) -> Dict[str, Any]: ...
+def edit(
+    src: PathLike,
+    dst: PathLike,
+    rename_inputs: Optional[Mapping[str, str]] = ...,
+    rename_outputs: Optional[Mapping[str, str]] = ...,
+    add_outputs: Sequence[str] = ...,
+    drop_outputs: Sequence[str] = ...,
+    inputs: Optional[Inputs] = ...,
+    rt_info: Optional[Mapping[str, str]] = ...,
+    strip_rt_info: bool = ...,
+) -> Dict[str, Any]: ...
 def verify(
     ref: PathLike,
     cand: PathLike,

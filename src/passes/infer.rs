@@ -37,7 +37,7 @@ impl Facts {
 }
 
 /// A Parameter shape override from `--input NAME[dims]`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InputOverride {
     pub name: String,
     pub shape: PartialShape,

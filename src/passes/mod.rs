@@ -1,6 +1,7 @@
 //! Passes over a model: shape/type inference (`infer`), constant folding and dead-layer removal.
 
 pub mod decompress;
+pub mod edit;
 pub mod fold;
 pub mod infer;
 pub mod record;

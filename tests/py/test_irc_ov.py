@@ -140,6 +140,30 @@ def test_fold_same_bytes_and_report(xml, inputs, tmp_path):
     assert read_pair(tmp_path / "py.xml") == read_pair(tmp_path / "cli.xml")
 
 
+def test_edit_same_bytes_and_report_as_the_cli_and_openvino_reads_the_names(tmp_path):
+    xml = SAMPLES / "silero_seq.xml"
+    r = irc_ov.edit(xml, tmp_path / "py.xml", rename_inputs={"input": "audio"}, rename_outputs={"hn": "h_next"},
+                    drop_outputs=["cn"], inputs={"audio": [4, 576]},
+                    rt_info={"runtime_options/KV_CACHE_PRECISION": "u8"})
+    want = cli_json("edit", xml, "-o", tmp_path / "cli.xml", "--format", "json", "--rename-input", "input=audio",
+                    "--rename-output", "hn=h_next", "--drop-output", "cn", "--set-input", "audio[4,576]",
+                    "--set-rt-info", "runtime_options/KV_CACHE_PRECISION=u8")
+    assert r == want
+    assert read_pair(tmp_path / "py.xml") == read_pair(tmp_path / "cli.xml")
+    assert [i["name"] for i in r["inputs"]] == ["audio", "h", "c"]
+    assert r["removed_dead"] > 0
+    if ov is not None:
+        m = ov.Core().read_model(str(tmp_path / "py.xml"))
+        assert m.inputs[0].get_any_name() == "audio"
+        assert str(m.inputs[0].get_partial_shape()) == "[4,576]"
+        assert [sorted(o.get_names()) for o in m.outputs] == [["speech_probs"], ["h_next"]]
+        assert m.get_rt_info(["runtime_options", "KV_CACHE_PRECISION"]).astype(str) == "u8"
+    with pytest.raises(irc_ov.IrcError) as e:
+        irc_ov.edit(xml, tmp_path / "bad.xml", rename_inputs={"inptu": "x"})
+    assert "close: input" in str(e.value)
+    assert not (tmp_path / "bad.xml").exists()
+
+
 @pytest.mark.parametrize("xml,inputs", MODELS)
 def test_reports_equal_cli_json(xml, inputs, tmp_path):
     wi = with_inputs(inputs)
