@@ -128,6 +128,7 @@ const BF16_RESTORED: &[&str] = &[
     "Gelu",
     "Log",
     "MatMul",
+    "MaxPool",
     "Maximum",
     "Minimum",
     "Mish",

@@ -815,6 +815,18 @@ for _t, (_x, _y) in _HALF_IN.items():
     for _n, _f in _HALF_OPS.items():
         add("half_handed_on_%s_%s" % (_t, _n), lambda t=_t, f=_f, x=_x, y=_y: [o.convert(f(o.add(C(x, t), C(y, t)), t), "f32")])
 add("log_bf16_add", lambda: [o.log(o.add(o.abs(R([9], "bf16", -3, 3)), C([1.0] * 9, "bf16")))])
+# Pooling of a half value handed on in f32 whose rounding makes a tie (0.5 + 0.001 and 0.5): the
+# index MaxPool picks says whether it ran on the f32 value or on the value rounded back.
+_TIE = {"bf16": ([0.5, 0.5, 1.5, 1.5], [0.001, 0.0, 0.0, 0.003]),
+        "f16": ([0.5, 0.5, 1.5, 1.5], [0.0001, 0.0, 0.0, 0.0003])}
+for _t, (_x, _y) in _TIE.items():
+    def _tie(t=_t, x=_x, y=_y):
+        return o.reshape(o.add(C(x, t), C(y, t)), C([1, 1, 4]), False)
+    for _v in ("8", "14"):
+        add("half_handed_on_%s_maxpool%s_indices" % (_t, _v), lambda v=_v, tie=_tie: [o.convert(
+            getattr(ov, "opset" + v).max_pool(tie(), [1], [1], [0], [0], [2], "floor", "explicit", "i64").output(1), "f32")])
+    add("half_handed_on_%s_maxpool1" % _t, lambda tie=_tie: [o.convert(op1.max_pool(tie(), [1], [0], [0], [2]), "f32")])
+    add("half_handed_on_%s_avgpool" % _t, lambda tie=_tie: [o.convert(op1.avg_pool(tie(), [1], [0], [0], [2], True), "f32")])
 # Convert to nf4: OpenVINO's reference quantizes f16 only (ConvertNF4::quantize; NaN -> code 0);
 # from f32 or bf16, or an f16 value handed on in f32, it leaves the Convert.
 _NF4_IN = [-1.0, -0.85, -0.5, 0, 0.0397, 0.04, 0.3, 0.7, 1.0, 0.1, -0.2, float("nan"), -0.0, 5, -7, float("inf")]

@@ -2846,7 +2846,10 @@ def _doc_nofold(label, node, t):
                 return "Interpolate: empty input axis"
             if axes is not None and len(set(axes)) != len(axes):
                 return "Interpolate: repeated axes"
-            if a["mode"] == "linear_onnx" and 2 <= len(din) <= 5 and _onnx_blocks_overflow(din, out):
+            # the reference pads the input first (pads_begin/pads_end)
+            pb, pe = list(a.get("pads_begin", [])), list(a.get("pads_end", []))
+            dpad = [d + (pb[i] if i < len(pb) else 0) + (pe[i] if i < len(pe) else 0) for i, d in enumerate(din)]
+            if a["mode"] == "linear_onnx" and 2 <= len(din) <= 5 and _onnx_blocks_overflow(dpad, out):
                 return "Interpolate: linear_onnx with fewer batch x channel blocks"
             if a["mode"].endswith("pillow") and (0 in out or (axes is not None and axes != sorted(axes))):
                 return "Interpolate: Pillow mode with descending axes or empty output"
