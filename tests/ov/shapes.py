@@ -972,6 +972,12 @@ def _gel(d, i, axis):
     ("ellipsis_dynrank_implicit", (["bf...,f"], [None, [5]])),
     ("dynrank_b", (["ij,jk->ik"], [[2, 3], None])),
     ("dynrank_batch", (["bij,bjk->bik"], [None, [5, 3, 4]])),
+    # a dynamic-rank input after the labels are known leaves them (fuzz 9595:1616)
+    ("dynrank_after_keeps", (["cab,acac->ac"], [[1, (1, 4), 2], None])),
+    ("dynrank_after_keeps_1", (["ab,ab->ab"], [[1, 1], None])),
+    ("dynrank_before_broadcasts", (["ab,ab->ab"], [None, [1, 1]])),
+    ("dynrank_after_interval", (["ab,ab->ab"], [[3, (1, 4)], None])),
+    ("dynrank_ellipsis_after_keeps", (["ab,...b->ab"], [[3, 1], None])),
 ])
 def _einsum(eq, shapes):
     return model(op7.einsum([P(s, "f32", "p%d" % k) for k, s in enumerate(shapes)], eq[0]))
