@@ -392,6 +392,7 @@ mod tests {
             inputs,
             version: 13,
             f32_mode: false,
+            folding: false,
             attrs: &Default::default(),
         };
         f(&cx)

@@ -281,6 +281,10 @@ pub struct Ctx<'a> {
     /// Folding evaluates f16/bf16 ops in f32 (Range-4 then produces f32 even when its
     /// output_type is f16).
     pub f32_mode: bool,
+    /// The value is computed as ConstantFolding folds it (`fold`, and not for a shape rule):
+    /// some kernels compute there what OpenVINO's shape inference leaves unknown (a Pad to
+    /// below zero folds to an empty tensor, its shape is `?`).
+    pub folding: bool,
     /// The layer's typed attributes, parsed once ([`Ctx::attrs`]) and shared by the shape rule
     /// and the kernel.
     pub attrs: &'a AttrCache,

@@ -252,7 +252,25 @@ fn reshape_shape(cx: &Ctx) -> R<PartialShape> {
     if tgt.shape.rank().is_some_and(|r| r > 1) {
         return Err(format!("the target shape must be 0-D or 1-D, is {}", sh(&tgt.shape)).into());
     }
-    let Some(bounds) = cx.input_bounds(1) else {
+    // A pair a Convert turned upside down is read raw when its upper end is -1 (OpenVINO:
+    // `Dimension(lo, -1)` is `lo..`, as a ShapeOf of `1..` through i8 is [1, -1]; fuzz
+    // 9595:32368); any other such pair as the type's whole range.
+    let bounds = match (cx.input_bounds(1), cx.input_bounds_raw(1)) {
+        (Some(b), Some(raw)) if b.len() == raw.len() => Some(
+            b.into_iter()
+                .zip(raw)
+                .map(|(n, r)| {
+                    if r.0 > r.1 && r.1 == -1 && r.0 >= 0 {
+                        r
+                    } else {
+                        n
+                    }
+                })
+                .collect::<Vec<_>>(),
+        ),
+        (b, _) => b,
+    };
+    let Some(bounds) = bounds else {
         return Ok(match tgt.shape.dims() {
             Some([]) => {
                 if data.rank().is_some_and(|r| r != 0) {

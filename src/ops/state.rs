@@ -178,6 +178,7 @@ mod tests {
             inputs,
             version: ver,
             f32_mode: false,
+            folding: false,
             attrs: &Default::default(),
         };
         read_value_infer(&cx)

@@ -527,6 +527,7 @@ impl<'a> Infer<'a> {
             inputs,
             version: op.version,
             f32_mode: false,
+            folding: false,
             attrs: &op.attrs,
         };
         let mut outs = match ops::enums::check(&cx).and_then(|()| (op.def.infer)(&cx)) {
@@ -721,6 +722,7 @@ impl<'a> Infer<'a> {
             inputs: &known,
             version: op.version,
             f32_mode,
+            folding: self.fold_mode && !self.round_each_op,
             attrs: &op.attrs,
         };
         let vals = match eval(&cx, &eval_outs) {
@@ -1054,6 +1056,7 @@ impl<'a> Infer<'a> {
             inputs: &known,
             version: op.version,
             f32_mode: false,
+            folding: false,
             attrs: &op.attrs,
         };
         let compressed_outs: Vec<Fact> = outs
@@ -1211,6 +1214,7 @@ fn movement_bounds(
             inputs: ins,
             version: cx.version,
             f32_mode: false,
+            folding: false,
             attrs: cx.attrs,
         };
         let outs = infer(&cx).ok()?;

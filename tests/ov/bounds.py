@@ -29,6 +29,7 @@ import openvino as ov
 import openvino.opset1 as op1
 import openvino.opset3 as op3
 import openvino.opset8 as op8
+import openvino.opset12 as op12
 import openvino.opset13 as o
 import openvino.opset15 as op15
 import openvino.opset16 as op16
@@ -37,7 +38,7 @@ _REPO = Path(__file__).resolve().parents[2]
 IRC_BIN = os.environ.get("IRC_BIN", str(_REPO / "target" / "release" / "irc"))
 MIN_CASES = 200
 
-_NP = {"i64": np.int64, "i32": np.int32, "u8": np.uint8, "u32": np.uint32}
+_NP = {"i64": np.int64, "i32": np.int32, "u8": np.uint8, "u32": np.uint32, "i8": np.int8}
 
 
 def C(v, t="i64"):
@@ -1399,6 +1400,30 @@ for _sn, _start in {"zero": lambda: (None, C([0])), "unbounded": "dyn", "two": l
                 return params, [op8.slice(x, b, stop, C([1]), C([0]))]
             return params, [op1.strided_slice(x, b, stop, C([1]), [0], [0])]
         add_valid("convert_upside_down_%s_start_%s" % (_op, _sn), _f)
+
+
+# A ShapeOf of `1..` through i8 has bounds [1, -1] (upside down); OpenVINO's Reshape reads them
+# raw: `1..` (fuzz 9595:32368).
+@case("reshape_i8_upside_down_minus_one")
+def _():
+    x, y = P([2, -1]), P([(1, 6), (1, 2), (1, -1)], np.uint8, "y")
+    d = op8.slice(o.convert(op3.shape_of(y), "i8"), C([2]), C([3]), C([1]), C([0]))
+    return [x, y], [o.reshape(x, o.concat([C([2], "i8"), d], 0), False)]
+
+
+# A Pad of a known value (a ShapeOf) to below zero: OpenVINO's shape inference says ? (its
+# ConstantFolding would give an empty tensor; fuzz 9595:28938).
+@case("pad_below_zero_of_shapeof")
+def _():
+    x = P([2, 1])
+    return [x], [op1.pad(op3.shape_of(x), C([-1]), C([-2]), "constant")]
+
+
+@case("pad12_below_zero_of_shapeof_2d")
+def _():
+    x = P([2, 3])
+    s = o.reshape(op3.shape_of(x), C([1, 2]), False)
+    return [x], [op12.pad(s, C([0, -2]), C([0, -2]), "edge")]
 
 
 def main():
