@@ -161,6 +161,15 @@ enum Cmd {
     /// Example: irc edit model.xml -o out.xml --rename-input input_ids=tokens
     /// --add-output /model/layers.0/Add_output_0 --rename-output logits=scores
     Edit(EditArgs),
+    /// Cut a subgraph out of the model: the tensors given with --inputs become inputs
+    /// (Parameters named after them, with the type and shape inference gives them), the ones
+    /// given with --outputs the outputs, and only what those need stays (constants with their
+    /// decompression chains, bodies whole, state variables with both their ReadValue and
+    /// Assign). Or --around LAYER --depth N: the layers within N edges of LAYER.
+    ///
+    /// Example: irc extract model.xml -o part.xml --inputs /model/layers.3/Add_1_output_0
+    /// --outputs /model/layers.4/Add_1_output_0
+    Extract(ExtractArgs),
     /// Recompute every port's element type and shape.
     ///
     /// Without -o/--check: print the model's inputs and outputs with inferred types and shapes.
@@ -311,6 +320,51 @@ struct EditArgs {
     ops: Vec<(String, String)>,
 }
 
+/// `irc extract`'s arguments.
+#[derive(clap::Args, Debug)]
+struct ExtractArgs {
+    input: PathBuf,
+    /// Output .xml path (OUT.bin beside it).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Tensors that become the inputs, comma-separated or repeated: tensor names, a layer's
+    /// friendly name (single-output layers), or LAYER:INDEX. A model input listed stays as it is.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "TENSOR,...",
+        conflicts_with = "around"
+    )]
+    inputs: Vec<String>,
+    /// Tensors that become the outputs, in this order.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "TENSOR,...",
+        required_unless_present = "around",
+        conflicts_with = "around"
+    )]
+    outputs: Vec<String>,
+    /// Keep the neighbourhood of this layer (friendly name) instead: the layers within --depth
+    /// edges of it, with the constants they read; what else they read becomes inputs, what
+    /// they give to the rest of the model outputs.
+    #[arg(long, value_name = "LAYER")]
+    around: Option<String>,
+    /// With --around: how many edges away from the layer (default 2).
+    #[arg(long, default_value_t = 2, requires = "around")]
+    depth: usize,
+    /// Override an input's shape before the cut (the cut tensors get the shapes inferred from
+    /// it), ovc syntax: NAME[1,3,?,224]. Repeatable.
+    #[arg(long = "input", value_name = "NAME[DIMS]")]
+    shape_inputs: Vec<String>,
+    /// Output format: text (a summary on stderr) or json (the report on stdout).
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+    /// No summary line.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
 /// The edit options of `irc edit`, as (argument id, flag).
 const EDIT_FLAGS: &[(&str, &str)] = &[
     ("rename_input", "rename-input"),
@@ -382,6 +436,7 @@ impl Cmd {
             Cmd::Normalize { format, .. }
             | Cmd::Fold(FoldArgs { format, .. })
             | Cmd::Edit(EditArgs { format, .. })
+            | Cmd::Extract(ExtractArgs { format, .. })
             | Cmd::InferShapes { format, .. }
             | Cmd::Diff { format, .. }
             | Cmd::Stats { format, .. }
@@ -608,6 +663,7 @@ fn run(cmd: Cmd) -> i32 {
         }
         Cmd::Fold(args) => one(json, false, || cmd_fold(args)),
         Cmd::Edit(args) => one(json, false, || cmd_edit(args)),
+        Cmd::Extract(args) => one(json, false, || cmd_extract(args)),
         Cmd::InferShapes {
             input,
             output,
@@ -778,6 +834,69 @@ fn cmd_dump(input: PathBuf, format: Format) -> Result<i32, Fail> {
     match format {
         Format::Json => out(&to_json(&serde_json::json!({ "text": text }))),
         Format::Text => out(&text),
+    }
+    Ok(0)
+}
+
+fn cmd_extract(args: ExtractArgs) -> Result<i32, Fail> {
+    let ExtractArgs {
+        input,
+        output,
+        inputs,
+        outputs,
+        around,
+        depth,
+        shape_inputs,
+        format,
+        quiet,
+    } = args;
+    let overrides = parse_inputs(&shape_inputs)?;
+    output_paths(&output, &input)?;
+    let copy = xml::write::BinCopy::start(
+        &xml::read::bin_path_for(&input),
+        &output,
+        xml::write::BIN_COPY_MIN,
+    );
+    let mut parsed = read(&input)?;
+    let spec = crate::passes::extract::ExtractSpec {
+        inputs,
+        outputs,
+        around: around.map(|l| (l, depth)),
+    };
+    let parsed = &mut *parsed;
+    let report = crate::passes::extract::extract(
+        &mut parsed.model,
+        Some(&parsed.source_map),
+        &overrides,
+        &spec,
+    )
+    .map_err(|e| Fail::Usage(format!("{}: {e}; nothing was written", parsed.path)))?;
+    let bin_after = xml::write::write_files_with(&parsed.model, &output, copy, None)?;
+    if format == Format::Json {
+        #[derive(serde::Serialize)]
+        struct ExtractJson<'a> {
+            #[serde(flatten)]
+            report: &'a crate::passes::extract::ExtractReport,
+            bin_bytes: u64,
+        }
+        out(&to_json(&ExtractJson {
+            report: &report,
+            bin_bytes: bin_after,
+        }));
+    } else if !quiet {
+        errln(&format!(
+            "irc extract: {} -> {} layers; inputs {}; outputs {}{}; .bin {} bytes",
+            report.layers_before,
+            report.layers_after,
+            report.inputs.join(", "),
+            report.outputs.join(", "),
+            if report.variables.is_empty() {
+                String::new()
+            } else {
+                format!("; state kept: {}", report.variables.join(", "))
+            },
+            bin_after
+        ));
     }
     Ok(0)
 }

@@ -34,6 +34,7 @@ __all__ = [
     "IrcError",
     "fold",
     "edit",
+    "extract",
     "verify",
     "infer_shapes",
     "check",
@@ -229,6 +230,35 @@ def edit(
     args += ["--set-input=" + a[len("--input="):] for a in _input_specs(inputs)]
     for path, value in (rt_info or {}).items():
         args.append(f"--set-rt-info={path}={value}")
+    return _call(args + ["--", _path(src)])
+
+
+def extract(
+    src: PathLike,
+    dst: PathLike,
+    inputs: Sequence[str] = (),
+    outputs: Sequence[str] = (),
+    around: Optional[str] = None,
+    depth: int = 2,
+    shapes: Optional[Inputs] = None,
+) -> Dict[str, Any]:
+    """``irc extract SRC -o DST``: cut a subgraph out of the model. ``inputs`` (tensor names,
+    a single-output layer's name, or ``"LAYER:INDEX"``) become Parameters named after them;
+    ``outputs`` become the outputs, in order; only what they need stays (constants with their
+    decompression chains, bodies whole, state variables with both their ReadValue and Assign).
+    Or ``around="LAYER"``: the layers within ``depth`` edges of it. ``shapes`` sets input shapes
+    first, as ``--input`` does (a ShapeOf of a static shape then becomes a constant). Raises
+    IrcError (nothing written) when an output still needs a model input not given (it is
+    named), or a name is unknown (close matches listed). Returns the report: ``inputs``,
+    ``outputs``, ``variables``, ``layers_before``, ``layers_after``, ``bin_bytes``."""
+    args = ["extract", "--format=json", "--quiet", f"--output={_path(dst)}"]
+    ins = [inputs] if isinstance(inputs, str) else list(inputs)
+    outs = [outputs] if isinstance(outputs, str) else list(outputs)
+    args += [f"--inputs={t}" for t in ins]
+    args += [f"--outputs={t}" for t in outs]
+    if around is not None:
+        args += [f"--around={around}", f"--depth={int(depth)}"]
+    args += _input_specs(shapes)
     return _call(args + ["--", _path(src)])
 
 

@@ -40,6 +40,15 @@ def edit(
     rt_info: Optional[Mapping[str, str]] = ...,
     strip_rt_info: bool = ...,
 ) -> Dict[str, Any]: ...
+def extract(
+    src: PathLike,
+    dst: PathLike,
+    inputs: Sequence[str] = ...,
+    outputs: Sequence[str] = ...,
+    around: Optional[str] = ...,
+    depth: int = ...,
+    shapes: Optional[Inputs] = ...,
+) -> Dict[str, Any]: ...
 def verify(
     ref: PathLike,
     cand: PathLike,

@@ -297,7 +297,7 @@ fn output_names(l: &Layer) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn layer_named(g: &Graph, name: &str) -> Option<NodeId> {
+pub(crate) fn layer_named(g: &Graph, name: &str) -> Option<NodeId> {
     g.nodes().find(|&n| g[n].name == name)
 }
 
@@ -382,14 +382,19 @@ fn find_output(g: &Graph, name: &str) -> Result<NodeId, String> {
         })
 }
 
-/// An output port of a top-level layer: by tensor name, else `LAYER:INDEX`.
-fn find_tensor(g: &Graph, spec: &str) -> Result<(NodeId, usize), String> {
+/// An output port of a top-level layer: by tensor name, else a single-output layer's friendly
+/// name, else `LAYER:INDEX`.
+pub(crate) fn find_tensor(g: &Graph, spec: &str) -> Result<(NodeId, usize), String> {
     for n in g.nodes() {
         for (o, p) in g[n].outputs.iter().enumerate() {
             if p.names().iter().any(|s| s == spec) {
                 return Ok((n, o));
             }
         }
+    }
+    // A single-output layer by its friendly name.
+    if let Some(n) = layer_named(g, spec).filter(|&n| g[n].outputs.len() == 1) {
+        return Ok((n, 0));
     }
     if let Some((layer, idx)) = spec.rsplit_once(':') {
         if let (Some(n), Ok(i)) = (layer_named(g, layer), idx.parse::<usize>()) {
@@ -398,7 +403,7 @@ fn find_tensor(g: &Graph, spec: &str) -> Result<(NodeId, usize), String> {
                 Ok((n, i))
             } else {
                 Err(format!(
-                    "--add-output '{spec}': layer {} has {outs} output(s), numbered from 0",
+                    "tensor '{spec}': layer {} has {outs} output(s), numbered from 0",
                     g[n].label()
                 ))
             };
@@ -416,7 +421,7 @@ fn find_tensor(g: &Graph, spec: &str) -> Result<(NodeId, usize), String> {
 }
 
 /// "no input named 'x'; close: a, b" — up to 5 names nearest by edit distance.
-fn unknown(what: &str, name: &str, names: impl Iterator<Item = String>) -> String {
+pub(crate) fn unknown(what: &str, name: &str, names: impl Iterator<Item = String>) -> String {
     let mut all: Vec<String> = names.collect();
     all.sort();
     all.dedup();

@@ -2,6 +2,7 @@
 
 pub mod decompress;
 pub mod edit;
+pub mod extract;
 pub mod fold;
 pub mod infer;
 pub mod record;

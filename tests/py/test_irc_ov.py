@@ -164,6 +164,25 @@ def test_edit_same_bytes_and_report_as_the_cli_and_openvino_reads_the_names(tmp_
     assert not (tmp_path / "bad.xml").exists()
 
 
+def test_extract_same_bytes_and_report_as_the_cli(tmp_path):
+    xml = SAMPLES / "silero_seq.xml"
+    r = irc_ov.extract(xml, tmp_path / "py.xml", inputs=["/Relu_1_output_0"], outputs=["/Relu_3_output_0"])
+    want = cli_json("extract", xml, "-o", tmp_path / "cli.xml", "--format", "json", "--inputs",
+                    "/Relu_1_output_0", "--outputs", "/Relu_3_output_0")
+    assert r == want
+    assert read_pair(tmp_path / "py.xml") == read_pair(tmp_path / "cli.xml")
+    assert r["inputs"] == ["/Relu_1_output_0"] and r["outputs"] == ["/Relu_3_output_0"]
+    assert r["layers_after"] < r["layers_before"]
+    if ov is not None:
+        m = ov.Core().read_model(str(tmp_path / "py.xml"))
+        assert [i.get_any_name() for i in m.inputs] == ["/Relu_1_output_0"]
+        assert [o.get_any_name() for o in m.outputs] == ["/Relu_3_output_0"]
+    with pytest.raises(irc_ov.IrcError) as e:
+        irc_ov.extract(xml, tmp_path / "bad.xml", outputs=["hn"])
+    assert "needs the model input" in str(e.value)
+    assert not (tmp_path / "bad.xml").exists()
+
+
 @pytest.mark.parametrize("xml,inputs", MODELS)
 def test_reports_equal_cli_json(xml, inputs, tmp_path):
     wi = with_inputs(inputs)
