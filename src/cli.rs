@@ -170,6 +170,29 @@ enum Cmd {
     /// Example: irc extract model.xml -o part.xml --inputs /model/layers.3/Add_1_output_0
     /// --outputs /model/layers.4/Add_1_output_0
     Extract(ExtractArgs),
+    /// Store the model's f32 constants as f16, each followed by a `decompression` Convert, as
+    /// OpenVINO's save_model(..., compress_to_fp16=True) does: the same constants compressed
+    /// (an already optimized model - FakeQuantize, int8/int4 weights - is left as it is; a
+    /// constant mostly out of f16's range, or not representable within 1.0, stays f32), the
+    /// same rounding (clamped to +-65504, nearest even).
+    ///
+    /// Example: irc compress model_fp32.xml -o model.xml --fp16
+    Compress {
+        input: PathBuf,
+        /// Output .xml path (OUT.bin beside it).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Compress f32 constants to f16 (the one mode there is; required, so that a future
+        /// mode cannot be chosen by accident).
+        #[arg(long, required = true)]
+        fp16: bool,
+        /// Output format: text (a summary on stderr) or json (the report on stdout).
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+        /// No summary line.
+        #[arg(short, long)]
+        quiet: bool,
+    },
     /// Recompute every port's element type and shape.
     ///
     /// Without -o/--check: print the model's inputs and outputs with inferred types and shapes.
@@ -437,6 +460,7 @@ impl Cmd {
             | Cmd::Fold(FoldArgs { format, .. })
             | Cmd::Edit(EditArgs { format, .. })
             | Cmd::Extract(ExtractArgs { format, .. })
+            | Cmd::Compress { format, .. }
             | Cmd::InferShapes { format, .. }
             | Cmd::Diff { format, .. }
             | Cmd::Stats { format, .. }
@@ -664,6 +688,13 @@ fn run(cmd: Cmd) -> i32 {
         Cmd::Fold(args) => one(json, false, || cmd_fold(args)),
         Cmd::Edit(args) => one(json, false, || cmd_edit(args)),
         Cmd::Extract(args) => one(json, false, || cmd_extract(args)),
+        Cmd::Compress {
+            input,
+            output,
+            fp16: _,
+            format,
+            quiet,
+        } => one(json, false, || cmd_compress(input, output, format, quiet)),
         Cmd::InferShapes {
             input,
             output,
@@ -834,6 +865,41 @@ fn cmd_dump(input: PathBuf, format: Format) -> Result<i32, Fail> {
     match format {
         Format::Json => out(&to_json(&serde_json::json!({ "text": text }))),
         Format::Text => out(&text),
+    }
+    Ok(0)
+}
+
+fn cmd_compress(input: PathBuf, output: PathBuf, format: Format, quiet: bool) -> Result<i32, Fail> {
+    output_paths(&output, &input)?;
+    let mut parsed = read(&input)?;
+    let bin_before = parsed.model.weights.as_ref().map_or(0, |w| w.len() as u64);
+    let report = crate::passes::compress::compress_fp16(&mut parsed.model)
+        .map_err(|e| Fail::Usage(format!("{}: {e}; nothing was written", parsed.path)))?;
+    let bin_after = xml::write::write_files_with(&parsed.model, &output, None, None)?;
+    if format == Format::Json {
+        #[derive(serde::Serialize)]
+        struct CompressJson<'a> {
+            #[serde(flatten)]
+            report: &'a crate::passes::compress::CompressReport,
+            bin_before: u64,
+            bin_after: u64,
+        }
+        out(&to_json(&CompressJson {
+            report: &report,
+            bin_before,
+            bin_after,
+        }));
+    } else if !quiet {
+        if let Some(why) = &report.skipped_model {
+            errln(&format!("irc compress: nothing compressed: {why}"));
+        }
+        errln(&format!(
+            "irc compress: {} constant(s) to f16, {} kept in f32; .bin {} -> {} bytes",
+            report.compressed,
+            report.kept.len(),
+            bin_before,
+            bin_after
+        ));
     }
     Ok(0)
 }

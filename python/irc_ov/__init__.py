@@ -35,6 +35,7 @@ __all__ = [
     "fold",
     "edit",
     "extract",
+    "compress",
     "verify",
     "infer_shapes",
     "check",
@@ -260,6 +261,15 @@ def extract(
         args += [f"--around={around}", f"--depth={int(depth)}"]
     args += _input_specs(shapes)
     return _call(args + ["--", _path(src)])
+
+
+def compress(src: PathLike, dst: PathLike) -> Dict[str, Any]:
+    """``irc compress SRC -o DST --fp16``: store the f32 constants as f16, each followed by a
+    ``decompression`` Convert, as OpenVINO's ``save_model(..., compress_to_fp16=True)`` does
+    (the same constants, the same bytes). Returns the report: ``compressed``, ``kept``
+    ([name, reason] pairs), ``skipped_model`` (why nothing was compressed, for an already
+    optimized model), ``bin_before``, ``bin_after``."""
+    return _call(["compress", "--fp16", "--format=json", "--quiet", f"--output={_path(dst)}", "--", _path(src)])
 
 
 def _ov_lib() -> Optional[str]:

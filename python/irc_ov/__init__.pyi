@@ -49,6 +49,7 @@ def extract(
     depth: int = ...,
     shapes: Optional[Inputs] = ...,
 ) -> Dict[str, Any]: ...
+def compress(src: PathLike, dst: PathLike) -> Dict[str, Any]: ...
 def verify(
     ref: PathLike,
     cand: PathLike,

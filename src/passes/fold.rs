@@ -425,7 +425,7 @@ fn materialize(g: &mut Graph, c: NewConst, next_id: &mut u64) {
 
 /// rt_info marking a Convert as weight decompression (OpenVINO's `decompression` attribute),
 /// keeping whatever else `base` carries.
-fn decompression_rt_info(base: Option<&XmlElement>) -> XmlElement {
+pub(crate) fn decompression_rt_info(base: Option<&XmlElement>) -> XmlElement {
     let mut rt = base.cloned().unwrap_or_else(|| XmlElement {
         name: "rt_info".into(),
         attrs: Vec::new(),

@@ -1,5 +1,6 @@
 //! Passes over a model: shape/type inference (`infer`), constant folding and dead-layer removal.
 
+pub mod compress;
 pub mod decompress;
 pub mod edit;
 pub mod extract;

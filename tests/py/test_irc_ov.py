@@ -164,6 +164,24 @@ def test_edit_same_bytes_and_report_as_the_cli_and_openvino_reads_the_names(tmp_
     assert not (tmp_path / "bad.xml").exists()
 
 
+@pytest.mark.skipif(ov is None, reason="needs openvino")
+def test_compress_same_bytes_and_report_as_the_cli(tmp_path):
+    # silero with its f16 weights folded to f32 by OpenVINO, as a user's f32 IR
+    from openvino.passes import ConstantFolding, Manager
+
+    m = ov.Core().read_model(str(SAMPLES / "silero_seq.xml"))
+    mgr = Manager()
+    mgr.register_pass(ConstantFolding())
+    mgr.run_passes(m)
+    xml = tmp_path / "f32.xml"
+    ov.save_model(m, str(xml), compress_to_fp16=False)
+    r = irc_ov.compress(xml, tmp_path / "py.xml")
+    want = cli_json("compress", "--fp16", xml, "-o", tmp_path / "cli.xml", "--format", "json")
+    assert r == want
+    assert read_pair(tmp_path / "py.xml") == read_pair(tmp_path / "cli.xml")
+    assert r["compressed"] > 0 and r["bin_after"] < r["bin_before"]
+
+
 def test_extract_same_bytes_and_report_as_the_cli(tmp_path):
     xml = SAMPLES / "silero_seq.xml"
     r = irc_ov.extract(xml, tmp_path / "py.xml", inputs=["/Relu_1_output_0"], outputs=["/Relu_3_output_0"])
