@@ -810,6 +810,13 @@ _HALF_OPS = {
     "concat": lambda a, t: o.concat([a, a], 0), "select": lambda a, t: o.select(C([True] * 3, "boolean"), a, C([0.0] * 3, t)),
     "scatter_update": lambda a, t: o.scatter_update(a, C([0]), C([1.0], t), C(0)),
     "hswish": lambda a, t: o.hswish(a), "softplus": lambda a, t: o.softplus(a),
+    # comparisons with the rounded inputs themselves: equal only on the value rounded back
+    "not_equal": lambda a, t: o.not_equal(a, C([0.5, -0.75, 1.5], t)),
+    "equal": lambda a, t: o.equal(a, C([0.5, -0.75, 1.5], t)),
+    "greater": lambda a, t: o.greater(a, C([0.5, -0.75, 1.5], t)),
+    "less_equal": lambda a, t: o.less_equal(a, C([0.5, -0.75, 1.5], t)),
+    "less": lambda a, t: o.less(a, C([0.5, -0.75, 1.5], t)),
+    "greater_equal": lambda a, t: o.greater_equal(a, C([0.5, -0.75, 1.5], t)),
 }
 for _t, (_x, _y) in _HALF_IN.items():
     for _n, _f in _HALF_OPS.items():
