@@ -136,10 +136,21 @@ fn resize_by_scales(
             Some(s) => {
                 let sc = *s.get(k).ok_or("scales is shorter than axes")? as f32;
                 // A product past i64::MAX is no dim: OpenVINO's is `?` (measured).
-                padded[a].map_bounds(|v: u64| {
-                    let r = ((v as f32) * sc + 1.0e-5f32).floor().max(0.0);
-                    (r < i64::MAX as f32).then_some(r as u64)
-                })
+                if padded[a].get().is_some() {
+                    padded[a].map_bounds(|v: u64| {
+                        let r = ((v as f32) * sc + 1.0e-5f32).floor().max(0.0);
+                        (r < i64::MAX as f32).then_some(r as u64)
+                    })
+                } else {
+                    // Interval bounds: OpenVINO's multiply_bound_and_scale, the bound times
+                    // (scale + 1e-6) in f32, truncated (a bound near 2^62 times 2 lands 2^39
+                    // above the exact product; fuzz 1717:19986).
+                    let m = sc + 1.0e-6f32;
+                    padded[a].map_bounds(|v: u64| {
+                        let r = ((v as f32) * m).trunc().max(0.0);
+                        (r < i64::MAX as f32).then_some(r as u64)
+                    })
+                }
             }
             None => Dim::any(),
         };

@@ -1402,6 +1402,21 @@ for _sn, _start in {"zero": lambda: (None, C([0])), "unbounded": "dyn", "two": l
         add_valid("convert_upside_down_%s_start_%s" % (_op, _sn), _f)
 
 
+# Interpolate-4 by scales on an interval: each bound times (scale + 1e-6) in f32, truncated
+# (a bound near 2^62 lands 2^39 above the exact product; fuzz 1717:19986).
+@case("interpolate_scales_huge_interval_bound")
+def _():
+    from openvino.utils.node_factory import NodeFactory as NF
+    x = P([2, 3, (1, 3074457345618258432)])
+    attrs = {"mode": "nearest", "shape_calculation_mode": "scales", "coordinate_transformation_mode": "half_pixel",
+             "nearest_mode": "ceil", "antialias": False, "pads_begin": [0, 0, 0], "pads_end": [0, 0, 0],
+             "cube_coeff": -0.75}
+    y = NF("opset4").create("Interpolate", [x.output(0), C([2, 2, 2]).output(0),
+                                            o.constant(np.array([1.5, 2.0], np.float32)).output(0),
+                                            C([1, 2]).output(0)], attrs)
+    return [x], [y]
+
+
 # A ShapeOf of `1..` through i8 has bounds [1, -1] (upside down); OpenVINO's Reshape reads them
 # raw: `1..` (fuzz 9595:32368).
 @case("reshape_i8_upside_down_minus_one")
