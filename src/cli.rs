@@ -877,15 +877,10 @@ fn cmd_compress(input: PathBuf, output: PathBuf, format: Format, quiet: bool) ->
         .map_err(|e| Fail::Usage(format!("{}: {e}; nothing was written", parsed.path)))?;
     let bin_after = xml::write::write_files_with(&parsed.model, &output, None, None)?;
     if format == Format::Json {
-        #[derive(serde::Serialize)]
-        struct CompressJson<'a> {
-            #[serde(flatten)]
-            report: &'a crate::passes::compress::CompressReport,
-            bin_before: u64,
-            bin_after: u64,
-        }
-        out(&to_json(&CompressJson {
-            report: &report,
+        out(&to_json(&report::CompressJson {
+            compressed: report.compressed,
+            kept: report.kept.clone(),
+            skipped_model: report.skipped_model.clone(),
             bin_before,
             bin_after,
         }));
@@ -939,14 +934,12 @@ fn cmd_extract(args: ExtractArgs) -> Result<i32, Fail> {
     .map_err(|e| Fail::Usage(format!("{}: {e}; nothing was written", parsed.path)))?;
     let bin_after = xml::write::write_files_with(&parsed.model, &output, copy, None)?;
     if format == Format::Json {
-        #[derive(serde::Serialize)]
-        struct ExtractJson<'a> {
-            #[serde(flatten)]
-            report: &'a crate::passes::extract::ExtractReport,
-            bin_bytes: u64,
-        }
-        out(&to_json(&ExtractJson {
-            report: &report,
+        out(&to_json(&report::ExtractJson {
+            layers_before: report.layers_before,
+            layers_after: report.layers_after,
+            inputs: report.inputs.clone(),
+            outputs: report.outputs.clone(),
+            variables: report.variables.clone(),
             bin_bytes: bin_after,
         }));
     } else if !quiet {
@@ -997,18 +990,13 @@ fn cmd_edit(args: EditArgs) -> Result<i32, Fail> {
         .map_err(|e| Fail::Usage(format!("{}: {e}; nothing was written", parsed.path)))?;
     let bin_after = xml::write::write_files_with(&parsed.model, &output, copy, None)?;
     if format == Format::Json {
-        #[derive(serde::Serialize)]
-        struct EditJson<'a> {
-            #[serde(flatten)]
-            report: &'a crate::passes::edit::EditReport,
-            bin_bytes: u64,
-            #[serde(flatten)]
-            io: report::IoReport,
-        }
-        out(&to_json(&EditJson {
-            report: &report,
+        let io = report::io(&parsed.model);
+        out(&to_json(&report::EditJson {
+            applied: report.applied.clone(),
+            removed_dead: report.removed_dead,
             bin_bytes: bin_after,
-            io: report::io(&parsed.model),
+            inputs: io.inputs,
+            outputs: io.outputs,
         }));
     } else if !quiet {
         for a in &report.applied {

@@ -207,6 +207,44 @@ pub struct Skipped {
     pub reason: String,
 }
 
+/// `edit --format json`: the edits as applied, the layers removed, the written `.bin` size,
+/// and the edited model's inputs and outputs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EditJson {
+    pub applied: Vec<String>,
+    pub removed_dead: usize,
+    pub bin_bytes: u64,
+    pub inputs: Vec<Io>,
+    pub outputs: Vec<Io>,
+}
+
+/// `extract --format json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtractJson {
+    pub layers_before: usize,
+    pub layers_after: usize,
+    pub inputs: Vec<String>,
+    pub outputs: Vec<String>,
+    pub variables: Vec<String>,
+    pub bin_bytes: u64,
+}
+
+/// `compress --format json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompressJson {
+    pub compressed: usize,
+    /// f32 constants kept, as (friendly name, why).
+    pub kept: Vec<(String, String)>,
+    /// Why nothing was compressed (an already optimized model); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped_model: Option<String>,
+    pub bin_before: u64,
+    pub bin_after: u64,
+}
+
 /// `fold --format json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -173,17 +173,7 @@ pub fn edit(model: &mut Model, ops: &[EditOp]) -> Result<EditReport, String> {
                     name = format!("{tensor}/sink_port_0_{k}");
                     k += 1;
                 }
-                let src = &g[p].outputs[o];
-                let (port_id, et, shape) = (src.id, src.precision, src.shape.clone());
-                let mut res = Layer::new("Result", "opset1", &name);
-                res.inputs.push(Port {
-                    id: 0,
-                    precision: et,
-                    shape,
-                    meta: None,
-                });
-                let rn = g.add_layer(res);
-                g.connect(p, port_id, rn, 0);
+                add_result(g, (p, o), &name);
                 format!("tensor '{tensor}' added as output '{name}'")
             }
             EditOp::DropOutput(name) => {
@@ -277,6 +267,22 @@ fn renamed(names: &[String], old: &str, was: &str, new: &str) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
     v.retain(|s| seen.insert(s.clone()));
     v
+}
+
+/// A Result named `name` reading output `o` of layer `p`, its port typed as that output.
+pub(crate) fn add_result(g: &mut Graph, (p, o): (NodeId, usize), name: &str) -> NodeId {
+    let src = &g[p].outputs[o];
+    let (port_id, et, shape) = (src.id, src.precision, src.shape.clone());
+    let mut res = Layer::new("Result", "opset1", name);
+    res.inputs.push(Port {
+        id: 0,
+        precision: et,
+        shape,
+        meta: None,
+    });
+    let rn = g.add_layer(res);
+    g.connect(p, port_id, rn, 0);
+    rn
 }
 
 /// A `names` attribute: comma-separated, a comma inside a name escaped as `\,`.

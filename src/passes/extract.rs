@@ -286,21 +286,10 @@ fn build(
         let r = match existing {
             Some(r) => r,
             None => {
-                let port = &g[*n].outputs[*o];
-                let (pid, et, shape) = (port.id, port.precision, port.shape.clone());
-                if port.names().is_empty() {
+                if g[*n].outputs[*o].names().is_empty() {
                     g[*n].outputs[*o].set_names(vec![name.clone()]);
                 }
-                let mut r = Layer::new("Result", "opset1", &format!("{name}/sink_port_0"));
-                r.inputs.push(Port {
-                    id: 0,
-                    precision: et,
-                    shape,
-                    meta: None,
-                });
-                let r = g.add_layer(r);
-                g.connect(*n, pid, r, 0);
-                r
+                super::edit::add_result(g, (*n, *o), &format!("{name}/sink_port_0"))
             }
         };
         // Outputs in the order given.

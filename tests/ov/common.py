@@ -163,3 +163,40 @@ def verdict(want, why, got, err):
     if want != got:
         return "OpenVINO %s, irc %s" % (want, got)
     return None
+
+
+def run_irc(irc_bin, *args, timeout=300):
+    """(exit code, stdout, stderr) of `irc ARGS...`."""
+    import subprocess
+    p = subprocess.run([irc_bin, *map(str, args)], capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def run_cases(jobs, only=None):
+    """Run `(label, fn(workdir) -> [problems])` jobs, each in its own temporary directory: one
+    `PASS label` / `FAIL label: problems` line each (an exception is a failure), then
+    `N passed, M failed`. Returns the exit code: 1 when any failed."""
+    import sys
+    import tempfile
+    from pathlib import Path
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as td:
+        for label, fn in jobs:
+            if only and only not in label:
+                continue
+            wd = Path(td) / label
+            wd.mkdir()
+            try:
+                bad = fn(wd)
+            except Exception as e:
+                lines = [x for x in str(e).strip().splitlines() if x.strip()]
+                bad = ["%s: %s" % (type(e).__name__, " | ".join(lines[:4])[:600])]
+            if bad:
+                failed += 1
+                print("FAIL %s: %s" % (label, "; ".join(bad[:3])))
+            else:
+                passed += 1
+                print("PASS %s" % label)
+            sys.stdout.flush()
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0

@@ -25,10 +25,7 @@ import argparse
 import collections
 import hashlib
 import os
-import re
-import subprocess
 import sys
-import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -39,6 +36,7 @@ from openvino.passes import ConstantFolding, Manager
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import zoo  # noqa: E402  (seeded feeds, CPU runs, output comparison)
+from common import run_cases, run_irc  # noqa: E402
 
 _REPO = Path(__file__).resolve().parents[2]
 IRC_BIN = os.environ.get("IRC_BIN", str(_REPO / "target" / "release" / "irc"))
@@ -89,9 +87,8 @@ def compare_files(ref, got):
 
 
 def irc_compress(src, out):
-    p = subprocess.run([IRC_BIN, "compress", str(src), "-o", str(out), "--fp16", "--quiet"], capture_output=True,
-                       text=True, timeout=300)
-    return None if p.returncode == 0 else "irc exit %d: %s" % (p.returncode, p.stderr.strip()[-300:])
+    rc, _, err = run_irc(IRC_BIN, "compress", src, "-o", out, "--fp16", "--quiet")
+    return None if rc == 0 else "irc exit %d: %s" % (rc, err.strip()[-300:])
 
 
 def f32_ir(src, wd, overrides=()):
@@ -200,27 +197,7 @@ def main():
                              case_model(SHARED / "zoo" / (n + ".xml"), wd, o)))
     else:
         print("compress.py: %s not found: the classic models are skipped" % SHARED, file=sys.stderr)
-    passed = failed = 0
-    with tempfile.TemporaryDirectory() as td:
-        for label, fn in jobs:
-            if args.k and args.k not in label:
-                continue
-            wd = Path(td) / label
-            wd.mkdir()
-            try:
-                bad = fn(wd)
-            except Exception as e:
-                lines = [x for x in str(e).strip().splitlines() if x.strip()]
-                bad = ["%s: %s" % (type(e).__name__, " | ".join(lines[:3])[:400])]
-            if bad:
-                failed += 1
-                print("FAIL %s: %s" % (label, "; ".join(bad[:3])))
-            else:
-                passed += 1
-                print("PASS %s" % label)
-            sys.stdout.flush()
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return run_cases(jobs, args.k)
 
 
 if __name__ == "__main__":

@@ -30,15 +30,14 @@ Output: `PASS name` / `FAIL name: reason` per case, then `N passed, M failed`; e
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import zoo  # noqa: E402  (seeded feeds, stateful CPU runs, output comparison)
+from common import run_cases, run_irc  # noqa: E402
 
 _REPO = Path(__file__).resolve().parents[2]
 IRC_BIN = os.environ.get("IRC_BIN", str(_REPO / "target" / "release" / "irc"))
@@ -49,8 +48,7 @@ SAMPLES = ["silero_seq", "magika", "llama_fp16"]
 
 
 def irc(*args):
-    p = subprocess.run([IRC_BIN, *map(str, args)], capture_output=True, text=True, timeout=300)
-    return p.returncode, p.stdout, p.stderr
+    return run_irc(IRC_BIN, *args)
 
 
 def names_of(port):
@@ -295,38 +293,18 @@ def main():
                 jobs.append((z, x, spec.get(z, {}).get("inputs", [])))
     else:
         print("edit.py: %s not found: the zoo cases are skipped" % ZOO, file=sys.stderr)
-    passed = failed = 0
-    with tempfile.TemporaryDirectory() as td:
-        for name, xml, overrides in jobs:
-            cases = [("rename", lambda x, w: case_rename(x, w)),
-                     ("add_output", lambda x, w: case_add_output(x, w)),
-                     ("errors", lambda x, w: case_errors(x, w))]
-            n_out = len(zoo.read_ov(xml).outputs)
-            if n_out >= 2:
-                cases.append(("drop_output", lambda x, w: case_drop_output(x, w)))
-            if name == "s_silero_seq":
-                cases.append(("order", lambda x, w: case_order(x, w)))
-            if overrides:
-                cases.append(("set_input", lambda x, w, o=overrides: case_set_input(x, w, o)))
-            for cname, fn in cases:
-                label = "%s_%s" % (cname, name)
-                if args.k and args.k not in label:
-                    continue
-                wd = Path(td) / label
-                wd.mkdir()
-                try:
-                    bad = fn(xml, wd)
-                except Exception as e:  # an OpenVINO error is a failure of the case
-                    bad = ["%s: %s" % (type(e).__name__, str(e).strip().splitlines()[0][:300])]
-                if bad:
-                    failed += 1
-                    print("FAIL %s: %s" % (label, "; ".join(bad[:3])))
-                else:
-                    passed += 1
-                    print("PASS %s" % label)
-                sys.stdout.flush()
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    cases = []
+    for name, xml, overrides in jobs:
+        cases += [("rename_" + name, lambda wd, x=xml: case_rename(x, wd)),
+                  ("add_output_" + name, lambda wd, x=xml: case_add_output(x, wd)),
+                  ("errors_" + name, lambda wd, x=xml: case_errors(x, wd))]
+        if len(zoo.read_ov(xml).outputs) >= 2:
+            cases.append(("drop_output_" + name, lambda wd, x=xml: case_drop_output(x, wd)))
+        if name == "s_silero_seq":
+            cases.append(("order_" + name, lambda wd, x=xml: case_order(x, wd)))
+        if overrides:
+            cases.append(("set_input_" + name, lambda wd, x=xml, o=overrides: case_set_input(x, wd, o)))
+    return run_cases(cases, args.k)
 
 
 if __name__ == "__main__":

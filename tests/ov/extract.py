@@ -25,15 +25,14 @@ Output: `PASS name` / `FAIL name: reason` per case, then `N passed, M failed`; e
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import zoo  # noqa: E402  (seeded feeds, stateful CPU runs, output comparison)
+from common import run_cases, run_irc  # noqa: E402
 
 _REPO = Path(__file__).resolve().parents[2]
 IRC_BIN = os.environ.get("IRC_BIN", str(_REPO / "target" / "release" / "irc"))
@@ -45,8 +44,7 @@ SAMPLES = ["silero_seq", "magika", "llama_fp16", "qwen2_int8", "gemma_int4_sym"]
 
 
 def irc(*args):
-    p = subprocess.run([IRC_BIN, *map(str, args)], capture_output=True, text=True, timeout=300)
-    return p.returncode, p.stdout, p.stderr
+    return run_irc(IRC_BIN, *args)
 
 
 def data_path(m):
@@ -287,31 +285,12 @@ def main():
                 jobs.append((z, x, spec.get(z, {}).get("inputs", [])))
     else:
         print("extract.py: %s not found: the zoo cases are skipped" % ZOO, file=sys.stderr)
-    passed = failed = 0
-    with tempfile.TemporaryDirectory() as td:
-        for name, xml, overrides in jobs:
-            cases = [("between", lambda x, w, o=overrides: case_between(x, w, o)),
-                     ("around", lambda x, w, o=overrides: case_around(x, w, o)), ("errors", case_errors)]
-            for cname, fn in cases:
-                label = "%s_%s" % (cname, name)
-                if args.k and args.k not in label:
-                    continue
-                wd = Path(td) / label
-                wd.mkdir()
-                try:
-                    bad = fn(xml, wd)
-                except Exception as e:
-                    lines = [x for x in str(e).strip().splitlines() if x.strip()]
-                    bad = ["%s: %s" % (type(e).__name__, " | ".join(lines[:4])[:600])]
-                if bad:
-                    failed += 1
-                    print("FAIL %s: %s" % (label, "; ".join(bad[:3])))
-                else:
-                    passed += 1
-                    print("PASS %s" % label)
-                sys.stdout.flush()
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    cases = []
+    for name, xml, overrides in jobs:
+        cases += [("between_" + name, lambda wd, x=xml, o=overrides: case_between(x, wd, o)),
+                  ("around_" + name, lambda wd, x=xml, o=overrides: case_around(x, wd, o)),
+                  ("errors_" + name, lambda wd, x=xml: case_errors(x, wd))]
+    return run_cases(cases, args.k)
 
 
 if __name__ == "__main__":

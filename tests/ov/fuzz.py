@@ -2738,20 +2738,9 @@ def shape_doc_tag(label, node):
 
 def _reads_random_uniform(node):
     """NonZero's data, or another op's value input (index >= 1), computed from a RandomUniform."""
-    t = node.get_type_name()
     ins = list(node.input_values())
-    reads = ins[:1] if t == "NonZero" else ins[1:]
-    seen, stack = set(), [v.get_node() for v in reads]
-    while stack:
-        x = stack.pop()
-        if x.get_name() in seen:
-            continue
-        seen.add(x.get_name())
-        if x.get_type_name() == "RandomUniform":
-            return True
-        if x.get_type_name() not in ("Parameter", "ShapeOf"):
-            stack.extend(v.get_node() for v in x.input_values())
-    return False
+    reads = ins[:1] if node.get_type_name() == "NonZero" else ins[1:]
+    return _upstream_any(reads, lambda x: x.get_type_name() == "RandomUniform", stop=("ShapeOf",))
 
 
 def doc_tag(label, node):
@@ -2772,19 +2761,26 @@ def doc_tag(label, node):
     return None
 
 
-def _behind_fake_quantize(node):
-    """A FakeQuantize upstream of the node: OpenVINO never folds one, but its bound evaluation
-    runs it (a NonZero's shape, StridedSlice's constant_fold), so what follows can fold."""
-    seen, stack = set(), [v.get_node() for v in node.input_values()]
+def _upstream_any(starts, pred, stop=()):
+    """Whether `pred` holds for a node upstream of the outputs `starts` (not walking past
+    node types in `stop`)."""
+    seen, stack = set(), [v.get_node() for v in starts]
     while stack:
         x = stack.pop()
         if x.get_name() in seen:
             continue
         seen.add(x.get_name())
-        if x.get_type_name() == "FakeQuantize":
+        if pred(x):
             return True
-        stack.extend(v.get_node() for v in x.input_values())
+        if x.get_type_name() not in stop:
+            stack.extend(v.get_node() for v in x.input_values())
     return False
+
+
+def _behind_fake_quantize(node):
+    """A FakeQuantize upstream of the node: OpenVINO never folds one, but its bound evaluation
+    runs it (a NonZero's shape, StridedSlice's constant_fold), so what follows can fold."""
+    return _upstream_any(node.input_values(), lambda x: x.get_type_name() == "FakeQuantize")
 
 
 def _onnx_blocks_overflow(din, out):
@@ -2801,22 +2797,16 @@ def _onnx_blocks_overflow(din, out):
 
 def _upstream_nan(node):
     """A float Constant holding NaN (or a non-constant float input) anywhere upstream."""
-    seen, stack = set(), [v.get_node() for v in node.input_values()]
-    while stack:
-        x = stack.pop()
-        if x.get_name() in seen:
-            continue
-        seen.add(x.get_name())
-        if x.get_type_name() == "Parameter" and x.get_element_type().is_real():
+    def nan(x):
+        if not x.get_element_type().is_real() or x.get_type_name() not in ("Parameter", "Constant"):
+            return False
+        if x.get_type_name() == "Parameter":
             return True
-        if x.get_type_name() == "Constant" and x.get_element_type().is_real():
-            try:
-                if np.isnan(np.asarray(x.get_data(), dtype=np.float64)).any():
-                    return True
-            except Exception:
-                return True
-        stack.extend(v.get_node() for v in x.input_values())
-    return False
+        try:
+            return bool(np.isnan(np.asarray(x.get_data(), dtype=np.float64)).any())
+        except Exception:
+            return True
+    return _upstream_any(node.input_values(), nan)
 
 
 def _doc_nofold(label, node, t):
