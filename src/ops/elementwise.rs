@@ -155,8 +155,10 @@ fn binary_infer(cx: &Ctx) -> R<Vec<Fact>> {
         }
     };
     let mut f = Fact::new(out_et, shape);
-    // Interval arithmetic on integer shape values whose exact value is unknown.
-    if let (Some(a), Some(b)) = (cx.input(0)?.int_bounds(), cx.input(1)?.int_bounds()) {
+    // Interval arithmetic on integer shape values whose exact value is unknown. A pair a
+    // Convert turned upside down is read raw, as OpenVINO's evaluators do (7 - [0, -1] in i8
+    // is [7, 8]; fuzz 2828:43362).
+    if let (Some(a), Some(b)) = (cx.input(0)?.raw_int_bounds(), cx.input(1)?.raw_int_bounds()) {
         if !(a.is_exact() && b.is_exact()) {
             if let Some(bd) = binary_bounds(kind, cx, &a, &b) {
                 f.bounds = Some(Arc::new(bd));

@@ -132,7 +132,22 @@ fn random_uniform_infer(cx: &Ctx) -> R<Vec<Fact>> {
             .into());
         }
     }
-    Ok(vec![Fact::new(et, shape_input(cx, 0)?)])
+    let mut shape = shape_input(cx, 0)?;
+    // A shape input of an interval length: OpenVINO gives as many `?` dims as its upper bound
+    // (a length of 2..3 is [?,?,?]; measured, fuzz 2828:1794).
+    if shape == PartialShape::Dynamic {
+        let hi = cx
+            .input(0)?
+            .shape
+            .dims()
+            .and_then(|d| d.first())
+            .and_then(|d| d.max());
+        // (a rank past 64 is no tensor anyone runs: it stays dynamic)
+        if let Some(hi) = hi.filter(|&h| h <= 64) {
+            shape = PartialShape::Ranked((0..hi).map(|_| Dim::any()).collect());
+        }
+    }
+    Ok(vec![Fact::new(et, shape)])
 }
 
 /// Multinomial-13: probs `[batch, classes]`, num_samples → `[batch, num_samples]` of

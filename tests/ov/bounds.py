@@ -1426,6 +1426,16 @@ def _():
     return [x, y], [o.reshape(x, o.concat([C([2], "i8"), d], 0), False)]
 
 
+# Arithmetic reads an upside-down pair raw: ShapeOf of ? through i8 is [0, -1], 7 - that is
+# [7, 8], and TopK keeps the whole dim 1..7 (fuzz 2828:43362).
+@case("topk_k_from_i8_upside_down")
+def _():
+    x, y = P([(1, 7)]), P([-1], np.int64, "y")
+    d = op8.gather(o.convert(op3.shape_of(y), "i8"), C([0]), C(0))
+    k = o.squeeze(o.subtract(C([7], "i8"), d), C([0]))
+    return [x, y], [op1.topk(x, k, 0, "max", "none").output(0)]
+
+
 # A Pad of a known value (a ShapeOf) to below zero: OpenVINO's shape inference says ? (its
 # ConstantFolding would give an empty tensor; fuzz 9595:28938).
 @case("pad_below_zero_of_shapeof")

@@ -2033,10 +2033,14 @@ def _eye(r, c, k, b, t):
 
 @cases("random_uniform8", [("const", ([2, 3], "f32")), ("i32", ([4], "i32")), ("param", ("p", "f32")),
                            ("param_dyn", ("pdyn", "f32")), ("shapeof", ("shapeof", "f16")),
-                           ("param_dynrank", ("pdynrank", "f32"))])
+                           ("param_dynrank", ("pdynrank", "f32")),
+                           # a shape of interval length: as many dims as its upper bound (fuzz 2828:1794)
+                           ("param_interval_len", ("pint", "f32")), ("param_upto_len", ("pupto", "i32"))])
 def _ru(shape, t):
     sn = C(shape) if isinstance(shape, list) else (P([3], "i64", "s") if shape == "p" else P([-1], "i64", "s")
                                                     if shape == "pdyn" else P(None, "i64", "s") if shape == "pdynrank"
+                                                    else P([(2, 3)], "i64", "s") if shape == "pint"
+                                                    else P([(0, 3)], "i64", "s") if shape == "pupto"
                                                     else op3.shape_of(P([(1, 4), -1, 5], "f32", "src")))
     lo, hi = (C(0.0, t), C(1.0, t)) if t != "i32" else (C(0, "i32"), C(10, "i32"))
     if t == "f16":
