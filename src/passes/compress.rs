@@ -95,43 +95,65 @@ fn optimized(g: &Graph) -> Option<String> {
 
 const F16_MAX: f32 = 65504.0;
 
-/// Why OpenVINO keeps these f32 values, or None to compress them.
-fn keep_reason(v: &[f32]) -> Option<String> {
+/// The f16 bytes OpenVINO writes for these f32 values, or why it keeps them f32. One pass
+/// over the values after a vectorized conversion (F16C where the CPU has it, round to nearest
+/// even either way).
+fn compress_values(v: &[f32]) -> Result<Vec<u8>, String> {
+    use half::slice::HalfFloatSliceExt;
     if v.is_empty() {
-        return Some("empty".into());
+        return Err("empty".into());
     }
+    let mut h = vec![f16::ZERO; v.len()];
+    h.convert_from_f32_slice(v);
     let tiny = f32::from_bits(0x3380_0000); // 2^-24, f16's smallest subnormal
     let mut out = 0usize;
-    for &x in v {
+    let bits: &mut [u16] = h.reinterpret_cast_mut();
+    for (&x, b) in v.iter().zip(bits.iter_mut()) {
         if x.is_nan() || (x.abs() < tiny && x != 0.0) || !(-F16_MAX..=F16_MAX).contains(&x) {
             out += 1;
+            // clamped to +-65504 (NaN too, as OpenVINO's x86 clamp does); tiny values keep
+            // their rounding (0 or the smallest subnormal)
+            if x.is_nan() || x > F16_MAX {
+                *b = 0x7bff;
+            } else if x < -F16_MAX {
+                *b = 0xfbff;
+            }
             continue;
         }
-        let back = f16::from_f32(x).to_f32() as f64;
+        let back = f16::from_bits(*b).to_f32() as f64;
         let err = (x as f64 - back).abs();
         if err > 1.0 {
-            return Some(format!("{x} is {back} in f16 (more than 1.0 away)"));
+            return Err(format!("{x} is {back} in f16 (more than 1.0 away)"));
         }
         if v.len() == 1 && x != 0.0 && err / (x.abs() as f64) > 1e-4 {
             out += 1;
         }
     }
     if out as f32 / v.len() as f32 >= 0.75 {
-        return Some(format!(
+        return Err(format!(
             "{out} of {} values are out of f16's range (or, alone, not within 1e-4 of it)",
             v.len()
         ));
     }
-    None
+    let mut bytes = Vec::with_capacity(bits.len() * 2);
+    for b in bits.iter() {
+        bytes.extend_from_slice(&b.to_le_bytes());
+    }
+    Ok(bytes)
+}
+
+/// Why OpenVINO keeps these f32 values, or None to compress them.
+#[cfg(test)]
+fn keep_reason(v: &[f32]) -> Option<String> {
+    compress_values(v).err()
 }
 
 /// f32 → f16 bits as OpenVINO writes them: clamped to ±65504, round to nearest even, NaN to
 /// 65504.
-pub fn to_f16_bits(x: f32) -> u16 {
-    if x.is_nan() {
-        return 0x7bff;
-    }
-    f16::from_f32(x.clamp(-F16_MAX, F16_MAX)).to_bits()
+#[cfg(test)]
+fn to_f16_bits(x: f32) -> u16 {
+    let b = compress_values(&[x, 1.0, 1.0, 1.0]).expect("in range");
+    u16::from_le_bytes([b[0], b[1]])
 }
 
 fn compress_graph(
@@ -140,7 +162,10 @@ fn compress_graph(
     rep: &mut CompressReport,
 ) -> Result<(), String> {
     let nodes: Vec<NodeId> = g.nodes().collect();
-    for n in nodes {
+    // The f32 constants to look at, with their bytes.
+    let mut work: Vec<(NodeId, &[u8])> = Vec::new();
+    let mut owned: Vec<(NodeId, std::sync::Arc<[u8]>)> = Vec::new();
+    for &n in &nodes {
         for b in g[n].bodies.iter_mut() {
             compress_graph(&mut b.graph, w, rep)?;
         }
@@ -167,27 +192,68 @@ fn compress_graph(
                 .push((l.name.clone(), "marked precise in its rt_info".into()));
             continue;
         }
-        let bytes: &[u8] = match l.konst.as_ref() {
-            Some(ConstData::Owned(b)) => b,
-            Some(ConstData::Bin { offset, size }) => w
-                .and_then(|w| w.bytes().get(*offset as usize..(*offset + *size) as usize))
-                .ok_or_else(|| format!("{}: its bytes are outside the .bin", l.label()))?,
-            None => continue,
-        };
-        let vals: Vec<f32> = bytes
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
-        if let Some(why) = keep_reason(&vals) {
-            rep.kept.push((l.name.clone(), why));
-            continue;
+        match l.konst.as_ref() {
+            Some(ConstData::Owned(b)) => owned.push((n, b.clone())),
+            Some(ConstData::Bin { offset, size }) => work.push((
+                n,
+                w.and_then(|w| w.bytes().get(*offset as usize..(*offset + *size) as usize))
+                    .ok_or_else(|| format!("{}: its bytes are outside the .bin", l.label()))?,
+            )),
+            None => {}
         }
-        let data: Vec<u8> = vals
+    }
+    work.extend(owned.iter().map(|(n, b)| (*n, &b[..])));
+    // Each constant converts on its own: two halves on two threads (by bytes).
+    let convert = |items: &[(NodeId, &[u8])]| -> Vec<Result<Vec<u8>, String>> {
+        items
             .iter()
-            .flat_map(|&x| to_f16_bits(x).to_le_bytes())
-            .collect();
-        rewrite(g, n, data);
-        rep.compressed += 1;
+            .map(|(_, bytes)| {
+                // Aligned bytes are read in place (little-endian hosts); others are copied.
+                // SAFETY: every bit pattern is a valid f32.
+                let (pre, mid, post) = unsafe { bytes.align_to::<f32>() };
+                if cfg!(target_endian = "little") && pre.is_empty() && post.is_empty() {
+                    return compress_values(mid);
+                }
+                let vals: Vec<f32> = bytes
+                    .chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect();
+                compress_values(&vals)
+            })
+            .collect()
+    };
+    let total: usize = work.iter().map(|w| w.1.len()).sum();
+    let mut acc = 0;
+    let split = work
+        .iter()
+        .position(|w| {
+            acc += w.1.len();
+            acc * 2 >= total
+        })
+        .map_or(work.len(), |i| i + 1);
+    let (a, b) = work.split_at(split);
+    let results: Vec<Result<Vec<u8>, String>> = if total > 1 << 20 {
+        std::thread::scope(|s| {
+            let h = s.spawn(|| convert(b));
+            let mut r = convert(a);
+            let rest = h
+                .join()
+                .map_err(|_| "compress: a conversion thread failed".to_string())?;
+            r.extend(rest);
+            Ok::<_, String>(r)
+        })?
+    } else {
+        convert(&work)
+    };
+    let done: Vec<NodeId> = work.iter().map(|w| w.0).collect();
+    for (n, r) in done.into_iter().zip(results) {
+        match r {
+            Ok(data) => {
+                rewrite(g, n, data);
+                rep.compressed += 1;
+            }
+            Err(why) => rep.kept.push((g[n].name.clone(), why)),
+        }
     }
     Ok(())
 }
