@@ -873,9 +873,12 @@ fn cmd_compress(input: PathBuf, output: PathBuf, format: Format, quiet: bool) ->
     output_paths(&output, &input)?;
     let mut parsed = read(&input)?;
     let bin_before = parsed.model.weights.as_ref().map_or(0, |w| w.len() as u64);
+    crate::trace("read");
     let report = crate::passes::compress::compress_fp16(&mut parsed.model)
         .map_err(|e| Fail::Usage(format!("{}: {e}; nothing was written", parsed.path)))?;
+    crate::trace("compress");
     let bin_after = xml::write::write_files_with(&parsed.model, &output, None, None)?;
+    crate::trace("write");
     if format == Format::Json {
         out(&to_json(&report::CompressJson {
             compressed: report.compressed,
