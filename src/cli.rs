@@ -869,16 +869,40 @@ fn cmd_dump(input: PathBuf, format: Format) -> Result<i32, Fail> {
     Ok(0)
 }
 
-fn cmd_compress(input: PathBuf, output: PathBuf, format: Format, quiet: bool) -> Result<i32, Fail> {
-    output_paths(&output, &input)?;
-    let mut parsed = read(&input)?;
-    let bin_before = parsed.model.weights.as_ref().map_or(0, |w| w.len() as u64);
+/// The frame of `edit`, `extract` and `compress`: check the output path, start fold's
+/// file-to-file weight copy when `copy_ahead` (not worth it when most bytes change), read the
+/// model, `change` it (its error is a usage error naming the file: nothing is written then),
+/// write atomically. Returns what `change` returned, the model as written, and the .bin size.
+fn rewrite_model<T>(
+    input: &std::path::Path,
+    output: &std::path::Path,
+    copy_ahead: bool,
+    change: impl FnOnce(&mut xml::Parsed) -> Result<T, String>,
+) -> Result<(T, Held, u64), Fail> {
+    output_paths(output, input)?;
+    let copy = match copy_ahead {
+        true => xml::write::BinCopy::start(
+            &xml::read::bin_path_for(input),
+            output,
+            xml::write::BIN_COPY_MIN,
+        ),
+        false => None,
+    };
+    let mut parsed = read(input)?;
     crate::trace("read");
-    let report = crate::passes::compress::compress_fp16(&mut parsed.model)
+    let r = change(&mut parsed)
         .map_err(|e| Fail::Usage(format!("{}: {e}; nothing was written", parsed.path)))?;
-    crate::trace("compress");
-    let bin_after = xml::write::write_files_with(&parsed.model, &output, None, None)?;
+    crate::trace("change");
+    let bin_after = xml::write::write_files_with(&parsed.model, output, copy, None)?;
     crate::trace("write");
+    Ok((r, parsed, bin_after))
+}
+
+fn cmd_compress(input: PathBuf, output: PathBuf, format: Format, quiet: bool) -> Result<i32, Fail> {
+    let ((report, bin_before), _, bin_after) = rewrite_model(&input, &output, false, |p| {
+        let before = p.model.weights.as_ref().map_or(0, |w| w.len() as u64);
+        crate::passes::compress::compress_fp16(&mut p.model).map(|r| (r, before))
+    })?;
     if format == Format::Json {
         out(&to_json(&report::CompressJson {
             compressed: report.compressed,
@@ -915,27 +939,14 @@ fn cmd_extract(args: ExtractArgs) -> Result<i32, Fail> {
         quiet,
     } = args;
     let overrides = parse_inputs(&shape_inputs)?;
-    output_paths(&output, &input)?;
-    let copy = xml::write::BinCopy::start(
-        &xml::read::bin_path_for(&input),
-        &output,
-        xml::write::BIN_COPY_MIN,
-    );
-    let mut parsed = read(&input)?;
     let spec = crate::passes::extract::ExtractSpec {
         inputs,
         outputs,
         around: around.map(|l| (l, depth)),
     };
-    let parsed = &mut *parsed;
-    let report = crate::passes::extract::extract(
-        &mut parsed.model,
-        Some(&parsed.source_map),
-        &overrides,
-        &spec,
-    )
-    .map_err(|e| Fail::Usage(format!("{}: {e}; nothing was written", parsed.path)))?;
-    let bin_after = xml::write::write_files_with(&parsed.model, &output, copy, None)?;
+    let (report, _, bin_after) = rewrite_model(&input, &output, true, |p| {
+        crate::passes::extract::extract(&mut p.model, Some(&p.source_map), &overrides, &spec)
+    })?;
     if format == Format::Json {
         out(&to_json(&report::ExtractJson {
             layers_before: report.layers_before,
@@ -982,16 +993,9 @@ fn cmd_edit(args: EditArgs) -> Result<i32, Fail> {
             "edit: no edit given (--rename-input, --rename-output, --add-output, --drop-output, --set-input, --set-rt-info, --strip-rt-info)".into(),
         ));
     }
-    output_paths(&output, &input)?;
-    let copy = xml::write::BinCopy::start(
-        &xml::read::bin_path_for(&input),
-        &output,
-        xml::write::BIN_COPY_MIN,
-    );
-    let mut parsed = read(&input)?;
-    let report = crate::passes::edit::edit(&mut parsed.model, &ops)
-        .map_err(|e| Fail::Usage(format!("{}: {e}; nothing was written", parsed.path)))?;
-    let bin_after = xml::write::write_files_with(&parsed.model, &output, copy, None)?;
+    let (report, parsed, bin_after) = rewrite_model(&input, &output, true, |p| {
+        crate::passes::edit::edit(&mut p.model, &ops)
+    })?;
     if format == Format::Json {
         let io = report::io(&parsed.model);
         out(&to_json(&report::EditJson {
