@@ -434,7 +434,12 @@ struct FoldArgs {
     /// (intermediate values: at most 4x this, at least 4 MiB).
     #[arg(long, default_value_t = 16 << 20, value_name = "BYTES")]
     max_fold_bytes: u64,
-    /// List what folded and what could not fold, and why.
+    /// Only fold constants and remove dead layers: none of the simplification passes
+    /// (no-op elimination, reshape/transpose chain fusion, Slices as one VariadicSplit, Clamp
+    /// before FakeQuantize, shared identical layers; docs/simplify.md).
+    #[arg(long)]
+    no_simplify: bool,
+    /// List what folded and what could not fold, and why; and each simplification.
     #[arg(short, long)]
     verbose: bool,
     /// Output format: text (a summary line on stderr) or json (the report on stdout).
@@ -1025,6 +1030,7 @@ fn cmd_fold(args: FoldArgs) -> Result<i32, Fail> {
         output,
         inputs,
         max_fold_bytes,
+        no_simplify,
         verbose,
         format,
         quiet,
@@ -1059,7 +1065,10 @@ fn cmd_fold(args: FoldArgs) -> Result<i32, Fail> {
         inf.check_overrides().map_err(Fail::Usage)?;
     }
     let bin_before = parsed.model.weights.as_ref().map_or(0, |w| w.len() as u64);
-    let opts = crate::passes::fold::FoldOptions { max_fold_bytes };
+    let opts = crate::passes::fold::FoldOptions {
+        max_fold_bytes,
+        simplify: !no_simplify,
+    };
     let parsed = &mut *parsed;
     let report = crate::passes::fold::fold(
         &mut parsed.model,
@@ -1117,6 +1126,9 @@ fn cmd_fold(args: FoldArgs) -> Result<i32, Fail> {
         for (what, why) in &report.skipped {
             errln(&format!("not folded: {what}: {why}"));
         }
+        for line in report.simplify.iter().flat_map(|r| &r.log) {
+            errln(&format!("simplified: {line}"));
+        }
     }
     if let Some(n) = infer::trusted_notice(&report.trusted) {
         errln(&n);
@@ -1126,8 +1138,25 @@ fn cmd_fold(args: FoldArgs) -> Result<i32, Fail> {
             &report, bin_before, bin_after,
         )));
     } else if !quiet {
+        let simplified = report
+            .simplify
+            .as_ref()
+            .map(|r| {
+                let parts: Vec<String> = r
+                    .counts
+                    .iter()
+                    .filter(|(_, n)| *n > 0)
+                    .map(|(p, n)| format!("{p} {n}"))
+                    .collect();
+                if parts.is_empty() {
+                    String::new()
+                } else {
+                    format!(", simplified: {}", parts.join(", "))
+                }
+            })
+            .unwrap_or_default();
         errln(&format!(
-            "irc fold: {} -> {} layers ({} folded, {} dead removed, {} constants shared, {} skipped); .bin {} -> {} bytes",
+            "irc fold: {} -> {} layers ({} folded, {} dead removed, {} constants shared, {} skipped{simplified}); .bin {} -> {} bytes",
             report.layers_before,
             report.layers_after,
             report.folded.len(),

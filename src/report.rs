@@ -258,6 +258,8 @@ pub struct FoldJson {
     /// Constants shared with an identical one.
     pub shared: usize,
     pub skipped: Vec<Skipped>,
+    /// Rewrites per simplification pass, every pass listed (`null` with `--no-simplify`).
+    pub simplified: Option<std::collections::BTreeMap<String, usize>>,
     pub bin_before: u64,
     pub bin_after: u64,
 }
@@ -278,6 +280,10 @@ impl FoldJson {
                     reason: why.clone(),
                 })
                 .collect(),
+            simplified: r
+                .simplify
+                .as_ref()
+                .map(|s| s.counts.iter().map(|(p, n)| (p.to_string(), *n)).collect()),
             bin_before,
             bin_after,
         }

@@ -363,6 +363,7 @@ fn pipeline(xml: &str, bin: Vec<u8>) -> Option<bool> {
     let mut m = parsed.model.clone();
     let opts = irc::passes::fold::FoldOptions {
         max_fold_bytes: 1 << 20,
+        ..Default::default()
     };
     if let Ok(report) = irc::passes::fold::fold(&mut m, Some(&parsed.source_map), &[], &opts) {
         let internal = irc::passes::infer::INTERNAL_ERROR;

@@ -46,6 +46,7 @@ pub fn pipeline(xml: &[u8], bin: Option<&[u8]>) -> bool {
     let mut m = parsed.model.clone();
     let opts = irc::passes::fold::FoldOptions {
         max_fold_bytes: 1 << 20,
+        ..Default::default()
     };
     if let Ok(report) = irc::passes::fold::fold(&mut m, Some(&parsed.source_map), &[], &opts) {
         // A kernel failing where its rules said it could not is a bug, even though the

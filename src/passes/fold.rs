@@ -15,6 +15,9 @@ use std::sync::Arc;
 pub struct FoldOptions {
     /// Folding may grow the weights by at most this many bytes, in total.
     pub max_fold_bytes: u64,
+    /// After folding, run the simplification passes (`super::simplify`); `--no-simplify`
+    /// turns them off.
+    pub simplify: bool,
 }
 
 impl FoldOptions {
@@ -35,6 +38,7 @@ impl Default for FoldOptions {
     fn default() -> Self {
         FoldOptions {
             max_fold_bytes: 16 << 20,
+            simplify: true,
         }
     }
 }
@@ -55,6 +59,8 @@ pub struct FoldReport {
     pub grown: u64,
     /// Op types without a shape rule whose declared ports were kept (see `Infer::trusted`).
     pub trusted: std::collections::BTreeMap<String, usize>,
+    /// What the simplification passes did (`None` with `--no-simplify`).
+    pub simplify: Option<super::simplify::SimplifyReport>,
 }
 
 /// Fold the model in place.
@@ -93,6 +99,15 @@ pub fn fold(
     crate::trace("fold: dce");
 
     report.deduplicated = dedup(g, model.weights.as_deref());
+    if opts.simplify {
+        let r = super::simplify::simplify(model);
+        crate::trace("fold: simplify");
+        if r.removed > 0 {
+            // The passes' new constants (shapes, axes) may equal ones already there.
+            report.deduplicated += dedup(&mut model.graph, model.weights.as_deref());
+        }
+        report.simplify = Some(r);
+    }
     report.layers_after = model.graph.len();
     #[cfg(debug_assertions)]
     {

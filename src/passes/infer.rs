@@ -1144,7 +1144,7 @@ fn concat_consts(g: &Graph, n: NodeId, inputs: &[Fact], outs: &mut [Fact]) {
 }
 
 /// A Const's element type and static dims, as declared.
-fn const_type(l: &Layer) -> (ElementType, Vec<u64>) {
+pub(crate) fn const_type(l: &Layer) -> (ElementType, Vec<u64>) {
     let et = l
         .attr("element_type")
         .and_then(ElementType::parse_attr)

@@ -7,3 +7,4 @@ pub mod extract;
 pub mod fold;
 pub mod infer;
 pub mod record;
+pub mod simplify;

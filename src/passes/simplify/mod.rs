@@ -1,0 +1,348 @@
+//! Simplification after constant folding: rewrites that leave fewer run-time layers and compute
+//! exactly the same values — the semantics-preserving part of OpenVINO's offline pipeline
+//! (`apply_moc_transformations`, what its converter runs). One file per pass; [`PASSES`] is the
+//! order they run in, repeated until nothing changes (at most [`MAX_ROUNDS`] rounds).
+//!
+//! Every pass works on the graph as folding leaves it: ports carry the inferred types and
+//! shapes, so a rule reads them from the ports. A pass never changes what a model output
+//! computes, its element type or its shape; a removed tensor's names move to the tensor that
+//! replaces it (`Cx::replace`), and a rewrite that would lose or change a model input's or
+//! output's names does not fire.
+
+pub mod clamp_fq;
+pub mod cse;
+pub mod noop;
+pub mod reshape_chain;
+pub mod slices;
+pub mod transpose;
+
+use crate::ir::tensor::Tensor;
+use crate::ir::*;
+use std::sync::Arc;
+
+/// One pass of the pipeline.
+pub struct Pass {
+    /// As reported (`--verbose` lines, the JSON report's `simplified` keys).
+    pub name: &'static str,
+    /// What it does, for `docs/` and `--help`.
+    pub about: &'static str,
+    run: fn(&mut Cx) -> usize,
+}
+
+/// The pipeline, in order. Eliminations first (they expose chains), then fusions, then sharing
+/// (which fusions make possible: two chains fused the same way are one).
+pub const PASSES: &[Pass] = &[
+    Pass {
+        name: "noop",
+        about: "layers that change nothing for the inferred types and shapes (Reshape to the same shape, Convert to the same type, identity Transpose, Broadcast/Tile/Pad/Slice that keep every element, one-input Concat, x+0 / x*1 on integers)",
+        run: noop::run,
+    },
+    Pass {
+        name: "clamp-fq",
+        about: "a Clamp whose range holds the input range of every FakeQuantize it feeds (FakeQuantize clamps the same)",
+        run: clamp_fq::run,
+    },
+    Pass {
+        name: "transpose",
+        about: "Transpose of a Transpose as one Transpose (none for the identity); a Transpose that moves only length-1 dims as a Reshape",
+        run: transpose::run,
+    },
+    Pass {
+        name: "reshape-chain",
+        about: "consecutive Reshape/Squeeze/Unsqueeze as one Reshape",
+        run: reshape_chain::run,
+    },
+    Pass {
+        name: "slices",
+        about: "Slices of one tensor along one axis with constant, disjoint ranges as one VariadicSplit",
+        run: slices::run,
+    },
+    Pass {
+        name: "cse",
+        about: "identical layers (type, version, attributes, inputs) computed once; not state, random or extension ops",
+        run: cse::run,
+    },
+];
+
+/// Rounds of the whole pipeline at most (each round after the first only runs when the one
+/// before changed something).
+pub const MAX_ROUNDS: usize = 4;
+
+/// What simplification did.
+#[derive(Debug, Default, Clone)]
+pub struct SimplifyReport {
+    /// Per pass, in pipeline order: how many rewrites it made (all rounds).
+    pub counts: Vec<(&'static str, usize)>,
+    /// One line per rewrite: `pass: what (why)`.
+    pub log: Vec<String>,
+    /// Layers removed by the rewrites (dead layers they left included).
+    pub removed: usize,
+}
+
+/// Run the pipeline on the model's top-level graph (bodies are left as they are).
+pub fn simplify(model: &mut Model) -> SimplifyReport {
+    let mut report = SimplifyReport {
+        counts: PASSES.iter().map(|p| (p.name, 0)).collect(),
+        ..Default::default()
+    };
+    let before = model.graph.len();
+    let weights = model.weights.clone();
+    let g = &mut model.graph;
+    let mut next_id = g.layers().map(|l| l.id).max().map_or(0, |m| m + 1);
+    for _ in 0..MAX_ROUNDS {
+        let mut changed = 0;
+        for (i, p) in PASSES.iter().enumerate() {
+            let mut cx = Cx {
+                g,
+                weights: weights.as_deref(),
+                next_id,
+                log: &mut report.log,
+                pass: p.name,
+            };
+            let n = (p.run)(&mut cx);
+            next_id = cx.next_id;
+            if n > 0 {
+                super::fold::dce(g);
+            }
+            report.counts[i].1 += n;
+            changed += n;
+        }
+        if changed == 0 {
+            break;
+        }
+    }
+    report.removed = before.saturating_sub(model.graph.len());
+    report
+}
+
+/// What a pass works with: the graph, the weights (to read constants), fresh layer ids, the log.
+pub struct Cx<'a> {
+    pub g: &'a mut Graph,
+    weights: Option<&'a Weights>,
+    next_id: u64,
+    log: &'a mut Vec<String>,
+    pass: &'static str,
+}
+
+/// Constants larger than this are not read by a rule (axes, shapes and ranges are small).
+const SMALL_CONST: u64 = 1 << 16;
+
+impl Cx<'_> {
+    /// A log line for `--verbose`.
+    pub fn note(&mut self, what: String) {
+        self.log.push(format!("{}: {what}", self.pass));
+    }
+
+    /// The layer feeding input `i` of `n`.
+    pub fn input(&self, n: NodeId, i: usize) -> Option<(NodeId, usize)> {
+        self.g.input_of(n, i)
+    }
+
+    /// The value of the Const feeding input `i` of `n` (small ones only).
+    pub fn const_input(&self, n: NodeId, i: usize) -> Option<Tensor> {
+        let (p, _) = self.input(n, i)?;
+        self.const_value(p)
+    }
+
+    /// The value of Const `p` (small ones only).
+    pub fn const_value(&self, p: NodeId) -> Option<Tensor> {
+        let l = &self.g[p];
+        if !l.is("Const") {
+            return None;
+        }
+        let (et, dims) = super::infer::const_type(l);
+        let count = PartialShape::element_count(&dims)?;
+        let need = et.storage_bytes(count)?;
+        if need > SMALL_CONST {
+            return None;
+        }
+        let bytes = match l.konst.as_ref()? {
+            ConstData::Owned(b) => &b[..],
+            ConstData::Bin { offset, size } => {
+                let w = self.weights?.bytes();
+                let start = usize::try_from(*offset).ok()?;
+                w.get(start..start.checked_add(usize::try_from(*size).ok()?)?)?
+            }
+        };
+        Some(Tensor::new(et, dims, bytes.get(..need as usize)?.to_vec()))
+    }
+
+    /// Integer values of the Const feeding input `i` of `n`.
+    pub fn const_ints(&self, n: NodeId, i: usize) -> Option<Vec<i64>> {
+        let t = self.const_input(n, i)?;
+        if !t.et.is_integral() {
+            return None;
+        }
+        t.to_i64s()
+    }
+
+    /// Type and shape of output `o` of `n`.
+    pub fn out(&self, n: NodeId, o: usize) -> Option<(ElementType, &PartialShape)> {
+        let p = self.g[n].outputs.get(o)?;
+        Some((p.precision?, &p.shape))
+    }
+
+    /// Type and shape of what feeds input `i` of `n`.
+    pub fn in_port(&self, n: NodeId, i: usize) -> Option<(ElementType, &PartialShape)> {
+        let (p, o) = self.input(n, i)?;
+        self.out(p, o)
+    }
+
+    /// Does any Result read output `o` of `n`?
+    pub fn feeds_result(&self, n: NodeId, o: usize) -> bool {
+        self.g
+            .users_of(n, o)
+            .iter()
+            .any(|(u, _)| self.g[*u].is("Result"))
+    }
+
+    /// Make every reader of `old` read `new` (the same value, type and shape), moving `old`'s
+    /// tensor names to `new`. Refused (false) where a model input's or output's names would
+    /// change: when `old` has names and `new` is a Parameter; when `old` feeds a Result and
+    /// `new` is a Parameter, has names of its own, or is read elsewhere too (as OpenVINO's
+    /// `replace_output_update_name` refuses).
+    pub fn replace(&mut self, old: (NodeId, usize), new: (NodeId, usize)) -> bool {
+        if old == new {
+            return false;
+        }
+        let (Some(a), Some(b)) = (self.out(old.0, old.1), self.out(new.0, new.1)) else {
+            return false;
+        };
+        if a != b {
+            return false;
+        }
+        // A model input's names are its own.
+        if self.g[new.0].is("Parameter") && !self.g[old.0].outputs[old.1].names().is_empty() {
+            return false;
+        }
+        if self.feeds_result(old.0, old.1) {
+            let nl = &self.g[new.0];
+            if nl.is("Parameter")
+                || !nl.outputs[new.1].names().is_empty()
+                || self
+                    .g
+                    .users_of(new.0, new.1)
+                    .iter()
+                    .any(|(u, _)| *u != old.0)
+            {
+                return false;
+            }
+        }
+        let moved = std::mem::take(
+            &mut self.g[old.0].outputs[old.1]
+                .meta
+                .as_mut()
+                .map(|m| std::mem::take(&mut m.names))
+                .unwrap_or_default(),
+        );
+        if !moved.is_empty() {
+            let port = &mut self.g[new.0].outputs[new.1];
+            let mut names = port.names().to_vec();
+            for s in moved {
+                if !names.contains(&s) {
+                    names.push(s);
+                }
+            }
+            port.set_names(names);
+        }
+        self.g.replace_uses(old, new);
+        true
+    }
+
+    /// A fresh layer id (unique in the graph; the writer renumbers).
+    pub fn fresh_id(&mut self) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    /// Add an i64 Const of shape `[values.len()]` (or a scalar), sorted where `origin` stood.
+    pub fn add_i64_const(
+        &mut self,
+        name: &str,
+        values: &[i64],
+        scalar: bool,
+        origin: Option<u32>,
+    ) -> NodeId {
+        let shape: Vec<u64> = if scalar {
+            vec![]
+        } else {
+            vec![values.len() as u64]
+        };
+        let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let t = Tensor::new(ElementType::I64, shape, data);
+        self.add_const(name, &t, origin)
+    }
+
+    /// Add a Const holding `t`, sorted where `origin` stood.
+    pub fn add_const(&mut self, name: &str, t: &Tensor, origin: Option<u32>) -> NodeId {
+        let mut layer = Layer::new("Const", "opset1", name);
+        let shape = t
+            .shape
+            .iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let size = t.data.len().to_string();
+        layer.data = Some(Attrs::from_pairs([
+            ("element_type", t.et.name()),
+            ("shape", shape.as_str()),
+            ("offset", "0"),
+            ("size", size.as_str()),
+        ]));
+        layer
+            .outputs
+            .push(Port::new(0, t.et, PartialShape::from_static(&t.shape)));
+        layer.konst = Some(ConstData::Owned(Arc::from(&t.data[..])));
+        layer.id = self.fresh_id();
+        layer.origin = origin;
+        self.g.add_layer(layer)
+    }
+
+    /// Add a layer: its id is fresh; it sorts where `origin` stood.
+    pub fn add_layer(&mut self, mut l: Layer, origin: Option<u32>) -> NodeId {
+        l.id = self.fresh_id();
+        l.origin = origin;
+        self.g.add_layer(l)
+    }
+}
+
+/// An input port for a new layer: the type and shape of what feeds it.
+pub(crate) fn port_like(id: u32, et: ElementType, shape: &PartialShape) -> Port {
+    Port::new(id, et, shape.clone())
+}
+
+/// Normalize axes against `rank` (negative counts from the end); `None` when out of range.
+pub(crate) fn norm_axes(axes: &[i64], rank: usize) -> Option<Vec<usize>> {
+    axes.iter()
+        .map(|&a| {
+            let a = if a < 0 { a + rank as i64 } else { a };
+            (0..rank as i64).contains(&a).then_some(a as usize)
+        })
+        .collect()
+}
+
+/// Same tensor value for every consumer: both static shapes and equal, or the same partial
+/// shape with one dynamic dim in the same place and nonzero static dims (equal element counts
+/// then force the dynamic dims equal).
+pub(crate) fn same_shape_given_count(a: &PartialShape, b: &PartialShape) -> bool {
+    if let (Some(x), Some(y)) = (a.to_static(), b.to_static()) {
+        return x == y;
+    }
+    let (Some(x), Some(y)) = (a.dims(), b.dims()) else {
+        return false;
+    };
+    if x.len() != y.len() {
+        return false;
+    }
+    let mut dynamic = 0;
+    for (p, q) in x.iter().zip(y) {
+        match (p.get(), q.get()) {
+            (Some(0), _) | (_, Some(0)) => return false,
+            (Some(u), Some(v)) if u == v => {}
+            (None, None) => dynamic += 1,
+            _ => return false,
+        }
+    }
+    dynamic == 1
+}
