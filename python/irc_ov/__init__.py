@@ -179,6 +179,7 @@ def fold(
     inputs: Optional[Inputs] = None,
     max_fold_bytes: Optional[int] = None,
     verify: bool = False,
+    simplify: bool = True,
 ) -> Dict[str, Any]:
     """``irc fold SRC -o DST``: fold every subgraph whose value is known before run time into
     constants, remove dead layers, share identical constants; write DST (.xml, its .bin beside).
@@ -186,12 +187,15 @@ def fold(
     ``inputs`` overrides input shapes as ``--input`` does. ``max_fold_bytes`` caps how much the
     weights may grow (default 16 MiB). ``verify=True``: before DST is put in place, OpenVINO
     runs it and SRC on the same inputs; when they differ nothing is written and IrcError is
-    raised (``--verify``). Returns the fold report (``layers_before``,
-    ``layers_after``, ``folded``, ``skipped``, ``bin_before``, ``bin_after`` …)."""
+    raised (``--verify``). ``simplify=False``: only fold constants and remove dead layers
+    (``--no-simplify``; docs/simplify.md). Returns the fold report (``layers_before``,
+    ``layers_after``, ``folded``, ``skipped``, ``simplified``, ``bin_before``, ``bin_after`` …)."""
     args = ["fold", "--format=json", "--quiet", f"--output={_path(dst)}"]
     args += _input_specs(inputs)
     if max_fold_bytes is not None:
         args.append(f"--max-fold-bytes={int(max_fold_bytes)}")
+    if not simplify:
+        args.append("--no-simplify")
     if verify:
         args.append("--verify")
         lib = _ov_lib()
@@ -405,12 +409,15 @@ def fold_model(
     inputs: Optional[Inputs] = None,
     max_fold_bytes: Optional[int] = None,
     core: Any = None,
+    simplify: bool = True,
 ) -> Any:
     """Fold an ``openvino.Model``: returns a new ``openvino.Model`` (the argument is left as
     it is), as :func:`fold` would write it. ``inputs`` as for :func:`fold`; ``core`` the
     ``openvino.Core`` to read the result with (default: one shared by this module)."""
     return _through_files(
-        model, lambda s, d: fold(s, d, inputs=inputs, max_fold_bytes=max_fold_bytes), core
+        model,
+        lambda s, d: fold(s, d, inputs=inputs, max_fold_bytes=max_fold_bytes, simplify=simplify),
+        core,
     )
 
 

@@ -28,6 +28,7 @@ def fold(
     inputs: Optional[Inputs] = ...,
     max_fold_bytes: Optional[int] = ...,
     verify: bool = ...,
+    simplify: bool = ...,
 ) -> Dict[str, Any]: ...
 def edit(
     src: PathLike,
@@ -77,5 +78,6 @@ def fold_model(
     inputs: Optional[Inputs] = ...,
     max_fold_bytes: Optional[int] = ...,
     core: Any = ...,
+    simplify: bool = ...,
 ) -> Any: ...
 def infer_model(model: Any, inputs: Optional[Inputs] = ..., core: Any = ...) -> Any: ...

@@ -140,6 +140,20 @@ def test_fold_same_bytes_and_report(xml, inputs, tmp_path):
     assert read_pair(tmp_path / "py.xml") == read_pair(tmp_path / "cli.xml")
 
 
+def test_fold_simplify_false_is_no_simplify(tmp_path):
+    xml = SAMPLES / "silero_seq.xml"
+    r = irc_ov.fold(xml, tmp_path / "py.xml", inputs={"input": [4, 576]}, simplify=False)
+    want = cli_json("fold", xml, "-o", tmp_path / "cli.xml", "--format", "json", "--input", "input[4,576]",
+                    "--no-simplify")
+    assert r == want
+    assert r["simplified"] is None
+    assert read_pair(tmp_path / "py.xml") == read_pair(tmp_path / "cli.xml")
+    # By default the passes run, and on this sample they take layers away.
+    d = irc_ov.fold(xml, tmp_path / "d.xml", inputs={"input": [4, 576]})
+    assert sum(d["simplified"].values()) > 0
+    assert d["layers_after"] < r["layers_after"]
+
+
 def test_edit_same_bytes_and_report_as_the_cli_and_openvino_reads_the_names(tmp_path):
     xml = SAMPLES / "silero_seq.xml"
     r = irc_ov.edit(xml, tmp_path / "py.xml", rename_inputs={"input": "audio"}, rename_outputs={"hn": "h_next"},

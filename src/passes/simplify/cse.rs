@@ -3,9 +3,9 @@
 //! compute the same values; the first (in order) stays and the others' readers read it.
 //!
 //! Never shared: Parameters, Results, Consts (constant sharing is fold's own step), layers with
-//! bodies, ops with state or randomness or that never fold (ReadValue, Assign, RandomUniform,
-//! Multinomial, …), sinks, and ops irc has no rule for (extension ops: what they compute is not
-//! known to depend on their inputs only).
+//! bodies, ops with state or randomness (ReadValue, Assign, RandomUniform, Multinomial), sinks,
+//! and ops irc has no rule for (extension ops: what they compute is not known to depend on
+//! their inputs only).
 
 use super::Cx;
 use crate::ir::*;
@@ -46,6 +46,9 @@ pub fn run(cx: &mut Cx) -> usize {
     n_done
 }
 
+/// Ops whose outputs are not a function of their inputs and attributes alone.
+const STATEFUL: &[&str] = &["ReadValue", "Assign", "RandomUniform", "Multinomial"];
+
 #[derive(PartialEq, Eq, Hash)]
 struct Key {
     ty: String,
@@ -65,7 +68,7 @@ fn key(cx: &Cx, n: NodeId) -> Option<Key> {
         return None;
     }
     let op = crate::ops::lookup(l)?;
-    if !op.def.policy.folds || op.def.policy.sink {
+    if op.def.policy.sink || STATEFUL.contains(&op.ty) {
         return None;
     }
     let inputs: Vec<_> = cx.g.inputs_of(n).into_iter().collect();

@@ -1,0 +1,569 @@
+#!/usr/bin/env python3
+"""irc fold's simplification passes (src/passes/simplify) against OpenVINO 2026.4.1.
+
+Two kinds of case:
+
+  pass_<name>: a small graph built with openvino.opset*, saved, folded by `irc fold`; then
+      a  the op types left (every layer but Parameter/Result/Const) are the ones expected:
+         the pass fired where it must, and did not where it must not (side effects, names
+         that would be lost, values or types that would change);
+      b  OpenVINO reads the result, its inputs/outputs (names, types, shapes) equal the
+         original's, and its CPU results equal the original's bit for bit on seeded inputs;
+      c  the fold report's `simplified` counts name the pass (when it must fire).
+  moc_<model>[_noovr]: every shared model (with models.json's overrides, and without) and
+      every zoo model (NAME with overrides, NAME_dyn without): the layers that depend on a
+      run-time input left by `irc fold` number no more than those OpenVINO leaves after
+      `apply_moc_transformations(model, cf=True)` and ConstantFolding (the count OpenVINO's
+      converter reaches); .bin <= 1.05 x the source. Models listed in ABOVE_MOC are not there
+      yet: they must not get worse than the count recorded, with the reason written there.
+      Shared (classic) models are also run on the CPU, before and after, bit for bit (the
+      zoo's folds are checked that way by zoo.py).
+
+Usage:  python tests/ov/simplify.py [-k SUBSTRING]
+Env:    IRC_BIN (default <repo>/target/release/irc), IRC_SHARED_MODELS (default ../shared/models)
+Output: `PASS name` / `FAIL name: reason` per case, then `N passed, M failed`; exit 0 iff none
+        failed. Without ../shared only the pass_ cases run (said on stderr).
+"""
+import argparse
+import collections
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+from openvino import opset1 as o1
+from openvino import opset8 as o8
+from openvino import opset13 as o13
+from openvino.passes import ConstantFolding, Manager
+from openvino._offline_transformations import apply_moc_transformations
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import zoo  # noqa: E402  (seeded feeds, CPU runs, output comparison)
+from common import run_cases, run_irc  # noqa: E402
+
+try:
+    import openvino_tokenizers  # noqa: F401  (registers the tokenizer's extension ops)
+except Exception:  # pragma: no cover
+    pass
+
+_REPO = Path(__file__).resolve().parents[2]
+IRC_BIN = os.environ.get("IRC_BIN", str(_REPO / "target" / "release" / "irc"))
+SHARED = Path(os.environ.get("IRC_SHARED_MODELS", str(_REPO.parent / "shared" / "models")))
+CORE = ov.Core()
+
+# Models where irc leaves more run-time layers than MOC + ConstantFolding: the most irc may
+# leave, and what OpenVINO does that irc does not (yet).
+ABOVE_MOC = {
+    "moc_magika": (75, "SoftmaxFusion (Exp/ReduceSum/Divide as one Softmax) and Squeeze->Reshape "
+                       "chains through a Softmax"),
+    "moc_magika_noovr": (107, "symbolic shapes: MOC proves two dynamic dims equal (Maximum of a "
+                              "shape with itself) where irc has no dimension symbols"),
+    "moc_shufflenet": (174, "ShuffleChannelsFusion (Reshape-Transpose-Reshape as one "
+                            "ShuffleChannels)"),
+    "moc_silero_ov16k": (37, "Squeeze->Unsqueeze around an LSTMSequence where one chain's end "
+                             "feeds a Result"),
+    "moc_llama_fp16_dyn": (181, "symbolic shapes: MOC shares ShapeOf/Gather of tensors it proves "
+                                "to have the same dims"),
+    "moc_qwen2_int8_dyn": (181, "symbolic shapes (as llama_fp16_dyn)"),
+    "moc_gemma_int4_sym_dyn": (182, "symbolic shapes (as llama_fp16_dyn)"),
+}
+
+
+# ---------------------------------------------------------------------------
+# Generated graphs
+# ---------------------------------------------------------------------------
+
+def P(shape, t=np.float32, name="x"):
+    p = o1.parameter(shape, t, name=name)
+    p.output(0).get_tensor().set_names({name})
+    return p
+
+
+def C(v, t=np.int64):
+    return o1.constant(np.array(v, dtype=t))
+
+
+def model(outs, params):
+    outs = outs if isinstance(outs, list) else [outs]
+    res = []
+    for i, o in enumerate(outs):
+        r = o1.result(o)
+        r.output(0).get_tensor().set_names({"out%d" % i})
+        res.append(r)
+    return ov.Model(res, params, "simplify_case")
+
+
+def g_reshape_same():
+    x = P([2, 3])
+    return model(o1.relu(o1.reshape(x, C([2, 3]), False)), [x])
+
+
+def g_reshape_same_dyn():
+    x = P([-1, 3])
+    return model(o1.relu(o1.reshape(x, C([-1, 3]), False)), [x])
+
+
+def g_reshape_swap_dyn_stays():
+    # [?,?] reshaped to its dims swapped: same partial shape, different tensor.
+    x = P([-1, -1])
+    s = o1.shape_of(x)
+    t = o1.concat([o8.gather(s, C([1]), C(0)), o8.gather(s, C([0]), C(0))], 0)
+    return model(o1.relu(o1.reshape(x, t, False)), [x])
+
+
+def g_convert_same():
+    x = P([4])
+    return model(o1.relu(o1.convert(x, "f32")), [x])
+
+
+def g_convert_chain_stays():
+    x = P([4])
+    return model(o1.convert(o1.convert(x, "f16"), "f32"), [x])
+
+
+def g_transpose_identity():
+    x = P([2, 3, 4])
+    return model(o1.relu(o1.transpose(x, C([0, 1, 2]))), [x])
+
+
+def g_transpose_empty_stays():
+    x = P([2, 3])
+    empty = ov.op.Constant(ov.Type.i64, ov.Shape([0]), [])
+    return model(o1.relu(o1.transpose(x, empty)), [x])
+
+
+def g_broadcast_same():
+    x = P([2, 3])
+    return model(o1.relu(o13.broadcast(x, C([2, 3]))), [x])
+
+
+def g_tile_ones():
+    x = P([2, 3])
+    return model(o1.relu(o1.tile(x, C([1, 1]))), [x])
+
+
+def g_slice_full():
+    x = P([4, 5])
+    return model(o1.relu(o8.slice(x, C([0]), C([2**62]), C([1]), C([1]))), [x])
+
+
+def g_slice_reverse_stays():
+    x = P([4])
+    return model(o1.relu(o8.slice(x, C([-1]), C([-2**62]), C([-1]), C([0]))), [x])
+
+
+def g_pad_zero():
+    x = P([2, 3])
+    return model(o1.relu(o1.pad(x, C([0, 0]), C([0, 0]), "constant")), [x])
+
+
+def g_concat_one():
+    x = P([2, 3])
+    return model(o1.relu(o1.concat([x], 1)), [x])
+
+
+def g_split_one():
+    x = P([2, 3])
+    return model(o1.relu(o1.split(x, C(1), 1).output(0)), [x])
+
+
+def g_add_zero_int():
+    x = P([2, 3], np.int32)
+    return model(o1.negative(o1.add(x, C([[0, 0, 0]], np.int32))), [x])
+
+
+def g_add_zero_float_stays():
+    # -0 + 0 is +0: not the input bit for bit.
+    x = P([2, 3])
+    return model(o1.negative(o1.add(x, C(0.0, np.float32))), [x])
+
+
+def g_float_neutral():
+    x = P([2, 3])
+    y = o1.multiply(x, C(1.0, np.float32))
+    y = o1.divide(y, C([1.0], np.float32))
+    y = o1.subtract(y, C(0.0, np.float32))
+    return model(o1.negative(y), [x])
+
+
+def g_add_zero_grows_stays():
+    x = P([1, 3], np.int32)
+    return model(o1.negative(o1.add(x, C(np.zeros([2, 3]), np.int32))), [x])
+
+
+def fq(x, lo, hi):
+    return o1.fake_quantize(x, C(lo, np.float32), C(hi, np.float32), C(lo, np.float32),
+                            C(hi, np.float32), 256)
+
+
+def g_clamp_fq_inside():
+    x = P([1, 2, 4, 4])
+    return model(fq(o1.clamp(x, 0.0, 6.0), [[[[0.0]], [[0.0]]]], [[[[3.0]], [[5.5]]]]), [x])
+
+
+def g_clamp_fq_outside_stays():
+    x = P([1, 2, 4, 4])
+    return model(fq(o1.clamp(x, 0.0, 2.0), 0.0, 3.0), [x])
+
+
+def g_clamp_two_users_stays():
+    x = P([1, 2, 4, 4])
+    c = o1.clamp(x, 0.0, 6.0)
+    return model([fq(c, 0.0, 3.0), o1.relu(c)], [x])
+
+
+def g_transpose_cancel():
+    x = P([2, 3, 4])
+    t = o1.transpose(o1.transpose(x, C([1, 0, 2])), C([1, 0, 2]))
+    return model(o1.relu(t), [x])
+
+
+def g_transpose_compose():
+    x = P([2, 3, 4])
+    t = o1.transpose(o1.transpose(x, C([1, 0, 2])), C([0, 2, 1]))
+    return model(o1.relu(t), [x])
+
+
+def g_transpose_to_reshape():
+    x = P([1, 3, 4])
+    return model(o1.relu(o1.transpose(x, C([1, 0, 2]))), [x])
+
+
+def g_transpose_ones_identity():
+    # Moves only length-1 dims and gives back the shape it reads: nothing left.
+    x = P([1, 3, 1, 4])
+    return model(o1.relu(o1.transpose(x, C([2, 1, 0, 3]))), [x])
+
+
+def g_transpose_moves_stays():
+    x = P([2, 3])
+    return model(o1.relu(o1.transpose(x, C([1, 0]))), [x])
+
+
+def g_unsqueeze_chain():
+    x = P([-1])
+    u = o1.unsqueeze(o1.unsqueeze(o1.unsqueeze(x, C(0)), C(1)), C(2))
+    return model(o1.relu(u), [x])
+
+
+def g_squeeze_unsqueeze_identity():
+    x = P([1, 1, 8])
+    s = o1.squeeze(o1.relu(x), C([1]))
+    return model([o1.relu(o1.unsqueeze(s, C([1]))), o1.relu(o1.unsqueeze(s, C([2])))], [x])
+
+
+def g_chain_dyn_in_place():
+    x = P([-1, -1, 4])
+    r = o1.reshape(o1.unsqueeze(x, C([3])), C([0, 0, 2, 2]), True)
+    return model(o1.relu(r), [x])
+
+
+def g_chain_dyn_moved_stays():
+    x = P([-1, -1])
+    u = o1.unsqueeze(o1.unsqueeze(x, C([0])), C([0]))
+    return model(o1.relu(u), [x])
+
+
+def g_chain_to_output():
+    # The chain's end is a model output: its names stay, the intermediate's (none) too.
+    x = P([2, 6])
+    return model(o1.reshape(o1.unsqueeze(x, C([0])), C([3, 4]), False), [x])
+
+
+def g_slices_split():
+    x = P([2, 16])
+    a = o8.slice(x, C([8]), C([2**62]), C([1]), C([1]))
+    b = o8.slice(x, C([0]), C([8]), C([1]), C([1]))
+    return model(o1.concat([o1.negative(a), b], 1), [x])
+
+
+def g_slices_gap():
+    x = P([2, 16])
+    a = o8.slice(x, C([0]), C([4]), C([1]), C([1]))
+    b = o8.slice(x, C([8]), C([12]), C([1]), C([-1]))
+    return model(o1.concat([o1.negative(a), b], 1), [x])
+
+
+def g_slices_overlap_stays():
+    x = P([2, 16])
+    a = o8.slice(x, C([0]), C([8]), C([1]), C([1]))
+    b = o8.slice(x, C([4]), C([12]), C([1]), C([1]))
+    return model(o1.concat([o1.negative(a), b], 1), [x])
+
+
+def g_slices_step2_stays():
+    x = P([2, 16])
+    a = o8.slice(x, C([0]), C([8]), C([2]), C([1]))
+    b = o8.slice(x, C([8]), C([16]), C([2]), C([1]))
+    return model(o1.concat([o1.negative(a), b], 1), [x])
+
+
+def g_cse():
+    x = P([2, 3])
+    w = C(np.arange(12, dtype=np.float32).reshape(3, 4), np.float32)
+    a = o1.matmul(o1.relu(x), w, False, False)
+    b = o1.matmul(o1.relu(x), w, False, False)
+    return model(o1.add(a, b), [x])
+
+
+def g_cse_fq():
+    x = P([1, 2, 4, 4])
+    return model(o1.add(fq(x, 0.0, 3.0), fq(x, 0.0, 3.0)), [x])
+
+
+def g_cse_attrs_differ_stays():
+    x = P([2, 3])
+    return model(o1.add(o8.softmax(x, 0), o8.softmax(x, 1)), [x])
+
+
+def g_cse_random_stays():
+    x = P([2, 3])
+    s = C([2, 3])
+    a = o8.random_uniform(s, C(0.0, np.float32), C(1.0, np.float32), "f32", 1, 2)
+    b = o8.random_uniform(s, C(0.0, np.float32), C(1.0, np.float32), "f32", 1, 2)
+    return model(o1.add(o1.add(a, b), o1.multiply(x, C(0.0, np.float32))), [x])
+
+
+def g_cse_outputs_keep_names():
+    # Two identical layers, each a model output with its own name: both stay.
+    x = P([2, 3])
+    return model([o1.relu(x), o1.relu(x)], [x])
+
+
+def g_noop_to_parameter_names():
+    # A no-op whose output has a name: the name may not move onto the model input.
+    x = P([2, 3])
+    r = o1.reshape(x, C([2, 3]), False)
+    r.output(0).get_tensor().set_names({"inner"})
+    return model(o1.relu(r), [x])
+
+
+# name: (builder, {op type: count} left, the pass that must fire or None, feed overrides)
+CASES = {
+    "reshape_same": (g_reshape_same, {"Relu": 1}, "noop"),
+    "reshape_same_dyn": (g_reshape_same_dyn, {"Relu": 1}, "noop"),
+    "reshape_swap_dyn_stays": (g_reshape_swap_dyn_stays,
+                               {"Relu": 1, "Reshape": 1, "ShapeOf": 1, "Gather": 2, "Concat": 1}, None),
+    "convert_same": (g_convert_same, {"Relu": 1}, "noop"),
+    "convert_chain_stays": (g_convert_chain_stays, {"Convert": 2}, None),
+    "transpose_identity": (g_transpose_identity, {"Relu": 1}, "noop"),
+    "transpose_empty_stays": (g_transpose_empty_stays, {"Relu": 1, "Transpose": 1}, None),
+    "broadcast_same": (g_broadcast_same, {"Relu": 1}, "noop"),
+    "tile_ones": (g_tile_ones, {"Relu": 1}, "noop"),
+    "slice_full": (g_slice_full, {"Relu": 1}, "noop"),
+    "slice_reverse_stays": (g_slice_reverse_stays, {"Relu": 1, "Slice": 1}, None),
+    "pad_zero": (g_pad_zero, {"Relu": 1}, "noop"),
+    "concat_one": (g_concat_one, {"Relu": 1}, "noop"),
+    "split_one": (g_split_one, {"Relu": 1}, "noop"),
+    "add_zero_int": (g_add_zero_int, {"Negative": 1}, "noop"),
+    "add_zero_float_stays": (g_add_zero_float_stays, {"Negative": 1, "Add": 1}, None),
+    "float_neutral": (g_float_neutral, {"Negative": 1}, "noop"),
+    "add_zero_grows_stays": (g_add_zero_grows_stays, {"Negative": 1, "Add": 1}, None),
+    "clamp_fq_inside": (g_clamp_fq_inside, {"FakeQuantize": 1}, "clamp-fq"),
+    "clamp_fq_outside_stays": (g_clamp_fq_outside_stays, {"FakeQuantize": 1, "Clamp": 1}, None),
+    "clamp_two_users_stays": (g_clamp_two_users_stays, {"FakeQuantize": 1, "Clamp": 1, "Relu": 1}, None),
+    "transpose_cancel": (g_transpose_cancel, {"Relu": 1}, "transpose"),
+    "transpose_compose": (g_transpose_compose, {"Relu": 1, "Transpose": 1}, "transpose"),
+    "transpose_to_reshape": (g_transpose_to_reshape, {"Relu": 1, "Reshape": 1}, "transpose"),
+    "transpose_ones_identity": (g_transpose_ones_identity, {"Relu": 1}, "transpose"),
+    "transpose_moves_stays": (g_transpose_moves_stays, {"Relu": 1, "Transpose": 1}, None),
+    "unsqueeze_chain": (g_unsqueeze_chain, {"Relu": 1, "Reshape": 1}, "reshape-chain"),
+    "squeeze_unsqueeze_identity": (g_squeeze_unsqueeze_identity, {"Relu": 3, "Reshape": 1}, "reshape-chain"),
+    "chain_dyn_in_place": (g_chain_dyn_in_place, {"Relu": 1, "Reshape": 1}, "reshape-chain"),
+    "chain_dyn_moved_stays": (g_chain_dyn_moved_stays, {"Relu": 1, "Unsqueeze": 2}, None),
+    "chain_to_output": (g_chain_to_output, {"Reshape": 1}, "reshape-chain"),
+    "slices_split": (g_slices_split, {"VariadicSplit": 1, "Negative": 1, "Concat": 1}, "slices"),
+    "slices_gap": (g_slices_gap, {"VariadicSplit": 1, "Negative": 1, "Concat": 1}, "slices"),
+    "slices_overlap_stays": (g_slices_overlap_stays, {"Slice": 2, "Negative": 1, "Concat": 1}, None),
+    "slices_step2_stays": (g_slices_step2_stays, {"Slice": 2, "Negative": 1, "Concat": 1}, None),
+    "cse": (g_cse, {"Relu": 1, "MatMul": 1, "Add": 1}, "cse"),
+    "cse_fq": (g_cse_fq, {"FakeQuantize": 1, "Add": 1}, "cse"),
+    "cse_attrs_differ_stays": (g_cse_attrs_differ_stays, {"Softmax": 2, "Add": 1}, None),
+    "cse_random_stays": (g_cse_random_stays, {"RandomUniform": 2, "Add": 2, "Multiply": 1}, None),
+    "cse_outputs_keep_names": (g_cse_outputs_keep_names, {"Relu": 2}, None),
+    "noop_to_parameter_names": (g_noop_to_parameter_names, {"Relu": 1, "Reshape": 1}, None),
+}
+
+
+def op_counts(m):
+    c = collections.Counter()
+    for op in m.get_ordered_ops():
+        t = op.get_type_name()
+        if t not in ("Parameter", "Result", "Constant"):
+            c[t] += 1
+    return dict(c)
+
+
+def feed_for(m, rng):
+    feeds = {}
+    for p in m.inputs:
+        ps = p.get_partial_shape()
+        dims = [d.get_length() if d.is_static else 3 + i for i, d in enumerate(ps)]
+        t = p.get_element_type().to_dtype()
+        if np.issubdtype(t, np.floating):
+            v = rng.standard_normal(dims).astype(t) * 4
+            v.flat[0] = -0.0  # -0 + 0 is +0: a fold of x + 0 would show
+        else:
+            v = rng.integers(-50, 50, dims).astype(t)
+        feeds[p.get_any_name()] = v
+    return feeds
+
+
+def cpu_run(m, feeds):
+    c = CORE.compile_model(m, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    r = c(feeds)
+    return [np.array(r[o]) for o in c.outputs]
+
+
+def bit_equal(a, b):
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if np.issubdtype(a.dtype, np.floating):
+        return np.array_equal(a.view(np.uint8), b.view(np.uint8)) or (
+            np.array_equal(np.isnan(a), np.isnan(b))
+            and np.array_equal(np.where(np.isnan(a), 0, a).view(np.uint8),
+                               np.where(np.isnan(b), 0, b).view(np.uint8)))
+    return np.array_equal(a, b)
+
+
+def fold(src, out, *extra):
+    rc, so, se = run_irc(IRC_BIN, "fold", src, "-o", out, "--format", "json", "--quiet", *extra)
+    if rc != 0:
+        raise RuntimeError("irc fold exited %d: %s" % (rc, se.strip()[:300]))
+    return json.loads(so)
+
+
+def case_pass(name, wd):
+    build, want, must_fire = CASES[name]
+    m = build()
+    src = wd / "in.xml"
+    ov.save_model(m, str(src), compress_to_fp16=False)
+    out = wd / "out.xml"
+    rep = fold(src, out)
+    bad = []
+    orig, got = CORE.read_model(str(src)), CORE.read_model(str(out))
+    left = op_counts(got)
+    if left != want:
+        bad.append("ops left %s, want %s" % (left, want))
+    simplified = rep.get("simplified") or {}
+    if must_fire and not simplified.get(must_fire):
+        bad.append("report: %s did not fire (%s)" % (must_fire, simplified))
+    d = zoo.io_diff(orig, got)
+    if d:
+        bad.append("inputs/outputs: %s" % d)
+    if "random" not in name:
+        feeds = feed_for(orig, np.random.default_rng(7))
+        for i, (a, b) in enumerate(zip(cpu_run(orig, feeds), cpu_run(got, feeds))):
+            if not bit_equal(a, b):
+                bad.append("output %d differs (max abs %s)" % (i, np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)))))
+    # --no-simplify: only folding (every case's graph has something a pass would take or keep).
+    rep2 = fold(src, wd / "plain.xml", "--no-simplify")
+    if rep2.get("simplified") is not None:
+        bad.append("--no-simplify still reports simplifications: %s" % rep2.get("simplified"))
+    return bad
+
+
+# ---------------------------------------------------------------------------
+# Whole models against MOC
+# ---------------------------------------------------------------------------
+
+def runtime_layers(m):
+    rt, n = set(), 0
+    for op in m.get_ordered_ops():
+        t = op.get_type_name()
+        if t in ("Parameter", "ReadValue") or any(
+                i.get_source_output().get_node() in rt for i in op.inputs()):
+            rt.add(op)
+            if t not in ("Parameter", "Result", "Constant"):
+                n += 1
+    return n
+
+
+def shapes_of(inputs):
+    d = {}
+    for s in inputs:
+        name, dims = s.split("[", 1)
+        d[name] = ov.PartialShape("[" + dims.rstrip("]") + "]")
+    return d
+
+
+def case_model(xml, inputs, wd, cpu, feed_inputs=None):
+    m = CORE.read_model(str(xml))
+    if inputs:
+        m.reshape(shapes_of(inputs))
+    apply_moc_transformations(m, True)
+    mg = Manager()
+    mg.register_pass(ConstantFolding())
+    mg.run_passes(m)
+    moc = runtime_layers(m)
+    out = wd / "out.xml"
+    args = []
+    for s in inputs:
+        args += ["--input", s]
+    fold(xml, out, *args)
+    got = CORE.read_model(str(out))
+    n = runtime_layers(got)
+    label = wd.name
+    bad = []
+    limit, why = ABOVE_MOC.get(label, (moc, None))
+    sys.stderr.write("%s: irc %d, MOC+CF %d run-time layers%s\n" % (label, n, moc, "" if why is None else " (known: %s)" % why))
+    if n > max(moc, limit):
+        bad.append("irc leaves %d run-time layers, MOC+ConstantFolding %d%s" % (
+            n, moc, "" if why is None else " (recorded: %d; %s)" % (limit, why)))
+    src_bin, out_bin = Path(xml).with_suffix(".bin"), out.with_suffix(".bin")
+    if src_bin.exists() and out_bin.stat().st_size > 1.05 * src_bin.stat().st_size:
+        bad.append(".bin grew: %d -> %d bytes" % (src_bin.stat().st_size, out_bin.stat().st_size))
+    if cpu and not bad:
+        orig = CORE.read_model(str(xml))
+        if inputs:
+            orig.reshape(shapes_of(inputs))
+        if zoo.io_diff(orig, got):
+            return ["inputs/outputs: %s" % zoo.io_diff(orig, got)]
+        # Seeded inputs of the override shapes (a model kept dynamic runs on them too).
+        shaped = orig
+        if feed_inputs:
+            shaped = CORE.read_model(str(xml))
+            shaped.reshape(shapes_of(feed_inputs))
+        rng = np.random.default_rng(5)
+        feeds, past = [], 0
+        for s in range(zoo.steps_for(orig)):
+            f = zoo.make_feed(shaped, rng, s, past)
+            past += zoo.seq_len_of(f)
+            feeds.append(f)
+        bad += zoo.compare_steps(zoo.cpu_steps(orig, feeds), zoo.cpu_steps(got, feeds), str(out))
+    return bad
+
+
+def model_jobs():
+    jobs = []
+    for d, cpu in ((SHARED, True), (SHARED / "zoo", False)):
+        mj = d / "models.json"
+        if not mj.exists():
+            continue
+        for name, v in sorted(json.loads(mj.read_text()).items()):
+            ins = v.get("inputs", []) if isinstance(v, dict) else v
+            xml = d / (name + ".xml")
+            if not xml.exists():
+                continue
+            jobs.append(("moc_" + name, lambda wd, x=xml, i=ins, c=cpu: case_model(x, i, wd, c)))
+            if ins and d == SHARED:
+                jobs.append(("moc_%s_noovr" % name,
+                             lambda wd, x=xml, c=cpu, i=ins: case_model(x, [], wd, c, feed_inputs=i)))
+    return jobs
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-k", default=None)
+    args = ap.parse_args()
+    jobs = [("pass_" + n, lambda wd, n=n: case_pass(n, wd)) for n in CASES]
+    mj = model_jobs()
+    if not mj:
+        sys.stderr.write("simplify.py: %s absent: whole-model cases skipped\n" % SHARED)
+    return run_cases(jobs + mj, args.k)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
