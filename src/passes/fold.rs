@@ -102,7 +102,7 @@ pub fn fold(
     if opts.simplify {
         let r = super::simplify::simplify(model);
         crate::trace("fold: simplify");
-        if r.removed > 0 {
+        if r.new_consts > 0 {
             // The passes' new constants (shapes, axes) may equal ones already there.
             report.deduplicated += dedup(&mut model.graph, model.weights.as_deref());
         }
@@ -504,7 +504,10 @@ pub fn dce(g: &mut Graph) -> usize {
         stack.extend(g.links_into(n).map(|k| k.from));
     }
     let dead: Vec<NodeId> = g.nodes().filter(|n| !live.contains(n)).collect();
-    for &n in &dead {
+    // Latest first: a layer's edges were added after its producers' older ones and sit near
+    // the front of their edge lists, so unlinking them does not walk a shared constant's
+    // thousands of other edges.
+    for &n in dead.iter().rev() {
         g.remove_layer(n);
     }
     dead.len()

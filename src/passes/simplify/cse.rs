@@ -9,27 +9,46 @@
 
 use super::Cx;
 use crate::ir::*;
-use std::collections::HashMap;
+use smallvec::SmallVec;
 
 pub fn run(cx: &mut Cx) -> usize {
     let Some(order) = cx.g.ordered() else {
         return 0;
     };
-    let mut seen: HashMap<Key, NodeId> = HashMap::new();
+    // Candidates by a hash of what makes two layers compute the same; equal hashes are
+    // compared in full.
+    let mut seen: FastMap<u64, SmallVec<[NodeId; 1]>> = FastMap::default();
+    // Edges out of each layer: a layer can have a twin only if every producer it reads is read
+    // at least twice (a cheap test that skips most layers of a big graph).
+    let mut fanout = vec![0u32; cx.g.node_bound()];
+    for lk in cx.g.links() {
+        fanout[lk.from.index()] += 1;
+    }
     let mut n_done = 0;
     for n in order {
-        let Some(key) = key(cx, n) else { continue };
-        let Some(&keep) = seen.get(&key) else {
-            seen.insert(key, n);
+        let shared_inputs = cx.g.links_into(n).next().is_some()
+            && cx.g.links_into(n).all(|lk| fanout[lk.from.index()] >= 2);
+        if !shared_inputs {
+            continue;
+        }
+        let Some(h) = signature(cx, n) else { continue };
+        let bucket = seen.entry(h).or_default();
+        let Some(&keep) = bucket.iter().find(|&&k| same(cx.g, k, n)) else {
+            bucket.push(n);
             continue;
         };
         let outs = cx.g[n].outputs.len();
         let mut all = true;
         for o in 0..outs {
-            if cx.g.users_of(n, o).is_empty() {
+            let moved = cx.g.users_of(n, o).len() as u32;
+            if moved == 0 {
                 continue;
             }
-            all &= cx.replace((n, o), (keep, o));
+            if cx.replace((n, o), (keep, o)) {
+                fanout[keep.index()] += moved;
+            } else {
+                all = false;
+            }
         }
         if all {
             let (a, b) = (&cx.g[n], &cx.g[keep]);
@@ -49,17 +68,10 @@ pub fn run(cx: &mut Cx) -> usize {
 /// Ops whose outputs are not a function of their inputs and attributes alone.
 const STATEFUL: &[&str] = &["ReadValue", "Assign", "RandomUniform", "Multinomial"];
 
-#[derive(PartialEq, Eq, Hash)]
-struct Key {
-    ty: String,
-    version: String,
-    data: Vec<(String, String)>,
-    rt: Option<String>,
-    inputs: Vec<Option<(NodeId, usize)>>,
-    outputs: Vec<(Option<ElementType>, PartialShape)>,
-}
-
-fn key(cx: &Cx, n: NodeId) -> Option<Key> {
+/// A hash of layer `n`'s type, version, attributes, inputs and output ports; `None` when it
+/// may not be shared.
+fn signature(cx: &Cx, n: NodeId) -> Option<u64> {
+    use std::hash::{Hash, Hasher};
     let l = &cx.g[n];
     if l.is("Parameter") || l.is("Result") || l.is("Const") || !l.bodies.is_empty() {
         return None;
@@ -71,28 +83,44 @@ fn key(cx: &Cx, n: NodeId) -> Option<Key> {
     if op.def.policy.sink || STATEFUL.contains(&op.ty) {
         return None;
     }
-    let inputs: Vec<_> = cx.g.inputs_of(n).into_iter().collect();
+    let inputs = cx.g.inputs_of(n);
     if inputs.iter().any(|i| i.is_none()) {
         return None;
     }
-    Some(Key {
-        ty: l.ty.as_str().to_string(),
-        version: l.version.as_str().to_string(),
-        data: l
-            .data
-            .as_ref()
-            .map(|d| {
-                d.iter()
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .collect()
-            })
-            .unwrap_or_default(),
-        rt: l.rt_info.as_ref().map(|r| format!("{r:?}")),
-        inputs,
-        outputs: l
-            .outputs
+    let mut h = FastHasher::default();
+    l.ty.as_str().hash(&mut h);
+    l.version.as_str().hash(&mut h);
+    if let Some(d) = &l.data {
+        for (k, v) in d.iter() {
+            k.hash(&mut h);
+            v.hash(&mut h);
+        }
+    }
+    l.rt_info.is_some().hash(&mut h);
+    inputs.hash(&mut h);
+    for p in &l.outputs {
+        p.precision.hash(&mut h);
+        p.shape.hash(&mut h);
+    }
+    Some(h.finish())
+}
+
+/// Do layers `a` and `b` compute the same (what [`signature`] hashes, compared in full)?
+fn same(g: &Graph, a: NodeId, b: NodeId) -> bool {
+    let (x, y) = (&g[a], &g[b]);
+    let same_data = x
+        .data
+        .iter()
+        .flat_map(|d| d.iter())
+        .eq(y.data.iter().flat_map(|d| d.iter()));
+    x.ty.as_str() == y.ty.as_str()
+        && x.version.as_str() == y.version.as_str()
+        && same_data
+        && x.rt_info == y.rt_info
+        && g.inputs_of(a) == g.inputs_of(b)
+        && x.outputs.len() == y.outputs.len()
+        && x.outputs
             .iter()
-            .map(|p| (p.precision, p.shape.clone()))
-            .collect(),
-    })
+            .zip(&y.outputs)
+            .all(|(p, q)| p.precision == q.precision && p.shape == q.shape)
 }

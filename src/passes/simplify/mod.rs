@@ -77,6 +77,8 @@ pub struct SimplifyReport {
     pub log: Vec<String>,
     /// Layers removed by the rewrites (dead layers they left included).
     pub removed: usize,
+    /// Constants the passes added (target shapes, axes, split lengths).
+    pub new_consts: usize,
 }
 
 /// Run the pipeline on the model's top-level graph (bodies are left as they are).
@@ -98,15 +100,21 @@ pub fn simplify(model: &mut Model) -> SimplifyReport {
                 next_id,
                 log: &mut report.log,
                 pass: p.name,
+                new_consts: &mut report.new_consts,
             };
             let n = (p.run)(&mut cx);
             next_id = cx.next_id;
             if n > 0 {
                 super::fold::dce(g);
             }
+            crate::trace(p.name);
             report.counts[i].1 += n;
-            changed += n;
+            if p.name != "cse" {
+                changed += n;
+            }
         }
+        // Sharing (last, in order) opens nothing up for the passes before it: another round
+        // only when one of those changed something.
         if changed == 0 {
             break;
         }
@@ -122,6 +130,7 @@ pub struct Cx<'a> {
     next_id: u64,
     log: &'a mut Vec<String>,
     pass: &'static str,
+    new_consts: &'a mut usize,
 }
 
 /// Constants larger than this are not read by a rule (axes, shapes and ranges are small).
@@ -296,6 +305,7 @@ impl Cx<'_> {
         layer.konst = Some(ConstData::Owned(Arc::from(&t.data[..])));
         layer.id = self.fresh_id();
         layer.origin = origin;
+        *self.new_consts += 1;
         self.g.add_layer(layer)
     }
 
