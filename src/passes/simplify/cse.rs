@@ -18,19 +18,8 @@ pub fn run(cx: &mut Cx) -> usize {
     // Candidates by a hash of what makes two layers compute the same; equal hashes are
     // compared in full.
     let mut seen: FastMap<u64, SmallVec<[NodeId; 1]>> = FastMap::default();
-    // Edges out of each layer: a layer can have a twin only if every producer it reads is read
-    // at least twice (a cheap test that skips most layers of a big graph).
-    let mut fanout = vec![0u32; cx.g.node_bound()];
-    for lk in cx.g.links() {
-        fanout[lk.from.index()] += 1;
-    }
     let mut n_done = 0;
     for n in order {
-        let shared_inputs = cx.g.links_into(n).next().is_some()
-            && cx.g.links_into(n).all(|lk| fanout[lk.from.index()] >= 2);
-        if !shared_inputs {
-            continue;
-        }
         let Some(h) = signature(cx, n) else { continue };
         let bucket = seen.entry(h).or_default();
         let Some(&keep) = bucket.iter().find(|&&k| same(cx.g, k, n)) else {
@@ -40,15 +29,10 @@ pub fn run(cx: &mut Cx) -> usize {
         let outs = cx.g[n].outputs.len();
         let mut all = true;
         for o in 0..outs {
-            let moved = cx.g.users_of(n, o).len() as u32;
-            if moved == 0 {
+            if cx.g.users_of(n, o).is_empty() {
                 continue;
             }
-            if cx.replace((n, o), (keep, o)) {
-                fanout[keep.index()] += moved;
-            } else {
-                all = false;
-            }
+            all &= cx.replace((n, o), (keep, o));
         }
         if all {
             let (a, b) = (&cx.g[n], &cx.g[keep]);
