@@ -504,12 +504,7 @@ pub fn dce(g: &mut Graph) -> usize {
         stack.extend(g.links_into(n).map(|k| k.from));
     }
     let dead: Vec<NodeId> = g.nodes().filter(|n| !live.contains(n)).collect();
-    // Latest first: a layer's edges were added after its producers' older ones and sit near
-    // the front of their edge lists, so unlinking them does not walk a shared constant's
-    // thousands of other edges.
-    for &n in dead.iter().rev() {
-        g.remove_layer(n);
-    }
+    g.remove_layers(&dead);
     dead.len()
 }
 

@@ -340,6 +340,47 @@ def g_noop_to_parameter_names():
     return model(o1.relu(r), [x])
 
 
+def g_shuffle():
+    x = P([1, 8, 4, 4])
+    r = o1.reshape(o1.relu(x), C([1, 2, 4, 4, 4]), False)
+    t = o1.transpose(r, C([0, 2, 1, 3, 4]))
+    return model(o1.relu(o1.reshape(t, C([1, 8, 4, 4]), False)), [x])
+
+
+def g_shuffle_merged_tail():
+    x = P([1, 8, 4, 4])
+    r = o1.reshape(o1.relu(x), C([1, 2, 4, 16]), False)
+    t = o1.transpose(r, C([0, 2, 1, 3]))
+    return model(o1.relu(o1.reshape(t, C([1, 8, 4, 4]), False)), [x])
+
+
+def g_shuffle_other_order_stays():
+    x = P([1, 8, 4, 4])
+    r = o1.reshape(o1.relu(x), C([1, 2, 4, 4, 4]), False)
+    t = o1.transpose(r, C([0, 3, 2, 1, 4]))
+    return model(o1.relu(o1.reshape(t, C([1, 8, 4, 4]), False)), [x])
+
+
+def g_symbols():
+    # The batch size read from the ids and again from the embeddings computed from them.
+    x = P([-1, -1], np.int32, "ids")
+    emb = C(np.arange(40, dtype=np.float32).reshape(10, 4), np.float32)
+    h = o1.relu(o8.gather(emb, x, C(0)))
+    a = o8.gather(o1.shape_of(x), C(0), C(0))
+    b = o8.gather(o1.shape_of(h), C(0), C(0))
+    return model([h, o1.add(a, b)], [x])
+
+
+def g_symbols_broadcast_stays():
+    # x + y: its length is x's or y's (either may be 1), so not x's length.
+    x = P([-1], np.float32, "x")
+    y = P([-1], np.float32, "y")
+    z = o1.add(x, y)
+    a = o8.gather(o1.shape_of(x), C(0), C(0))
+    b = o8.gather(o1.shape_of(z), C(0), C(0))
+    return model([z, o1.add(a, b)], [x, y])
+
+
 # name: (builder, {op type: count} left, the pass that must fire or None, feed overrides)
 CASES = {
     "reshape_same": (g_reshape_same, {"Relu": 1}, "noop"),
@@ -378,6 +419,11 @@ CASES = {
     "slices_gap": (g_slices_gap, {"VariadicSplit": 1, "Negative": 1, "Concat": 1}, "slices"),
     "slices_overlap_stays": (g_slices_overlap_stays, {"Slice": 2, "Negative": 1, "Concat": 1}, None),
     "slices_step2_stays": (g_slices_step2_stays, {"Slice": 2, "Negative": 1, "Concat": 1}, None),
+    "shuffle": (g_shuffle, {"Relu": 2, "ShuffleChannels": 1}, "shuffle"),
+    "shuffle_merged_tail": (g_shuffle_merged_tail, {"Relu": 2, "ShuffleChannels": 1}, "shuffle"),
+    "shuffle_other_order_stays": (g_shuffle_other_order_stays, {"Relu": 2, "Reshape": 2, "Transpose": 1}, None),
+    "symbols": (g_symbols, {"Gather": 2, "Relu": 1, "ShapeOf": 1, "Add": 1}, "symbols"),
+    "symbols_broadcast_stays": (g_symbols_broadcast_stays, {"Add": 2, "ShapeOf": 2, "Gather": 2}, None),
     "cse": (g_cse, {"Relu": 1, "MatMul": 1, "Add": 1}, "cse"),
     "cse_fq": (g_cse_fq, {"FakeQuantize": 1, "Add": 1}, "cse"),
     "cse_attrs_differ_stays": (g_cse_attrs_differ_stays, {"Softmax": 2, "Add": 1}, None),
@@ -405,6 +451,8 @@ def feed_for(m, rng):
         if np.issubdtype(t, np.floating):
             v = rng.standard_normal(dims).astype(t) * 4
             v.flat[0] = -0.0  # -0 + 0 is +0: a fold of x + 0 would show
+        elif p.get_any_name() == "ids":
+            v = rng.integers(0, 10, dims).astype(t)
         else:
             v = rng.integers(-50, 50, dims).astype(t)
         feeds[p.get_any_name()] = v

@@ -13,7 +13,9 @@ pub mod clamp_fq;
 pub mod cse;
 pub mod noop;
 pub mod reshape_chain;
+pub mod shuffle;
 pub mod slices;
+pub mod symbols;
 pub mod transpose;
 
 use crate::ir::tensor::Tensor;
@@ -43,6 +45,11 @@ pub const PASSES: &[Pass] = &[
         run: clamp_fq::run,
     },
     Pass {
+        name: "shuffle",
+        about: "Reshape splitting a dim in two, Transpose swapping them, Reshape back, as one ShuffleChannels",
+        run: shuffle::run,
+    },
+    Pass {
         name: "transpose",
         about: "Transpose of a Transpose as one Transpose (none for the identity); a Transpose that moves only length-1 dims as a Reshape",
         run: transpose::run,
@@ -56,6 +63,11 @@ pub const PASSES: &[Pass] = &[
         name: "slices",
         about: "Slices of one tensor along one axis with constant, disjoint ranges as one VariadicSplit",
         run: slices::run,
+    },
+    Pass {
+        name: "symbols",
+        about: "shape values (ShapeOf and what is gathered, concatenated, reshaped from it) equal by dimension symbols computed once",
+        run: symbols::run,
     },
     Pass {
         name: "cse",
@@ -109,12 +121,12 @@ pub fn simplify(model: &mut Model) -> SimplifyReport {
             }
             crate::trace(p.name);
             report.counts[i].1 += n;
-            if p.name != "cse" {
+            if !matches!(p.name, "symbols" | "cse") {
                 changed += n;
             }
         }
-        // Sharing (last, in order) opens nothing up for the passes before it: another round
-        // only when one of those changed something.
+        // Sharing (the last two, in order) opens nothing up for the passes before it: another
+        // round only when one of those changed something.
         if changed == 0 {
             break;
         }

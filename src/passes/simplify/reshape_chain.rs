@@ -41,9 +41,6 @@ pub fn run(cx: &mut Cx) -> usize {
             if !reshape_like(&cx.g[p]) || !all_reshapes(cx, p) {
                 break;
             }
-            if cx.g.users_of(p, 0).len() > 1 && !cx.g[p].outputs[0].names().is_empty() {
-                break;
-            }
             chain.push(p);
         }
         chain.reverse();

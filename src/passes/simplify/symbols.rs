@@ -1,0 +1,459 @@
+//! Shape values by dimension symbols (the part of OpenVINO's SymbolicOptimizations that shares
+//! shape computations): every dynamic dim gets a symbol, carried through the ops whose output
+//! dims provably equal some input dims (elementwise ops where the other side is 1 or the same
+//! symbol, MatMul, Gather, Reshape's `0`, Squeeze/Unsqueeze, Transpose, Concat, reductions…;
+//! anything else gets a fresh symbol). Small integer tensors computed from shapes (ShapeOf,
+//! then Gather/Concat/Squeeze/Unsqueeze/Reshape/Convert of it, constants) get their elements as
+//! symbols or numbers. Two such tensors with the same type, shape and elements hold the same
+//! value at run time: the later one's readers read the earlier one (e.g. the batch size taken
+//! from `input_ids` and again from the hidden states computed from it).
+//!
+//! Symbols are only ever shared where equality holds for every input the model accepts: a
+//! broadcast of two different dynamic dims gets a fresh symbol (either may be 1), a `-1` of a
+//! Reshape too.
+
+use super::Cx;
+use crate::ir::*;
+use smallvec::SmallVec;
+
+/// A dim, or an element of a shape value: a number or a symbol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum E {
+    I(i64),
+    S(u32),
+}
+
+type Es = SmallVec<[E; 6]>;
+
+/// Elements of shape values are tracked up to this many.
+const MAX_VALUE_LEN: u64 = 16;
+
+/// Dims of every output: output 0 of each layer in a table by layer index, the rest (rare)
+/// in a map; `None` for dynamic rank.
+struct Syms {
+    next: u32,
+    dims0: Vec<Option<Es>>,
+    dims: FastMap<(NodeId, usize), Option<Es>>,
+    vals: FastMap<(NodeId, usize), Es>,
+}
+
+impl Syms {
+    fn fresh(&mut self) -> E {
+        self.next += 1;
+        E::S(self.next)
+    }
+    fn dims(&self, src: Option<(NodeId, usize)>) -> Option<&Es> {
+        let (n, o) = src?;
+        if o == 0 {
+            return self.dims0.get(n.index())?.as_ref();
+        }
+        self.dims.get(&(n, o))?.as_ref()
+    }
+    fn set(&mut self, n: NodeId, o: usize, d: Option<Es>) {
+        if o == 0 {
+            if let Some(slot) = self.dims0.get_mut(n.index()) {
+                *slot = d;
+            }
+        } else {
+            self.dims.insert((n, o), d);
+        }
+    }
+}
+
+pub fn run(cx: &mut Cx) -> usize {
+    // Nothing to share without a shape read at run time.
+    if !cx.g.layers().any(|l| l.is("ShapeOf")) {
+        return 0;
+    }
+    let Some(order) = cx.g.ordered() else {
+        return 0;
+    };
+    let mut s = Syms {
+        next: 0,
+        dims0: vec![None; cx.g.node_bound()],
+        dims: FastMap::default(),
+        vals: FastMap::default(),
+    };
+    let mut first: FastMap<(ElementType, Es), (NodeId, usize)> = FastMap::default();
+    let mut n_done = 0;
+    for n in order {
+        for o in 0..cx.g[n].outputs.len() {
+            let d = out_dims(cx, &mut s, n, o);
+            s.set(n, o, d);
+            let Some(v) = out_vals(cx, &s, n, o) else {
+                continue;
+            };
+            s.vals.insert((n, o), v.clone());
+            if cx.g[n].is("Const") || !v.iter().any(|e| matches!(e, E::S(_))) {
+                continue;
+            }
+            let Some((et, shape)) = cx.out(n, o) else {
+                continue;
+            };
+            // Scalars and 1-D values are told apart by a marker element.
+            let mut v = v;
+            if shape.rank() == Some(0) {
+                v.push(E::I(i64::MIN));
+            }
+            let key = (et, v);
+            match first.get(&key) {
+                None => {
+                    first.insert(key, (n, o));
+                }
+                Some(&keep) => {
+                    if cx.replace((n, o), keep) {
+                        let (a, b) = (&cx.g[n], &cx.g[keep.0]);
+                        let msg = format!(
+                            "{} '{}': the same shape value as '{}' (by dimension symbols)",
+                            a.ty.as_str(),
+                            a.name,
+                            b.name
+                        );
+                        cx.note(msg);
+                        n_done += 1;
+                    }
+                }
+            }
+        }
+    }
+    n_done
+}
+
+/// Numbers as elements.
+fn ints(v: &[i64]) -> Es {
+    v.iter().map(|&x| E::I(x)).collect()
+}
+
+/// The dims of output `o` of `n`: the port's static dims as numbers, dynamic ones as the
+/// symbol the op's rule gives, or a fresh one.
+fn out_dims(cx: &Cx, s: &mut Syms, n: NodeId, o: usize) -> Option<Es> {
+    let (_, shape) = cx.out(n, o)?;
+    let dims: SmallVec<[Dim; 6]> = shape.dims()?.iter().copied().collect();
+    if dims.iter().all(|d| d.is_static()) {
+        return Some(dims.iter().map(|d| E::I(d.min as i64)).collect());
+    }
+    let ruled = rule(cx, s, n, o).filter(|r| r.len() == dims.len());
+    let mut out = Es::new();
+    for (i, d) in dims.iter().enumerate() {
+        out.push(match (d.get(), ruled.as_ref().map(|r| r[i])) {
+            (Some(v), _) => E::I(v as i64),
+            (None, Some(E::S(x))) if x != 0 => E::S(x),
+            _ => s.fresh(),
+        });
+    }
+    Some(out)
+}
+
+/// Elementwise ops with numpy broadcasting.
+const BINARY: &[&str] = &[
+    "Add",
+    "Subtract",
+    "Multiply",
+    "Divide",
+    "Power",
+    "Maximum",
+    "Minimum",
+    "SquaredDifference",
+    "Mod",
+    "FloorMod",
+    "Equal",
+    "NotEqual",
+    "Less",
+    "LessEqual",
+    "Greater",
+    "GreaterEqual",
+    "LogicalAnd",
+    "LogicalOr",
+    "LogicalXor",
+    "BitwiseAnd",
+    "BitwiseOr",
+    "BitwiseXor",
+    "PRelu",
+];
+
+/// Ops whose output 0 has input 0's shape.
+const SAME_SHAPE: &[&str] = &[
+    "Convert",
+    "Relu",
+    "Sigmoid",
+    "Tanh",
+    "Exp",
+    "Log",
+    "Sqrt",
+    "Sin",
+    "Cos",
+    "Negative",
+    "Abs",
+    "Erf",
+    "Gelu",
+    "Swish",
+    "HSwish",
+    "HSigmoid",
+    "Mish",
+    "SoftPlus",
+    "Softmax",
+    "LogSoftmax",
+    "MVN",
+    "Clamp",
+    "Floor",
+    "Ceiling",
+    "Round",
+    "Sign",
+    "Elu",
+    "LogicalNot",
+    "BitwiseNot",
+    "NormalizeL2",
+    "Selu",
+    "SoftSign",
+    "CumSum",
+    "ConvertLike",
+    "Atan",
+    "Tan",
+];
+
+fn rule(cx: &Cx, s: &Syms, n: NodeId, o: usize) -> Option<Es> {
+    let l = &cx.g[n];
+    // The spellings OpenVINO's serializer uses for some (ReLU, SoftMax, PReLU).
+    let ty = match l.ty.as_str() {
+        "ReLU" => "Relu",
+        "SoftMax" => "Softmax",
+        "PReLU" => "PRelu",
+        t => t,
+    };
+    let inp = |i: usize| s.dims(cx.input(n, i));
+    if o > 0 && !matches!(ty, "VariadicSplit" | "Split") {
+        return None;
+    }
+    if SAME_SHAPE.contains(&ty) {
+        return inp(0).cloned();
+    }
+    if BINARY.contains(&ty) || ty == "Select" {
+        let ins: Vec<&Es> = if ty == "Select" {
+            (0..3).map(inp).collect::<Option<_>>()?
+        } else {
+            (0..2).map(inp).collect::<Option<_>>()?
+        };
+        let rank = ins.iter().map(|d| d.len()).max()?;
+        let mut out = Es::new();
+        for i in 0..rank {
+            let at = |d: &Es| (i + d.len()).checked_sub(rank).map(|j| d[j]);
+            let cand: Vec<E> = ins
+                .iter()
+                .filter_map(|d| at(d))
+                .filter(|e| *e != E::I(1))
+                .collect();
+            out.push(match cand.first() {
+                None => E::I(1),
+                Some(&c) if cand.iter().all(|e| *e == c) => c,
+                // Different dims: the result is one of them, which one is known only at run time.
+                Some(_) => E::S(0),
+            });
+        }
+        return Some(out);
+    }
+    match ty {
+        "MatMul" => {
+            let (a, b) = (inp(0)?, inp(1)?);
+            if a.len() < 2 || b.len() < 2 {
+                return None;
+            }
+            let ta = l.attr("transpose_a").is_some_and(|v| v == "true");
+            let tb = l.attr("transpose_b").is_some_and(|v| v == "true");
+            let m = if ta { a[a.len() - 1] } else { a[a.len() - 2] };
+            let k = if tb { b[b.len() - 2] } else { b[b.len() - 1] };
+            let (ba, bb) = (&a[..a.len() - 2], &b[..b.len() - 2]);
+            let rank = ba.len().max(bb.len());
+            let mut out = Es::new();
+            for i in 0..rank {
+                let x = (i + ba.len()).checked_sub(rank).map(|j| ba[j]);
+                let y = (i + bb.len()).checked_sub(rank).map(|j| bb[j]);
+                out.push(match (x, y) {
+                    (Some(p), Some(q)) if p == q => p,
+                    (Some(p), Some(E::I(1))) | (Some(p), None) => p,
+                    (Some(E::I(1)), Some(q)) | (None, Some(q)) => q,
+                    _ => E::S(0),
+                });
+            }
+            out.push(m);
+            out.push(k);
+            Some(out)
+        }
+        "Gather" => {
+            let (data, idx) = (inp(0)?, inp(1)?);
+            let axis = *cx.const_ints(n, 2)?.first()?;
+            let axis = usize::try_from(if axis < 0 {
+                axis + data.len() as i64
+            } else {
+                axis
+            })
+            .ok()?;
+            let b: usize = l
+                .attr("batch_dims")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            if axis >= data.len() || b > idx.len() || b > axis {
+                return None;
+            }
+            let mut out: Es = data[..axis].iter().copied().collect();
+            out.extend(idx[b..].iter().copied());
+            out.extend(data[axis + 1..].iter().copied());
+            Some(out)
+        }
+        "Reshape" => {
+            let data = inp(0)?;
+            let zero = l.attr("special_zero").is_some_and(|v| v == "true");
+            let pattern = cx.const_ints(n, 1)?;
+            Some(
+                pattern
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &p)| match p {
+                        0 if zero => data.get(i).copied().unwrap_or(E::S(0)),
+                        p if p > 0 => E::I(p),
+                        _ => E::S(0),
+                    })
+                    .collect(),
+            )
+        }
+        "Unsqueeze" => {
+            let data = inp(0)?;
+            let rank = data.len() + cx.const_input(n, 1)?.len();
+            let axes = super::norm_axes(&cx.const_ints(n, 1)?, rank)?;
+            let mut it = data.iter();
+            (0..rank)
+                .map(|i| {
+                    if axes.contains(&i) {
+                        Some(E::I(1))
+                    } else {
+                        it.next().copied()
+                    }
+                })
+                .collect()
+        }
+        "Squeeze" if l.inputs.len() == 2 => {
+            let data = inp(0)?;
+            let axes = super::norm_axes(&cx.const_ints(n, 1)?, data.len())?;
+            Some(
+                (0..data.len())
+                    .filter(|i| !axes.contains(i))
+                    .map(|i| data[i])
+                    .collect(),
+            )
+        }
+        "Transpose" => {
+            let data = inp(0)?;
+            let perm = cx.const_ints(n, 1)?;
+            if perm.len() != data.len() {
+                return None;
+            }
+            perm.iter()
+                .map(|&p| usize::try_from(p).ok().and_then(|p| data.get(p).copied()))
+                .collect()
+        }
+        "Concat" => {
+            // Every input has the same dims but on the axis (the op requires it).
+            let data = inp(0)?;
+            let axis: i64 = l.attr("axis")?.parse().ok()?;
+            let axis = if axis < 0 {
+                axis + data.len() as i64
+            } else {
+                axis
+            };
+            let mut out = data.clone();
+            *out.get_mut(usize::try_from(axis).ok()?)? = E::S(0);
+            Some(out)
+        }
+        "ReduceMean" | "ReduceSum" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL2"
+        | "ReduceL1" | "ReduceLogicalAnd" | "ReduceLogicalOr" => {
+            let data = inp(0)?;
+            let axes = super::norm_axes(&cx.const_ints(n, 1)?, data.len())?;
+            let keep = l.attr("keep_dims").is_some_and(|v| v == "true");
+            Some(
+                (0..data.len())
+                    .filter_map(|i| match (axes.contains(&i), keep) {
+                        (true, true) => Some(E::I(1)),
+                        (true, false) => None,
+                        (false, _) => Some(data[i]),
+                    })
+                    .collect(),
+            )
+        }
+        "Slice" if l.inputs.len() == 5 => {
+            let data = inp(0)?;
+            let axes = super::norm_axes(&cx.const_ints(n, 4)?, data.len())?;
+            Some(
+                (0..data.len())
+                    .map(|i| if axes.contains(&i) { E::S(0) } else { data[i] })
+                    .collect(),
+            )
+        }
+        "VariadicSplit" | "Split" => {
+            let data = inp(0)?;
+            let axis = *cx.const_ints(n, 1)?.first()?;
+            let axis = usize::try_from(if axis < 0 {
+                axis + data.len() as i64
+            } else {
+                axis
+            })
+            .ok()?;
+            let mut out = data.clone();
+            *out.get_mut(axis)? = E::S(0);
+            Some(out)
+        }
+        "ScaledDotProductAttention" => {
+            let (q, v) = (inp(0)?, inp(2)?);
+            let mut out = q.clone();
+            *out.last_mut()? = *v.last()?;
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
+/// The elements of output `o` of `n` when it is a small integer tensor computed from shapes.
+fn out_vals(cx: &Cx, s: &Syms, n: NodeId, o: usize) -> Option<Es> {
+    let l = &cx.g[n];
+    let (et, shape) = cx.out(n, o)?;
+    if !matches!(et, ElementType::I64 | ElementType::I32) || o > 0 {
+        return None;
+    }
+    let dims = shape.to_static()?;
+    if dims.len() > 1 || dims.iter().product::<u64>() > MAX_VALUE_LEN {
+        return None;
+    }
+    let val = |i: usize| cx.input(n, i).and_then(|p| s.vals.get(&p));
+    let v: Es = match l.ty.as_str() {
+        "Const" => ints(&cx.const_value(n)?.to_i64s()?),
+        "ShapeOf" => s.dims(cx.input(n, 0))?.clone(),
+        "Gather" => {
+            let data = val(0)?;
+            if *cx.const_ints(n, 2)?.first()? != 0 {
+                return None;
+            }
+            cx.const_ints(n, 1)?
+                .iter()
+                .map(|&i| {
+                    let i = if i < 0 { i + data.len() as i64 } else { i };
+                    usize::try_from(i).ok().and_then(|i| data.get(i).copied())
+                })
+                .collect::<Option<_>>()?
+        }
+        "Concat" => {
+            let mut v = Es::new();
+            for i in 0..l.inputs.len() {
+                v.extend(val(i)?.iter().copied());
+            }
+            v
+        }
+        "Squeeze" | "Unsqueeze" | "Reshape" => val(0)?.clone(),
+        "Convert" if matches!(cx.in_port(n, 0)?.0, ElementType::I64 | ElementType::I32) => {
+            val(0)?.clone()
+        }
+        _ => return None,
+    };
+    // Symbol 0 stands for "not known" inside rules: never a value.
+    if v.contains(&E::S(0)) || v.len() as u64 != dims.iter().product::<u64>() {
+        return None;
+    }
+    Some(v)
+}
