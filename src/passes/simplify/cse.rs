@@ -34,6 +34,26 @@ pub fn run(cx: &mut Cx) -> usize {
             }
             all &= cx.replace((n, o), (keep, o));
         }
+        // The later one is a model output's producer (whose names stay): the earlier one's
+        // readers read it instead (it reads what the earlier one reads, so it can stand there).
+        if !all && outs == 1 && !cx.feeds_result(keep, 0) && cx.replace((keep, 0), (n, 0)) {
+            if let Some(slot) = seen
+                .get_mut(&h)
+                .and_then(|b| b.iter_mut().find(|k| **k == keep))
+            {
+                *slot = n;
+            }
+            let (a, b) = (&cx.g[keep], &cx.g[n]);
+            let msg = format!(
+                "{} '{}': computes what '{}' (a model output) computes",
+                a.ty.as_str(),
+                a.name,
+                b.name
+            );
+            cx.note(msg);
+            n_done += 1;
+            continue;
+        }
         if all {
             let (a, b) = (&cx.g[n], &cx.g[keep]);
             let msg = format!(

@@ -76,13 +76,35 @@ pub fn run(cx: &mut Cx) -> usize {
     };
     let mut first: FastMap<(ElementType, Es), (NodeId, usize)> = FastMap::default();
     let mut n_done = 0;
+    // Where each symbol can be read: the first ShapeOf (in order) that has it, and the index.
+    let mut providers: FastMap<u32, (NodeId, usize)> = FastMap::default();
     for n in order {
+        if cx.g[n].is("Gather") {
+            if let Some(msg) = regather(cx, &s, &providers, n) {
+                cx.note(msg);
+                n_done += 1;
+            }
+        }
+        if cx.g[n].is("Maximum") || cx.g[n].is("Minimum") {
+            if let Some(msg) = chained_extremum(cx, &s, n) {
+                cx.note(msg);
+                n_done += 1;
+                continue;
+            }
+        }
         for o in 0..cx.g[n].outputs.len() {
             let d = out_dims(cx, &mut s, n, o);
             s.set(n, o, d);
             let Some(v) = out_vals(cx, &s, n, o) else {
                 continue;
             };
+            if cx.g[n].is("ShapeOf") {
+                for (i, e) in v.iter().enumerate() {
+                    if let E::S(x) = e {
+                        providers.entry(*x).or_insert((n, i));
+                    }
+                }
+            }
             s.vals.insert((n, o), v.clone());
             if cx.g[n].is("Const") || !v.iter().any(|e| matches!(e, E::S(_))) {
                 continue;
@@ -117,6 +139,99 @@ pub fn run(cx: &mut Cx) -> usize {
         }
     }
     n_done
+}
+
+/// Gather `n` of a ShapeOf's elements that an earlier ShapeOf also has: it reads those from
+/// the earlier one instead (so the later ShapeOf may go). Only when every element gathered is a
+/// symbol that one earlier ShapeOf of the same element type provides.
+fn regather(
+    cx: &mut Cx,
+    s: &Syms,
+    providers: &FastMap<u32, (NodeId, usize)>,
+    n: NodeId,
+) -> Option<String> {
+    let (b, 0) = cx.input(n, 0)? else {
+        return None;
+    };
+    if !cx.g[b].is("ShapeOf") || cx.g[n].inputs.len() != 3 {
+        return None;
+    }
+    if cx.g[n].attr("batch_dims").is_some_and(|v| v.trim() != "0") || cx.const_ints(n, 2)? != [0] {
+        return None;
+    }
+    let data = s.vals.get(&(b, 0))?;
+    let idx_t = cx.const_input(n, 1)?;
+    let idx = cx.const_ints(n, 1)?;
+    let mut from: Option<NodeId> = None;
+    let mut new_idx = Vec::with_capacity(idx.len());
+    for &i in &idx {
+        let i = if i < 0 { i + data.len() as i64 } else { i };
+        let E::S(x) = *data.get(usize::try_from(i).ok()?)? else {
+            return None;
+        };
+        let &(a, at) = providers.get(&x)?;
+        if from.is_some_and(|f| f != a) || a == b {
+            return None;
+        }
+        from = Some(a);
+        new_idx.push(at as i64);
+    }
+    let a = from?;
+    let (et_a, shape_a) = cx.out(a, 0)?;
+    if Some(et_a) != cx.out(b, 0).map(|p| p.0) {
+        return None;
+    }
+    let shape_a = shape_a.clone();
+    let origin = cx.g[n].origin;
+    let name = cx.g[n].name.clone();
+    let vals: Vec<u8> = match idx_t.et {
+        ElementType::I32 => new_idx
+            .iter()
+            .flat_map(|&v| (v as i32).to_le_bytes())
+            .collect(),
+        ElementType::I64 => new_idx.iter().flat_map(|&v| v.to_le_bytes()).collect(),
+        _ => return None,
+    };
+    let t = crate::ir::tensor::Tensor::new(idx_t.et, idx_t.shape.clone(), vals);
+    let k = cx.add_const(&format!("{name}/indices"), &t, origin);
+    let (p0, p1) = (cx.g[n].inputs[0].id, cx.g[n].inputs[1].id);
+    cx.g.disconnect_input(n, p0);
+    cx.g.disconnect_input(n, p1);
+    cx.g.connect(a, cx.g[a].outputs[0].id, n, p0);
+    cx.g.connect(k, 0, n, p1);
+    cx.g[n].inputs[0].shape = shape_a;
+    Some(format!(
+        "Gather '{name}': reads the same dims from '{}' (by dimension symbols)",
+        cx.g[a].name
+    ))
+}
+
+/// max(x, max(x', z)) with x and x' the same shape value is max(x', z) (and the same for
+/// min, either order): `n`'s readers read the inner one.
+fn chained_extremum(cx: &mut Cx, s: &Syms, n: NodeId) -> Option<String> {
+    let ty = cx.g[n].ty.as_str().to_string();
+    let val = |p: (NodeId, usize)| s.vals.get(&p);
+    for (xi, yi) in [(0, 1), (1, 0)] {
+        let (Some(x), Some(y)) = (cx.input(n, xi), cx.input(n, yi)) else {
+            continue;
+        };
+        let Some(vx) = val(x) else { continue };
+        if !cx.g[y.0].is(&ty) || y.1 != 0 {
+            continue;
+        }
+        let inner_has_x = (0..2).any(|j| cx.input(y.0, j).and_then(val) == Some(vx));
+        if !inner_has_x || cx.out(n, 0) != cx.out(y.0, 0) {
+            continue;
+        }
+        let name = cx.g[n].name.clone();
+        if cx.replace((n, 0), y) {
+            return Some(format!(
+                "{ty} '{name}': the same as '{}', which already takes the extremum with that shape value",
+                cx.g[y.0].name
+            ));
+        }
+    }
+    None
 }
 
 /// Numbers as elements.
