@@ -207,6 +207,16 @@ def g_clamp_two_users_stays():
     return model([fq(c, 0.0, 3.0), o1.relu(c)], [x])
 
 
+def g_relu_fq():
+    x = P([1, 2, 4, 4])
+    return model(fq(o1.relu(x), 0.5, 3.0), [x])
+
+
+def g_relu_fq_negative_low_stays():
+    x = P([1, 2, 4, 4])
+    return model(fq(o1.relu(x), -1.0, 3.0), [x])
+
+
 def g_transpose_cancel():
     x = P([2, 3, 4])
     t = o1.transpose(o1.transpose(x, C([1, 0, 2])), C([1, 0, 2]))
@@ -416,6 +426,8 @@ CASES = {
     "clamp_fq_inside": (g_clamp_fq_inside, {"FakeQuantize": 1}, "clamp-fq"),
     "clamp_fq_outside_stays": (g_clamp_fq_outside_stays, {"FakeQuantize": 1, "Clamp": 1}, None),
     "clamp_two_users_stays": (g_clamp_two_users_stays, {"FakeQuantize": 1, "Clamp": 1, "Relu": 1}, None),
+    "relu_fq": (g_relu_fq, {"FakeQuantize": 1}, "clamp-fq"),
+    "relu_fq_negative_low_stays": (g_relu_fq_negative_low_stays, {"FakeQuantize": 1, "Relu": 1}, None),
     "transpose_cancel": (g_transpose_cancel, {"Relu": 1}, "transpose"),
     "transpose_compose": (g_transpose_compose, {"Relu": 1, "Transpose": 1}, "transpose"),
     "transpose_to_reshape": (g_transpose_to_reshape, {"Relu": 1, "Reshape": 1}, "transpose"),

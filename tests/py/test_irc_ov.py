@@ -479,7 +479,17 @@ def test_verify_equal_and_different(tmp_path):
     env = dict(os.environ, IRC_OPENVINO_LIB=irc_ov._ov_lib())
     rc, out_, err = cli("verify", src, bad, "--input", "input[4,576]", "--format", "json", env=env)
     assert rc == 1, err
-    assert json.loads(out_)["outputs"] == rep["outputs"]
+
+    # Two runs of a corrupted model: the CPU plugin may sum the garbage in another order, so
+    # the error statistics agree to rounding, the rest exactly.
+    def stable(outputs):
+        return [{k: v for k, v in o.items() if k not in ("max_abs", "max_rel")} for o in outputs]
+
+    cli_outs = json.loads(out_)["outputs"]
+    assert stable(cli_outs) == stable(rep["outputs"])
+    for a, b in zip(cli_outs, rep["outputs"]):
+        assert a["max_abs"] == pytest.approx(b["max_abs"], rel=1e-9)
+        assert a["max_rel"] == pytest.approx(b["max_rel"], rel=1e-9)
     # fold(verify=True) refuses a fold OpenVINO computes differently: nothing is written.
     os.environ["IRC_TEST_VERIFY_FLIP"] = "1"
     try:

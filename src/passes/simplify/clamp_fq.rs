@@ -1,5 +1,5 @@
-//! A Clamp read only by FakeQuantize layers whose input range lies inside the Clamp's range is
-//! bypassed: FakeQuantize sends everything at or below its input low to the output low and
+//! A Clamp (or a ReLU: [0, +inf)) read only by FakeQuantize layers whose input range lies
+//! inside its range is bypassed: FakeQuantize sends everything at or below its input low to the output low and
 //! everything above its input high to the output high, so clamping first changes nothing (as
 //! OpenVINO's pipeline does with an NNCF INT8 model's ReLU6 Clamps).
 //!
@@ -16,13 +16,19 @@ pub fn run(cx: &mut Cx) -> usize {
     let mut n_done = 0;
     for n in order {
         let l = &cx.g[n];
-        if !l.is("Clamp") || l.outputs.len() != 1 {
+        let relu = l.is("Relu") || l.is("ReLU");
+        if !(l.is("Clamp") || relu) || l.outputs.len() != 1 {
             continue;
         }
-        let (Some(lo), Some(hi)) = (
-            l.attr("min").and_then(|v| v.trim().parse::<f64>().ok()),
-            l.attr("max").and_then(|v| v.trim().parse::<f64>().ok()),
-        ) else {
+        // A ReLU clamps to [0, +inf) (OpenVINO's ReluFakeQuantizeFusion).
+        let range = if relu {
+            Some((0.0, f64::INFINITY))
+        } else {
+            l.attr("min")
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .zip(l.attr("max").and_then(|v| v.trim().parse::<f64>().ok()))
+        };
+        let Some((lo, hi)) = range else {
             continue;
         };
         let Some((et, _)) = cx.out(n, 0) else {
@@ -51,10 +57,10 @@ pub fn run(cx: &mut Cx) -> usize {
             continue;
         }
         let Some(src) = cx.input(n, 0) else { continue };
-        let name = cx.g[n].name.clone();
+        let (name, ty) = (cx.g[n].name.clone(), cx.g[n].ty.as_str().to_string());
         if cx.replace((n, 0), src) {
             cx.note(format!(
-                "Clamp '{name}' [{lo}, {hi}]: the FakeQuantize it feeds clamps to a range inside it"
+                "{ty} '{name}' [{lo}, {hi}]: the FakeQuantize it feeds clamps to a range inside it"
             ));
             n_done += 1;
         }

@@ -103,6 +103,7 @@ pub fn simplify(model: &mut Model) -> SimplifyReport {
     let weights = model.weights.clone();
     let g = &mut model.graph;
     let mut next_id = g.layers().map(|l| l.id).max().map_or(0, |m| m + 1);
+    let mut touched: Vec<NodeId> = Vec::new();
     for _ in 0..MAX_ROUNDS {
         let mut changed = 0;
         for (i, p) in PASSES.iter().enumerate() {
@@ -113,11 +114,12 @@ pub fn simplify(model: &mut Model) -> SimplifyReport {
                 log: &mut report.log,
                 pass: p.name,
                 new_consts: &mut report.new_consts,
+                touched: &mut touched,
             };
             let n = (p.run)(&mut cx);
             next_id = cx.next_id;
-            if n > 0 {
-                super::fold::dce(g);
+            if !touched.is_empty() {
+                dce_from(g, &mut touched);
             }
             crate::trace(p.name);
             report.counts[i].1 += n;
@@ -143,6 +145,9 @@ pub struct Cx<'a> {
     log: &'a mut Vec<String>,
     pass: &'static str,
     new_consts: &'a mut usize,
+    /// Layers a rewrite stopped reading (or whose readers it moved): where dead layers are
+    /// looked for after the pass.
+    touched: &'a mut Vec<NodeId>,
 }
 
 /// Constants larger than this are not read by a rule (axes, shapes and ranges are small).
@@ -267,7 +272,13 @@ impl Cx<'_> {
             port.set_names(names);
         }
         self.g.replace_uses(old, new);
+        self.touched.push(old.0);
         true
+    }
+
+    /// Layer `n` may no longer be read: look at it (and what it reads) for dead layers.
+    pub fn touch(&mut self, n: NodeId) {
+        self.touched.push(n);
     }
 
     /// A fresh layer id (unique in the graph; the writer renumbers).
@@ -327,6 +338,62 @@ impl Cx<'_> {
         l.origin = origin;
         self.g.add_layer(l)
     }
+}
+
+/// Remove the layers among `from` that nothing reads any more, and then what only they read
+/// (as `fold::dce` does for the whole graph, but only where a rewrite changed something).
+fn dce_from(g: &mut Graph, from: &mut Vec<NodeId>) {
+    let mut dead: Vec<NodeId> = Vec::new();
+    let mut is_dead = vec![false; g.node_bound()];
+    let mut stack = std::mem::take(from);
+    while let Some(n) = stack.pop() {
+        if g.get(n).is_none() || is_dead[n.index()] {
+            continue;
+        }
+        let l = &g[n];
+        if l.is("Result")
+            || l.is("Parameter")
+            || crate::ops::lookup(l).is_some_and(|op| op.def.policy.sink)
+        {
+            continue;
+        }
+        if !g.links_from(n).all(|lk| is_dead[lk.to.index()]) {
+            continue;
+        }
+        is_dead[n.index()] = true;
+        dead.push(n);
+        stack.extend(g.links_into(n).map(|lk| lk.from));
+    }
+    g.remove_layers(&dead);
+}
+
+/// rt_info of a layer fused from `parts`, as OpenVINO's `copy_runtime_info` merges it: every
+/// attribute any of them has, the later part's where two have one of the same name.
+pub(crate) fn merged_rt_info(g: &Graph, parts: &[NodeId]) -> Option<Arc<XmlElement>> {
+    let mut out: Option<XmlElement> = None;
+    for &p in parts {
+        let Some(rt) = g[p].rt_info.as_deref() else {
+            continue;
+        };
+        let o = out.get_or_insert_with(|| XmlElement {
+            name: rt.name.clone(),
+            attrs: rt.attrs.clone(),
+            children: Vec::new(),
+            text: None,
+        });
+        for c in &rt.children {
+            let key = c.attr("name");
+            match o
+                .children
+                .iter()
+                .position(|x| x.name == c.name && x.attr("name") == key)
+            {
+                Some(i) => o.children[i] = c.clone(),
+                None => o.children.push(c.clone()),
+            }
+        }
+    }
+    out.map(Arc::new)
 }
 
 /// An input port for a new layer: the type and shape of what feeds it.

@@ -78,6 +78,9 @@ fn fuse(cx: &mut Cx, chain: &[NodeId]) -> Option<String> {
     // With names in between, an identity chain still becomes a Reshape (which `noop` then
     // removes where the names may move to what the chain reads).
     let (new, target) = reshape_instead(cx, src, last, &prov, mid_names.is_empty())?;
+    if new != src.0 {
+        cx.g[new].rt_info = super::merged_rt_info(cx.g, chain);
+    }
     if !mid_names.is_empty() {
         for &n in &chain[..chain.len() - 1] {
             if cx.g.users_of(n, 0).is_empty() {

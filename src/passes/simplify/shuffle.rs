@@ -84,7 +84,7 @@ fn fuse(cx: &mut Cx, last: NodeId) -> Option<String> {
         ("axis", axis.as_str()),
         ("group", group.as_str()),
     ]));
-    l.rt_info = cx.g[last].rt_info.clone();
+    l.rt_info = super::merged_rt_info(cx.g, &[first, t, last]);
     l.inputs.push(port_like(0, et, &xs));
     l.outputs.push(Port::new(1, et, xs.clone()));
     let new = cx.add_layer(l, origin);

@@ -195,6 +195,10 @@ fn regather(
     let t = crate::ir::tensor::Tensor::new(idx_t.et, idx_t.shape.clone(), vals);
     let k = cx.add_const(&format!("{name}/indices"), &t, origin);
     let (p0, p1) = (cx.g[n].inputs[0].id, cx.g[n].inputs[1].id);
+    if let Some((old_idx, _)) = cx.input(n, 1) {
+        cx.touch(old_idx);
+    }
+    cx.touch(b);
     cx.g.disconnect_input(n, p0);
     cx.g.disconnect_input(n, p1);
     cx.g.connect(a, cx.g[a].outputs[0].id, n, p0);
@@ -536,9 +540,21 @@ fn out_vals(cx: &Cx, s: &Syms, n: NodeId, o: usize) -> Option<Es> {
     if dims.len() > 1 || dims.iter().product::<u64>() > MAX_VALUE_LEN {
         return None;
     }
-    let val = |i: usize| cx.input(n, i).and_then(|p| s.vals.get(&p));
+    // Constants are read when a shape computation reads them, not for themselves.
+    let val = |i: usize| -> Option<Es> {
+        let p = cx.input(n, i)?;
+        if cx.g[p.0].is("Const") {
+            let (et, shape) = cx.out(p.0, 0)?;
+            let len = shape.to_static()?.iter().product::<u64>();
+            if !matches!(et, ElementType::I64 | ElementType::I32) || len > MAX_VALUE_LEN {
+                return None;
+            }
+            return Some(ints(&cx.const_value(p.0)?.to_i64s()?));
+        }
+        s.vals.get(&p).cloned()
+    };
     let v: Es = match l.ty.as_str() {
-        "Const" => ints(&cx.const_value(n)?.to_i64s()?),
+        "Const" => return None,
         "ShapeOf" => s.dims(cx.input(n, 0))?.clone(),
         "Gather" => {
             let data = val(0)?;
@@ -556,14 +572,12 @@ fn out_vals(cx: &Cx, s: &Syms, n: NodeId, o: usize) -> Option<Es> {
         "Concat" => {
             let mut v = Es::new();
             for i in 0..l.inputs.len() {
-                v.extend(val(i)?.iter().copied());
+                v.extend(val(i)?);
             }
             v
         }
-        "Squeeze" | "Unsqueeze" | "Reshape" => val(0)?.clone(),
-        "Convert" if matches!(cx.in_port(n, 0)?.0, ElementType::I64 | ElementType::I32) => {
-            val(0)?.clone()
-        }
+        "Squeeze" | "Unsqueeze" | "Reshape" => val(0)?,
+        "Convert" if matches!(cx.in_port(n, 0)?.0, ElementType::I64 | ElementType::I32) => val(0)?,
         _ => return None,
     };
     // Symbol 0 stands for "not known" inside rules: never a value.

@@ -97,7 +97,9 @@ fn compose(cx: &mut Cx, n: NodeId, x: (NodeId, usize), composed: &[i64]) -> Opti
     let origin = cx.g[n].origin;
     let k = cx.add_i64_const(&format!("{name}/order"), composed, false, origin);
     let mut t = Layer::new("Transpose", "opset1", &name);
-    t.rt_info = cx.g[n].rt_info.clone();
+    t.rt_info = cx
+        .input(n, 0)
+        .and_then(|(inner, _)| super::merged_rt_info(cx.g, &[inner, n]));
     t.inputs.push(port_like(0, et, &in_shape));
     t.inputs.push(port_like(
         1,
