@@ -435,8 +435,9 @@ struct FoldArgs {
     #[arg(long, default_value_t = 16 << 20, value_name = "BYTES")]
     max_fold_bytes: u64,
     /// Only fold constants and remove dead layers: none of the simplification passes
-    /// (no-op elimination, reshape/transpose chain fusion, Slices as one VariadicSplit, Clamp
-    /// before FakeQuantize, shared identical layers; docs/simplify.md).
+    /// (no-op elimination, reshape/transpose chain fusion, channel shuffles, Slices as one
+    /// VariadicSplit, Clamp/ReLU before FakeQuantize, shape values shared by dimension
+    /// symbols, shared identical layers; docs/simplify.md).
     #[arg(long)]
     no_simplify: bool,
     /// List what folded and what could not fold, and why; and each simplification.
