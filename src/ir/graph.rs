@@ -88,11 +88,50 @@ impl Graph {
         self.g.remove_node(n.0)
     }
 
-    /// Remove many layers with their edges. Edges go latest first: a new edge is put at the
-    /// front of its endpoints' edge lists, so each is then found at once, where removing the
-    /// layers one by one walks a shared constant's thousands of edges for each.
+    /// Remove many layers with their edges. petgraph unlinks an edge by walking its endpoints'
+    /// edge lists, and a shared constant has thousands of readers: a live layer that loses many
+    /// readers has its whole outgoing list taken apart from the front and its live edges put
+    /// back (in their order); the other edges go latest first.
     pub fn remove_layers(&mut self, dead: &[NodeId]) {
-        let mut edges: Vec<petgraph::stable_graph::EdgeIndex> = dead
+        use petgraph::stable_graph::EdgeIndex;
+        let mut is_dead = vec![false; self.node_bound()];
+        for n in dead {
+            if let Some(d) = is_dead.get_mut(n.index()) {
+                *d = true;
+            }
+        }
+        let gone = |x: NodeIndex| is_dead.get(x.index()).copied().unwrap_or(false);
+        // Live producers that lose many readers.
+        let mut lost: crate::ir::FastMap<NodeIndex, usize> = Default::default();
+        for n in dead {
+            for e in self.g.edges_directed(n.0, Direction::Incoming) {
+                if !gone(e.source()) {
+                    *lost.entry(e.source()).or_default() += 1;
+                }
+            }
+        }
+        let mut busy: Vec<NodeIndex> = lost
+            .into_iter()
+            .filter(|&(_, k)| k > 8)
+            .map(|(s, _)| s)
+            .collect();
+        busy.sort_unstable();
+        for s in busy {
+            let out: Vec<(EdgeIndex, NodeIndex, Edge)> = self
+                .g
+                .edges_directed(s, Direction::Outgoing)
+                .map(|e| (e.id(), e.target(), *e.weight()))
+                .collect();
+            for &(e, _, _) in &out {
+                self.g.remove_edge(e);
+            }
+            for &(_, t, w) in out.iter().rev() {
+                if !gone(t) {
+                    self.g.add_edge(s, t, w);
+                }
+            }
+        }
+        let mut edges: Vec<EdgeIndex> = dead
             .iter()
             .flat_map(|n| {
                 self.g

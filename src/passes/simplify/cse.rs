@@ -26,6 +26,10 @@ pub fn run(cx: &mut Cx) -> usize {
             bucket.push(n);
             continue;
         };
+        // Only twins are looked up (the same type, so the same answer for both).
+        if !shareable(&cx.g[n]) {
+            continue;
+        }
         let outs = cx.g[n].outputs.len();
         let mut all = true;
         for o in 0..outs {
@@ -69,6 +73,11 @@ pub fn run(cx: &mut Cx) -> usize {
     n_done
 }
 
+/// An op irc has rules for, without state, randomness or side effects.
+fn shareable(l: &Layer) -> bool {
+    crate::ops::lookup(l).is_some_and(|op| !op.def.policy.sink && !STATEFUL.contains(&op.ty))
+}
+
 /// Ops whose outputs are not a function of their inputs and attributes alone.
 const STATEFUL: &[&str] = &["ReadValue", "Assign", "RandomUniform", "Multinomial"];
 
@@ -81,10 +90,6 @@ fn signature(cx: &Cx, n: NodeId) -> Option<u64> {
         return None;
     }
     if l.outputs.is_empty() || l.inputs.is_empty() {
-        return None;
-    }
-    let op = crate::ops::lookup(l)?;
-    if op.def.policy.sink || STATEFUL.contains(&op.ty) {
         return None;
     }
     let inputs = cx.g.inputs_of(n);
