@@ -10,9 +10,7 @@
 use super::Cx;
 
 pub fn run(cx: &mut Cx) -> usize {
-    let Some(order) = cx.g.ordered() else {
-        return 0;
-    };
+    let order = cx.order();
     let mut n_done = 0;
     for n in order {
         let l = &cx.g[n];

@@ -12,9 +12,7 @@ use crate::ir::*;
 use smallvec::SmallVec;
 
 pub fn run(cx: &mut Cx) -> usize {
-    let Some(order) = cx.g.ordered() else {
-        return 0;
-    };
+    let order = cx.order();
     // Candidates by a hash of what makes two layers compute the same; equal hashes are
     // compared in full.
     let mut seen: FastMap<u64, SmallVec<[NodeId; 1]>> = FastMap::default();

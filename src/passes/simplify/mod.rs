@@ -111,6 +111,9 @@ pub fn simplify(model: &mut Model) -> SimplifyReport {
     let mut next_id = g.layers().map(|l| l.id).max().map_or(0, |m| m + 1);
     let mut touched: Vec<NodeId> = Vec::new();
     for _ in 0..MAX_ROUNDS {
+        // One topological order per round: layers a pass adds are visited from the next
+        // round on (a pass skips layers removed since).
+        let Some(order) = g.ordered() else { break };
         let mut changed = 0;
         for (i, p) in PASSES.iter().enumerate() {
             let mut cx = Cx {
@@ -121,6 +124,7 @@ pub fn simplify(model: &mut Model) -> SimplifyReport {
                 pass: p.name,
                 new_consts: &mut report.new_consts,
                 touched: &mut touched,
+                order: &order,
             };
             let n = (p.run)(&mut cx);
             next_id = cx.next_id;
@@ -154,12 +158,23 @@ pub struct Cx<'a> {
     /// Layers a rewrite stopped reading (or whose readers it moved): where dead layers are
     /// looked for after the pass.
     touched: &'a mut Vec<NodeId>,
+    order: &'a [NodeId],
 }
 
 /// Constants larger than this are not read by a rule (axes, shapes and ranges are small).
 const SMALL_CONST: u64 = 1 << 16;
 
 impl Cx<'_> {
+    /// The layers in topological order (as at the start of the round; those removed since
+    /// left out).
+    pub fn order(&self) -> Vec<NodeId> {
+        self.order
+            .iter()
+            .copied()
+            .filter(|&n| self.g.get(n).is_some())
+            .collect()
+    }
+
     /// A log line for `--verbose`.
     pub fn note(&mut self, what: String) {
         self.log.push(format!("{}: {what}", self.pass));
@@ -357,9 +372,10 @@ fn dce_from(g: &mut Graph, from: &mut Vec<NodeId>) {
             continue;
         }
         let l = &g[n];
+        // Sinks: Assign is the only one (checked by name first: a lookup per layer costs).
         if l.is("Result")
             || l.is("Parameter")
-            || crate::ops::lookup(l).is_some_and(|op| op.def.policy.sink)
+            || (l.is("Assign") && crate::ops::lookup(l).is_some_and(|op| op.def.policy.sink))
         {
             continue;
         }

@@ -16,9 +16,7 @@ use super::{same_shape_given_count, Cx};
 use crate::ir::*;
 
 pub fn run(cx: &mut Cx) -> usize {
-    let Some(order) = cx.g.ordered() else {
-        return 0;
-    };
+    let order = cx.order();
     let mut n_done = 0;
     for n in order {
         let Some((src, why)) = bypass(cx, n) else {

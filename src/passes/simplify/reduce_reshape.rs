@@ -19,9 +19,7 @@ const REDUCE: &[&str] = &[
 ];
 
 pub fn run(cx: &mut Cx) -> usize {
-    let Some(order) = cx.g.ordered() else {
-        return 0;
-    };
+    let order = cx.order();
     let mut n_done = 0;
     for n in order {
         if cx.g.get(n).is_none() || !REDUCE.contains(&cx.g[n].ty.as_str()) {

@@ -16,9 +16,7 @@ fn reshape_like(l: &Layer) -> bool {
 }
 
 pub fn run(cx: &mut Cx) -> usize {
-    let Some(order) = cx.g.ordered() else {
-        return 0;
-    };
+    let order = cx.order();
     let mut n_done = 0;
     // From each chain's end (a reshape-like layer read by something else), back while the
     // producer is reshape-like and read by reshape-like layers only: each of those readers is

@@ -7,9 +7,7 @@ use super::{port_like, Cx};
 use crate::ir::*;
 
 pub fn run(cx: &mut Cx) -> usize {
-    let Some(order) = cx.g.ordered() else {
-        return 0;
-    };
+    let order = cx.order();
     let mut n_done = 0;
     for last in order {
         if cx.g.get(last).is_none() || !cx.g[last].is("Reshape") {

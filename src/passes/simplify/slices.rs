@@ -16,9 +16,7 @@ struct Part {
 }
 
 pub fn run(cx: &mut Cx) -> usize {
-    let Some(order) = cx.g.ordered() else {
-        return 0;
-    };
+    let order = cx.order();
     // Slices by the tensor they read, in order.
     let mut groups: BTreeMap<(usize, usize), (NodeId, Vec<Part>)> = BTreeMap::new();
     for &n in &order {

@@ -65,9 +65,7 @@ pub fn run(cx: &mut Cx) -> usize {
     if !cx.g.layers().any(|l| l.is("ShapeOf")) {
         return 0;
     }
-    let Some(order) = cx.g.ordered() else {
-        return 0;
-    };
+    let order = cx.order();
     let mut s = Syms {
         next: 0,
         dims0: vec![None; cx.g.node_bound()],

@@ -10,9 +10,7 @@ use super::{port_like, Cx};
 use crate::ir::*;
 
 pub fn run(cx: &mut Cx) -> usize {
-    let Some(order) = cx.g.ordered() else {
-        return 0;
-    };
+    let order = cx.order();
     let mut gone = vec![false; cx.g.node_bound()];
     let mut n_done = 0;
     for n in order {
