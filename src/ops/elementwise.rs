@@ -187,6 +187,19 @@ fn binary_bounds(kind: Bin, cx: &Ctx, a: &Bounds, b: &Bounds) -> Option<Bounds> 
     for (&i, &j) in ia.iter().zip(&ib) {
         let (al, ah, bl, bh) = (*a.lo.get(i)?, *a.hi.get(i)?, *b.lo.get(j)?, *b.hi.get(j)?);
         let (l, h) = match kind {
+            // A pair a Convert turned upside down: evaluated on the lower bounds and on the
+            // upper bounds, the (possibly upside-down, i.e. unknown) result handed on (7 - 0..-1
+            // is 7..8, fuzz 2828:43362). 0..-1 + -12 in i16 is then -12..-13, unknown to a
+            // Reshape, where sorting it made a dim that is always negative and an error
+            // (4646:11780; OpenVINO accepts or rejects that graph from one run to the next).
+            Bin::Add | Bin::Sub if al > ah || bl > bh => {
+                let max = super::util::type_limits(et).1;
+                if [al, ah, bl, bh].iter().any(|&v| v == INF || v >= max) {
+                    interval_bounds(kind, et, (al, ah), (bl, bh))
+                } else {
+                    (wrap_arith(kind, et, al, bl), wrap_arith(kind, et, ah, bh))
+                }
+            }
             Bin::Add | Bin::Sub | Bin::Mul => interval_bounds(kind, et, (al, ah), (bl, bh)),
             Bin::Cmp(CmpOp::Eq) => {
                 // OpenVINO's Equal bounds: true for sure only when both are one and the same
@@ -326,8 +339,20 @@ fn interval_bounds(kind: Bin, et: E, a: (i64, i64), b: (i64, i64)) -> (i64, i64)
     {
         return (0, if finite_max(et) { max } else { i64::MAX });
     }
-    // Every result wraps in the element type (u8 5 - 7 is 254: 5 - 1..7 is 4..254).
-    let wrap = |v: i64| match et {
+    let op = |x: i64, y: i64| wrap_arith(kind, et, x, y);
+    let v = [op(a.0, b.0), op(a.0, b.1), op(a.1, b.0), op(a.1, b.1)];
+    (*v.iter().min().unwrap_or(&0), *v.iter().max().unwrap_or(&0))
+}
+
+/// `x + y`, `x - y` or `x * y` as the element type computes it: every result wraps (u8 5 - 7
+/// is 254: 5 - 1..7 is 4..254).
+fn wrap_arith(kind: Bin, et: E, x: i64, y: i64) -> i64 {
+    let v = match kind {
+        Bin::Add => x.wrapping_add(y),
+        Bin::Sub => x.wrapping_sub(y),
+        _ => x.wrapping_mul(y),
+    };
+    match et {
         E::I32 => v as i32 as i64,
         E::U32 => v as u32 as i64,
         E::I16 => v as i16 as i64,
@@ -335,16 +360,7 @@ fn interval_bounds(kind: Bin, et: E, a: (i64, i64), b: (i64, i64)) -> (i64, i64)
         E::I8 => v as i8 as i64,
         E::U8 => v as u8 as i64,
         _ => v,
-    };
-    let op = |x: i64, y: i64| {
-        wrap(match kind {
-            Bin::Add => x.wrapping_add(y),
-            Bin::Sub => x.wrapping_sub(y),
-            _ => x.wrapping_mul(y),
-        })
-    };
-    let v = [op(a.0, b.0), op(a.0, b.1), op(a.1, b.0), op(a.1, b.1)];
-    (*v.iter().min().unwrap_or(&0), *v.iter().max().unwrap_or(&0))
+    }
 }
 
 /// Exact integer evaluation (shape arithmetic). Float evaluation belongs to folding.
