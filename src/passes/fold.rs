@@ -377,11 +377,9 @@ fn report_too_big(
     }
 }
 
-/// Put a planned constant in the graph: a Const (followed by a decompression Convert when the
-/// value is compressed) where the folded output stood, wired to the unfolded consumers.
-fn materialize(g: &mut Graph, c: NewConst, next_id: &mut u64) {
-    let mut layer = Layer::new("Const", "opset1", &c.name);
-    let t = &c.value;
+/// A Const layer holding `t` (its `<data>`: type, shape, size; no ports, no id yet).
+pub(crate) fn const_layer(name: &str, t: &Tensor) -> Layer {
+    let mut layer = Layer::new("Const", "opset1", name);
     let shape = t
         .shape
         .iter()
@@ -395,6 +393,14 @@ fn materialize(g: &mut Graph, c: NewConst, next_id: &mut u64) {
         ("offset", "0"),
         ("size", size.as_str()),
     ]));
+    layer
+}
+
+/// Put a planned constant in the graph: a Const (followed by a decompression Convert when the
+/// value is compressed) where the folded output stood, wired to the unfolded consumers.
+fn materialize(g: &mut Graph, c: NewConst, next_id: &mut u64) {
+    let mut layer = const_layer(&c.name, &c.value);
+    let t = &c.value;
 
     let shape = PartialShape::from_static(&t.shape);
     let mut port = Port::new(0, t.et, shape.clone());

@@ -45,26 +45,12 @@ pub fn run(cx: &mut Cx) -> usize {
             {
                 *slot = n;
             }
-            let (a, b) = (&cx.g[keep], &cx.g[n]);
-            let msg = format!(
-                "{} '{}': computes what '{}' (a model output) computes",
-                a.ty.as_str(),
-                a.name,
-                b.name
-            );
-            cx.note(msg);
+            cx.note_shared(keep, n, "its readers read the model output's producer");
             n_done += 1;
             continue;
         }
         if all {
-            let (a, b) = (&cx.g[n], &cx.g[keep]);
-            let msg = format!(
-                "{} '{}': computes what '{}' computes",
-                a.ty.as_str(),
-                a.name,
-                b.name
-            );
-            cx.note(msg);
+            cx.note_shared(n, keep, "computes what is computed by");
             n_done += 1;
         }
     }

@@ -297,6 +297,13 @@ impl Cx<'_> {
         true
     }
 
+    /// A log line for a layer whose readers now read `keep`: `TYPE 'name': {how} 'keep'`.
+    pub fn note_shared(&mut self, n: NodeId, keep: NodeId, how: &str) {
+        let (a, b) = (&self.g[n], &self.g[keep]);
+        let msg = format!("{} '{}': {how} '{}'", a.ty.as_str(), a.name, b.name);
+        self.note(msg);
+    }
+
     /// Layer `n` may no longer be read: look at it (and what it reads) for dead layers.
     pub fn touch(&mut self, n: NodeId) {
         self.touched.push(n);
@@ -329,20 +336,7 @@ impl Cx<'_> {
 
     /// Add a Const holding `t`, sorted where `origin` stood.
     pub fn add_const(&mut self, name: &str, t: &Tensor, origin: Option<u32>) -> NodeId {
-        let mut layer = Layer::new("Const", "opset1", name);
-        let shape = t
-            .shape
-            .iter()
-            .map(|d| d.to_string())
-            .collect::<Vec<_>>()
-            .join(", ");
-        let size = t.data.len().to_string();
-        layer.data = Some(Attrs::from_pairs([
-            ("element_type", t.et.name()),
-            ("shape", shape.as_str()),
-            ("offset", "0"),
-            ("size", size.as_str()),
-        ]));
+        let mut layer = super::fold::const_layer(name, t);
         layer
             .outputs
             .push(Port::new(0, t.et, PartialShape::from_static(&t.shape)));

@@ -122,14 +122,7 @@ pub fn run(cx: &mut Cx) -> usize {
                 }
                 Some(&keep) => {
                     if cx.replace((n, o), keep) {
-                        let (a, b) = (&cx.g[n], &cx.g[keep.0]);
-                        let msg = format!(
-                            "{} '{}': the same shape value as '{}' (by dimension symbols)",
-                            a.ty.as_str(),
-                            a.name,
-                            b.name
-                        );
-                        cx.note(msg);
+                        cx.note_shared(n, keep.0, "the same shape value (by dimension symbols) as");
                         n_done += 1;
                     }
                 }
