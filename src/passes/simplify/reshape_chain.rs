@@ -39,6 +39,11 @@ pub fn run(cx: &mut Cx) -> usize {
             if !reshape_like(&cx.g[p]) || !all_reshapes(cx, p) {
                 break;
             }
+            // A tensor read by several chains goes once all are fused: its names would go
+            // with it, so it stays (with its names) unless it has none.
+            if cx.g.users_of(p, 0).len() > 1 && !cx.g[p].outputs[0].names().is_empty() {
+                break;
+            }
             chain.push(p);
         }
         chain.reverse();
