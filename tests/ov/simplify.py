@@ -56,9 +56,10 @@ CORE = ov.Core()
 # Models where irc leaves more run-time layers than MOC + ConstantFolding: the most irc may
 # leave, and what OpenVINO does that irc does not (yet).
 ABOVE_MOC = {
-    "moc_magika": (74, "SoftmaxFusion: Exp/ReduceSum/Divide as one Softmax is not exact (a fused "
-                       "magika computes up to 3e-8 off on the CPU without overrides); irc only "
-                       "makes exact rewrites"),
+    "moc_magika": (75, "SoftmaxFusion and ReduceReshapeFusion: Exp/ReduceSum/Divide as one Softmax "
+                       "is not exact, and a ReduceSum with keep_dims lets the CPU plugin make that "
+                       "fusion itself (magika without overrides then computes up to 1.2e-7 off); "
+                       "irc keeps what the CPU computes bit for bit"),
     "moc_silero_ov16k": (37, "two fusions MOC makes by dropping tensor names: a Squeeze of the "
                              "LSTMSequence state (named) read by two Unsqueezes, and a ReduceMean "
                              "(named) into the Unsqueeze that is the model output; irc keeps tensor "
@@ -412,20 +413,6 @@ def g_symbols_chained_max():
     return model([o1.relu(x), o1.add(outer, C([1, 1]))], [x])
 
 
-def g_reduce_reshape():
-    x = P([2, 5])
-    r = o1.reshape(o1.reduce_sum(x, C([1]), False), C([2, 1]), False)
-    return model(o1.relu(r), [x])
-
-
-def g_reduce_reshape_output_stays():
-    # The Unsqueeze is the model output and the sum's tensor has a name: nothing to move it to.
-    x = P([2, 5])
-    s = o1.reduce_mean(x, C([1]), False)
-    s.output(0).get_tensor().set_names({"mean"})
-    return model(o1.unsqueeze(s, C([1])), [x])
-
-
 # name: (builder, {op type: count} left, the pass that must fire or None, feed overrides)
 CASES = {
     "reshape_same": (g_reshape_same, {"Relu": 1}, "noop"),
@@ -475,8 +462,6 @@ CASES = {
     "symbols_broadcast_stays": (g_symbols_broadcast_stays, {"Add": 2, "ShapeOf": 2, "Gather": 2}, None),
     "symbols_regather": (g_symbols_regather, {"Gather": 3, "Relu": 1, "ShapeOf": 1, "Add": 1}, "symbols"),
     "symbols_chained_max": (g_symbols_chained_max, {"Relu": 1, "ShapeOf": 1, "Maximum": 1, "Add": 1}, "symbols"),
-    "reduce_reshape": (g_reduce_reshape, {"ReduceSum": 1, "Relu": 1}, "reduce-reshape"),
-    "reduce_reshape_output_stays": (g_reduce_reshape_output_stays, {"ReduceMean": 1, "Unsqueeze": 1}, None),
     "cse": (g_cse, {"Relu": 1, "MatMul": 1, "Add": 1}, "cse"),
     "cse_fq": (g_cse_fq, {"FakeQuantize": 1, "Add": 1}, "cse"),
     "cse_attrs_differ_stays": (g_cse_attrs_differ_stays, {"Softmax": 2, "Add": 1}, None),

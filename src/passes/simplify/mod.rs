@@ -12,7 +12,6 @@
 pub mod clamp_fq;
 pub mod cse;
 pub mod noop;
-pub mod reduce_reshape;
 pub mod reshape_chain;
 pub mod shuffle;
 pub mod slices;
@@ -59,11 +58,6 @@ pub const PASSES: &[Pass] = &[
         name: "reshape-chain",
         about: "consecutive Reshape/Squeeze/Unsqueeze as one Reshape",
         run: reshape_chain::run,
-    },
-    Pass {
-        name: "reduce-reshape",
-        about: "a reduction without kept dims and the Reshape/Unsqueeze putting them back as one reduction with keep_dims",
-        run: reduce_reshape::run,
     },
     Pass {
         name: "slices",
