@@ -76,7 +76,8 @@ fn bin_kind(ty: &str) -> Bin {
     }
 }
 
-const BINARY: &[&str] = &[
+/// Binary elementwise ops with numpy broadcasting (as registered here).
+pub(crate) const BINARY: &[&str] = &[
     "Add",
     "Subtract",
     "Multiply",

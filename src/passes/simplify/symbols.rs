@@ -254,32 +254,8 @@ fn out_dims(cx: &Cx, s: &mut Syms, n: NodeId, o: usize) -> Option<Es> {
     Some(out)
 }
 
-/// Elementwise ops with numpy broadcasting.
-const BINARY: &[&str] = &[
-    "Add",
-    "Subtract",
-    "Multiply",
-    "Divide",
-    "Power",
-    "Maximum",
-    "Minimum",
-    "SquaredDifference",
-    "Mod",
-    "FloorMod",
-    "Equal",
-    "NotEqual",
-    "Less",
-    "LessEqual",
-    "Greater",
-    "GreaterEqual",
-    "LogicalAnd",
-    "LogicalOr",
-    "LogicalXor",
-    "BitwiseAnd",
-    "BitwiseOr",
-    "BitwiseXor",
-    "PRelu",
-];
+/// Elementwise ops with numpy broadcasting beyond the ops registry's `BINARY` list.
+const BINARY_MORE: &[&str] = &["BitwiseAnd", "BitwiseOr", "BitwiseXor", "PRelu", "Select"];
 
 /// Ops whose output 0 has input 0's shape.
 const SAME_SHAPE: &[&str] = &[
@@ -337,7 +313,7 @@ fn rule(cx: &Cx, s: &Syms, n: NodeId, o: usize) -> Option<Es> {
     if SAME_SHAPE.contains(&ty) {
         return inp(0).cloned();
     }
-    if BINARY.contains(&ty) || ty == "Select" {
+    if crate::ops::elementwise::BINARY.contains(&ty) || BINARY_MORE.contains(&ty) {
         let ins: Vec<&Es> = if ty == "Select" {
             (0..3).map(inp).collect::<Option<_>>()?
         } else {
