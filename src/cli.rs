@@ -233,7 +233,21 @@ enum Cmd {
         b: PathBuf,
         #[arg(long, value_enum, default_value_t)]
         format: Format,
+        /// Also draw B with what changed against A (added, removed ghosted under A's names,
+        /// changed), to OUT.svg or a self-contained OUT.html; written whatever the exit code.
+        #[arg(long, value_name = "OUT.html|OUT.svg")]
+        render: Option<PathBuf>,
+        /// With --render: collapse unchanged stretches and repeated blocks (auto) or not.
+        #[arg(long, value_enum, default_value_t, requires = "render")]
+        collapse: CollapseArg,
     },
+    /// Draw the graph: SVG, or one self-contained HTML page (pan/zoom, search, details on a
+    /// click). Layered top to bottom; edges labelled with the inferred type and shape;
+    /// constant subgraphs (decompression chains) as one small box; If/Loop/TensorIterator
+    /// bodies nested; repeated blocks (transformer layers) collapsed to one box ×N.
+    ///
+    /// Example: irc render model.xml -o model.html --input input_ids[1,128]
+    Render(RenderArgs),
     /// Run two models with OpenVINO's runtime on the same inputs and compare every output:
     /// exit 0 when they agree within tolerance, 1 when they differ (or the candidate cannot
     /// run), 2 on usage errors, a reference OpenVINO cannot run, or no OpenVINO found.
@@ -253,6 +267,51 @@ enum Cmd {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+}
+
+/// `--collapse` of `irc render` and `irc diff --render`.
+#[derive(ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum CollapseArg {
+    /// Repeated blocks collapse in big graphs (in a diff, unchanged stretches too).
+    #[default]
+    Auto,
+    /// Every layer computed at run time has its own box.
+    None,
+}
+
+impl From<CollapseArg> for crate::render::Collapse {
+    fn from(c: CollapseArg) -> Self {
+        match c {
+            CollapseArg::Auto => crate::render::Collapse::Auto,
+            CollapseArg::None => crate::render::Collapse::None,
+        }
+    }
+}
+
+/// `irc render`'s arguments.
+#[derive(clap::Args, Debug)]
+struct RenderArgs {
+    input: PathBuf,
+    /// OUT.svg or OUT.html (the format follows the extension).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Override an input's shape, ovc syntax: NAME[1,3,?,224]. Repeatable.
+    #[arg(long = "input", value_name = "NAME[DIMS]")]
+    inputs: Vec<String>,
+    #[arg(long, value_enum, default_value_t)]
+    collapse: CollapseArg,
+    /// Only the layers within --depth edges of this layer (by name), with what they read.
+    #[arg(long, value_name = "LAYER")]
+    around: Option<String>,
+    /// With --around: how many edges away (default 2).
+    #[arg(long, default_value_t = 2, requires = "around")]
+    depth: usize,
+    /// Output format of the summary: text (stderr) or json (stdout).
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+    /// No summary line.
+    #[arg(short, long)]
+    quiet: bool,
 }
 
 /// `irc verify`'s arguments.
@@ -470,6 +529,7 @@ impl Cmd {
             | Cmd::InferShapes { format, .. }
             | Cmd::Diff { format, .. }
             | Cmd::Stats { format, .. }
+            | Cmd::Render(RenderArgs { format, .. })
             | Cmd::Verify(VerifyArgs { format, .. })
             | Cmd::Dump { format, .. } => *format,
         };
@@ -727,7 +787,14 @@ fn run(cmd: Cmd) -> i32 {
                 )
             })
         }
-        Cmd::Diff { a, b, format } => one(json, true, || cmd_diff(a, b, format)),
+        Cmd::Diff {
+            a,
+            b,
+            format,
+            render,
+            collapse,
+        } => one(json, true, || cmd_diff(a, b, format, render, collapse)),
+        Cmd::Render(args) => one(json, false, || cmd_render(args)),
         Cmd::Verify(args) => one(json, true, || cmd_verify(args)),
         Cmd::Stats {
             input,
@@ -1272,10 +1339,34 @@ fn cmd_infer_shapes(
     Ok(0)
 }
 
-fn cmd_diff(a: PathBuf, b: PathBuf, format: Format) -> Result<i32, Fail> {
+fn cmd_diff(
+    a: PathBuf,
+    b: PathBuf,
+    format: Format,
+    render: Option<PathBuf>,
+    collapse: CollapseArg,
+) -> Result<i32, Fail> {
+    let kind = match &render {
+        Some(o) => Some(picture_kind(o, &[&a, &b])?),
+        None => None,
+    };
     let pa = read(&a)?;
     let pb = read(&b)?;
-    let r = crate::diff::diff(&pa.model, &pb.model);
+    let r = match (&render, kind) {
+        (Some(o), Some(html)) => {
+            let (r, marks) = crate::diff::diff_marked(&pa.model, &pb.model);
+            let opts = crate::render::Options {
+                collapse: collapse.into(),
+                around: None,
+            };
+            let pic = crate::render::render_diff(&pa.model, &pb.model, &marks, &opts)
+                .map_err(Fail::Usage)?;
+            let text = if html { pic.html() } else { pic.svg };
+            crate::files::write_one(o, text.as_bytes()).map_err(Fail::Usage)?;
+            r
+        }
+        _ => crate::diff::diff(&pa.model, &pb.model),
+    };
     match format {
         Format::Json => out(&to_json(&r)),
         Format::Text => out(&crate::diff::render_text(&r)),
@@ -1307,6 +1398,88 @@ fn cmd_verify(a: VerifyArgs) -> Result<i32, Fail> {
         Format::Text => out(&crate::equiv::render_text(&r)),
     }
     Ok(if r.equal { 0 } else { 1 })
+}
+
+/// The picture's format from its name (true: HTML); never one of the models' own files.
+fn picture_kind(out: &std::path::Path, models: &[&PathBuf]) -> Result<bool, Fail> {
+    let ext = out
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase());
+    let html = match ext.as_deref() {
+        Some("html") | Some("htm") => true,
+        Some("svg") => false,
+        _ => {
+            return Err(Fail::Usage(format!(
+                "-o {}: a picture is named OUT.svg or OUT.html",
+                out.display()
+            )))
+        }
+    };
+    let same = |x: &std::path::Path, y: &std::path::Path| match (
+        std::fs::canonicalize(x),
+        std::fs::canonicalize(y),
+    ) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    for m in models {
+        if same(out, m) || same(out, &xml::read::bin_path_for(m)) {
+            return Err(Fail::Usage(format!(
+                "-o {}: it would overwrite a file of the input model {}",
+                out.display(),
+                m.display()
+            )));
+        }
+    }
+    Ok(html)
+}
+
+fn cmd_render(a: RenderArgs) -> Result<i32, Fail> {
+    let html = picture_kind(&a.output, &[&a.input])?;
+    let overrides = parse_inputs(&a.inputs)?;
+    let mut parsed = read(&a.input)?;
+    let mut inf = infer::Infer::new(&parsed.model, Some(&parsed.source_map), &overrides);
+    inf.check_overrides().map_err(Fail::Usage)?;
+    let facts = inf.run();
+    if !inf.diags.is_empty() {
+        return Err(Fail::Model(parsed.into_error(inf.diags)));
+    }
+    drop(inf);
+    infer::apply(&mut parsed.model.graph, &facts, &overrides, true);
+    crate::trace("infer");
+    let opts = crate::render::Options {
+        collapse: a.collapse.into(),
+        around: a.around.map(|l| (l, a.depth)),
+    };
+    let pic = crate::render::render(&parsed.model, &opts).map_err(Fail::Usage)?;
+    crate::trace("render");
+    let text = if html { pic.html() } else { pic.svg.clone() };
+    crate::files::write_one(&a.output, text.as_bytes()).map_err(Fail::Usage)?;
+    crate::trace("write");
+    let s = &pic.summary;
+    match a.format {
+        Format::Json => out(&to_json(&serde_json::json!({
+            "output": a.output.display().to_string(),
+            "format": if html { "html" } else { "svg" },
+            "bytes": text.len(),
+            "boxes": s.boxes,
+            "edges": s.edges,
+            "layers": s.layers,
+            "blocks": s.blocks,
+        }))),
+        Format::Text if !a.quiet => errln(&format!(
+            "{}: {} boxes ({} layers, {} collapsed blocks), {} edges, {} KiB",
+            a.output.display(),
+            s.boxes,
+            s.layers,
+            s.blocks,
+            s.edges,
+            text.len().div_ceil(1024)
+        )),
+        Format::Text => {}
+    }
+    Ok(0)
 }
 
 fn cmd_stats(input: PathBuf, inputs: Vec<String>, format: Format) -> Result<i32, Fail> {

@@ -69,9 +69,53 @@ pub struct DiffReport {
 
 /// Compare two models.
 pub fn diff(a: &Model, b: &Model) -> DiffReport {
+    diff_with(a, b, None)
+}
+
+/// Which layers a diff found added, removed and changed, per graph, for drawing them
+/// ([`crate::render::render_diff`]). Keys are the report's `graph` paths ("" at the top).
+#[derive(Debug, Default)]
+pub struct GraphMarks {
+    /// Where A's graph is: (layer, body index) steps from A's top-level graph.
+    pub a_path: Vec<(NodeId, usize)>,
+    /// Layers of B not in A.
+    pub added: std::collections::HashSet<NodeId>,
+    /// Layers of A not in B.
+    pub removed: Vec<NodeId>,
+    /// Layers of B that changed, with what changed.
+    pub changed: HashMap<NodeId, Vec<String>>,
+    /// A's layers paired with B's.
+    pub ab: HashMap<NodeId, NodeId>,
+    /// Layers of B that read from or feed a removed layer of A (through the pairing).
+    pub near_removed: std::collections::HashSet<NodeId>,
+}
+
+impl GraphMarks {
+    /// A's graph these marks are about.
+    pub fn graph_a<'m>(&self, a: &'m Model) -> Option<&'m Graph> {
+        let mut g = &a.graph;
+        for &(n, bi) in &self.a_path {
+            g = &g.get(n)?.bodies.get(bi)?.graph;
+        }
+        Some(g)
+    }
+}
+
+/// Compare two models, and say per layer what the report says per name.
+pub fn diff_marked(a: &Model, b: &Model) -> (DiffReport, HashMap<String, GraphMarks>) {
+    let marks = std::cell::RefCell::new(HashMap::new());
+    let r = diff_with(a, b, Some(&marks));
+    (r, marks.into_inner())
+}
+
+fn diff_with(
+    a: &Model,
+    b: &Model,
+    marks: Option<&std::cell::RefCell<HashMap<String, GraphMarks>>>,
+) -> DiffReport {
     let mut r = DiffReport::default();
-    let cx = Cx { a, b };
-    cx.graph(&a.graph, &b.graph, "", &mut r);
+    let cx = Cx { a, b, marks };
+    cx.graph(&a.graph, &b.graph, "", &[], &mut r);
     io_diff(
         &io_of(&a.graph).inputs,
         &io_of(&b.graph).inputs,
@@ -111,6 +155,7 @@ pub fn diff(a: &Model, b: &Model) -> DiffReport {
 struct Cx<'m> {
     a: &'m Model,
     b: &'m Model,
+    marks: Option<&'m std::cell::RefCell<HashMap<String, GraphMarks>>>,
 }
 
 /// A layer's signature and the (paired) producers of its inputs.
@@ -249,9 +294,21 @@ impl Cx<'_> {
         p
     }
 
-    fn graph(&self, ga: &Graph, gb: &Graph, path: &str, r: &mut DiffReport) {
+    fn graph(
+        &self,
+        ga: &Graph,
+        gb: &Graph,
+        path: &str,
+        a_path: &[(NodeId, usize)],
+        r: &mut DiffReport,
+    ) {
         let (oa, ob) = (order(ga), order(gb));
         let p = self.pair(ga, gb, &oa, &ob);
+        let mut gm = self.marks.map(|_| GraphMarks {
+            a_path: a_path.to_vec(),
+            ab: p.ab.clone(),
+            ..Default::default()
+        });
         let lref = |l: &Layer| LayerRef {
             name: l.name.clone(),
             ty: l.ty.to_string(),
@@ -261,17 +318,33 @@ impl Cx<'_> {
         for &n in &oa {
             if !p.ab.contains_key(&n) {
                 r.removed.push(lref(&ga[n]));
+                if let Some(gm) = gm.as_mut() {
+                    gm.removed.push(n);
+                    for k in ga.links_into(n).chain(ga.links_from(n)) {
+                        for x in [k.from, k.to] {
+                            if let Some(&y) = p.ab.get(&x) {
+                                gm.near_removed.insert(y);
+                            }
+                        }
+                    }
+                }
             }
         }
         for &n in &ob {
             let lb = &gb[n];
             let Some(&m) = p.ba.get(&n) else {
                 r.added.push(lref(lb));
+                if let Some(gm) = gm.as_mut() {
+                    gm.added.insert(n);
+                }
                 continue;
             };
             let la = &ga[m];
             let what = self.layer(ga, gb, m, n, &p);
             if !what.is_empty() {
+                if let Some(gm) = gm.as_mut() {
+                    gm.changed.insert(n, what.clone());
+                }
                 r.changed.push(Changed {
                     name: lb.name.clone(),
                     graph: path.to_string(),
@@ -288,8 +361,14 @@ impl Cx<'_> {
                         format!("{bi}")
                     }
                 );
-                self.graph(&x.graph, &y.graph, &format!("{sub}/"), r);
+                let mut ap = a_path.to_vec();
+                ap.push((m, bi));
+                self.graph(&x.graph, &y.graph, &format!("{sub}/"), &ap, r);
             }
+        }
+        if let (Some(gm), Some(all)) = (gm, self.marks) {
+            all.borrow_mut()
+                .insert(path.trim_end_matches('/').to_string(), gm);
         }
         // Paths end with '/' while recursing; report them without it.
         if path.is_empty() {

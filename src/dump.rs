@@ -148,7 +148,7 @@ fn fmt_scalar(s: Scalar) -> String {
     }
 }
 
-fn preview(model: &Model, l: &Layer, k: &ConstData) -> String {
+pub(crate) fn preview(model: &Model, l: &Layer, k: &ConstData) -> String {
     let Some(bytes) = model.const_bytes(k) else {
         return "<missing data>".into();
     };

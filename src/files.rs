@@ -485,6 +485,42 @@ pub fn commit_pair(mut bin: TempOut, mut xml: TempOut) -> Result<(), String> {
     Ok(())
 }
 
+/// Write one file (a picture, a report) through a temporary and a rename: a reader sees the old
+/// file or the new one, never a part. `target` must not be a directory or a special file.
+pub fn write_one(target: &Path, bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write as _;
+    if let Ok(m) = std::fs::symlink_metadata(target) {
+        if !m.file_type().is_file() && !m.file_type().is_symlink() {
+            return Err(format!(
+                "{} is {}; nothing was written",
+                target.display(),
+                kind_of(&m)
+            ));
+        }
+    }
+    if let Ok(m) = std::fs::metadata(target) {
+        if m.is_dir() {
+            return Err(format!(
+                "{} is a directory; nothing was written",
+                target.display()
+            ));
+        }
+    }
+    let dir = parent_dir(target);
+    if !dir.is_dir() {
+        return Err(format!(
+            "cannot write {}: the directory {} does not exist",
+            target.display(),
+            dir.display()
+        ));
+    }
+    let fail = |e: io::Error| format!("cannot write {}: {e}", target.display());
+    let mut t = TempOut::create(target).map_err(fail)?;
+    t.file.write_all(bytes).map_err(fail)?;
+    let _lock = DirLock::take(dir);
+    t.rename_into_place().map_err(fail)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Mapped inputs: a file that shrinks while mapped raises SIGBUS on the next read of a lost
 // page. The handler names the file, removes the temporaries and exits 1.

@@ -20,6 +20,7 @@ pub mod files;
 pub mod ir;
 pub mod opset;
 pub mod progress;
+pub mod render;
 pub mod report;
 pub mod stats;
 pub mod xml;

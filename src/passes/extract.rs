@@ -435,7 +435,7 @@ fn around(g: &Graph, layer: &str, depth: usize) -> Result<Cut, String> {
 }
 
 /// Layers whose value depends on no model input and no state: Const and what only they feed.
-fn constant_only(g: &Graph) -> Vec<bool> {
+pub(crate) fn constant_only(g: &Graph) -> Vec<bool> {
     let mut c = vec![false; g.node_bound()];
     let order = g.ordered().unwrap_or_default();
     for n in order {

@@ -1,0 +1,1268 @@
+//! `irc render`: a picture of a graph, as SVG or as one self-contained HTML page, and
+//! `irc diff A B --render`: B drawn with what changed against A.
+//!
+//! What is drawn (docs/render.md):
+//! - one box per layer computed at run time (type, name, key attributes), edges labelled with
+//!   the element type and shape of the producer's port (infer first for inferred ones);
+//! - constants small, and each constant subgraph feeding a run-time layer (a decompression
+//!   chain, a folded shape) as one box, `u4[…] → f32[…]`;
+//! - If/Loop/TensorIterator bodies as nested drawings inside their layer's box;
+//! - with `--collapse auto`, repeated blocks (found by structure, [`blocks`]) as one box `×N`.
+//!
+//! Every box is `<g class="layer …" data-id="ID" data-type="TYPE">` whose `<title>` starts
+//! with the layer's name; a box standing for several layers lists their ids in `data-ids`
+//! (a collapsed block also has `data-count`, its repetitions). Edges are
+//! `<g class="edge" data-from="ID:PORT" data-to="ID:PORT">` with the label as `<text>`.
+
+pub mod blocks;
+mod html;
+pub mod layout;
+
+use crate::diff::GraphMarks;
+use crate::ir::shape::Bracketed;
+use crate::ir::*;
+use layout::{LEdge, Size};
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Collapse {
+    /// Repeated blocks collapse when the graph is big; in a diff, unchanged stretches too.
+    #[default]
+    Auto,
+    /// Every run-time layer has its own box.
+    None,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub collapse: Collapse,
+    /// Only the layers within `depth` edges of this layer (name), with the constants they read.
+    pub around: Option<(String, usize)>,
+}
+
+/// What a render produced, for the summary line.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Summary {
+    /// Boxes drawn (top level and bodies).
+    pub boxes: usize,
+    pub edges: usize,
+    /// Layers drawn (a collapsed block or a constant box counts all its layers).
+    pub layers: usize,
+    pub blocks: usize,
+}
+
+/// A rendered picture: the SVG document, and what the HTML page shows on a click.
+pub struct Picture {
+    pub svg: String,
+    /// Per box (`data-k`): the details shown in the HTML page.
+    pub details: Vec<serde_json::Value>,
+    pub summary: Summary,
+    pub title: String,
+}
+
+impl Picture {
+    pub fn html(&self) -> String {
+        html::page(self)
+    }
+}
+
+/// Draw a model.
+pub fn render(model: &Model, opts: &Options) -> Result<Picture, String> {
+    let keep = match &opts.around {
+        Some((name, depth)) => Some(around(&model.graph, name, *depth)?),
+        None => None,
+    };
+    let mut cx = Cx {
+        model,
+        opts,
+        diff: None,
+        details: Vec::new(),
+        summary: Summary::default(),
+    };
+    let d = cx.graph(&model.graph, "", keep.as_ref());
+    Ok(cx.finish(d, &model.name))
+}
+
+/// Draw B with what changed against A (`marks` from [`crate::diff::diff_marked`]).
+pub fn render_diff(
+    a: &Model,
+    b: &Model,
+    marks: &HashMap<String, GraphMarks>,
+    opts: &Options,
+) -> Result<Picture, String> {
+    let keep = match &opts.around {
+        Some((name, depth)) => Some(around(&b.graph, name, *depth)?),
+        None => None,
+    };
+    let mut cx = Cx {
+        model: b,
+        opts,
+        diff: Some((a, marks)),
+        details: Vec::new(),
+        summary: Summary::default(),
+    };
+    let d = cx.graph(&b.graph, "", keep.as_ref());
+    Ok(cx.finish(d, &format!("{} vs {}", b.name, a.name)))
+}
+
+/// The layers within `depth` edges of the layer named `name` (not through constants, inputs
+/// or outputs), and the constant subgraphs they read.
+fn around(g: &Graph, name: &str, depth: usize) -> Result<HashSet<NodeId>, String> {
+    let start = crate::passes::edit::layer_named(g, name).ok_or_else(|| {
+        crate::passes::edit::unknown("layer", name, g.layers().map(|l| l.name.clone()))
+    })?;
+    let stop = |n: NodeId| g[n].is("Const");
+    let mut region: HashSet<NodeId> = HashSet::from([start]);
+    let mut frontier = vec![start];
+    for _ in 0..depth {
+        let mut next = Vec::new();
+        for &n in &frontier {
+            let near: Vec<NodeId> = g
+                .links_into(n)
+                .map(|k| k.from)
+                .chain(g.links_from(n).map(|k| k.to))
+                .collect();
+            for m in near {
+                if !stop(m) && region.insert(m) && !g[m].is("Parameter") && !g[m].is("Result") {
+                    next.push(m);
+                }
+            }
+        }
+        frontier = next;
+    }
+    let constant = crate::passes::extract::constant_only(g);
+    let mut stack: Vec<NodeId> = region.iter().copied().collect();
+    while let Some(n) = stack.pop() {
+        for k in g.links_into(n).collect::<Vec<_>>() {
+            if constant[k.from.index()] && region.insert(k.from) {
+                stack.push(k.from);
+            }
+        }
+    }
+    Ok(region)
+}
+
+/// Monospace text metrics (the SVG's font is monospace, so widths are known).
+const CHAR_W: f64 = 7.3;
+const SMALL_W: f64 = 6.1;
+const LINE_H: f64 = 15.0;
+const PAD: f64 = 6.0;
+/// Longest text shown in a box line.
+const MAX_CHARS: usize = 44;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    None,
+    Added,
+    Removed,
+    Changed,
+}
+
+impl Mark {
+    fn class(self) -> &'static str {
+        match self {
+            Mark::None => "",
+            Mark::Added => " added",
+            Mark::Removed => " removed",
+            Mark::Changed => " changed",
+        }
+    }
+}
+
+/// What a box stands for.
+enum Kind {
+    Layer(NodeId),
+    /// A constant subgraph: its layers, the one read by run-time layers last.
+    Consts(Vec<NodeId>),
+    /// `reps` repetitions of `period` run-time layers (with the constants they read).
+    Block {
+        members: Vec<NodeId>,
+        reps: usize,
+        first: NodeId,
+        rep0: Vec<NodeId>,
+        unchanged: bool,
+    },
+    /// A layer of A that B no longer has (diff).
+    Ghost(NodeId),
+}
+
+struct VNode {
+    kind: Kind,
+    mark: Mark,
+}
+
+struct VEdge {
+    from: usize,
+    to: usize,
+    from_frac: f64,
+    to_frac: f64,
+    label: String,
+    data_from: String,
+    data_to: String,
+    removed: bool,
+}
+
+/// A drawn graph: an SVG fragment with its origin at (0, 0).
+struct Drawing {
+    svg: String,
+    w: f64,
+    h: f64,
+}
+
+struct Cx<'m> {
+    model: &'m Model,
+    opts: &'m Options,
+    diff: Option<(&'m Model, &'m HashMap<String, GraphMarks>)>,
+    details: Vec<serde_json::Value>,
+    summary: Summary,
+}
+
+fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            // Characters XML 1.0 does not allow.
+            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => o.push('\u{FFFD}'),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+fn port_label(p: &Port) -> String {
+    let et = p.precision.map_or("?", |e| e.name());
+    format!("{et}{}", Bracketed(&p.shape))
+}
+
+/// Data attributes worth showing in the box (not the ones the edges already say).
+fn key_attrs(l: &Layer) -> String {
+    let skip = |k: &str| {
+        matches!(k, "offset" | "size")
+            || (l.is("Const") || l.is("Parameter")) && matches!(k, "element_type" | "shape")
+    };
+    let parts: Vec<String> = l
+        .data
+        .iter()
+        .flat_map(|d| d.iter())
+        .filter(|(k, _)| !skip(k))
+        .map(|(k, v)| format!("{k}={}", v.replace(", ", ",")))
+        .collect();
+    parts.join(" ")
+}
+
+/// Layers computed at run time: they depend on an input or state, have side effects or
+/// bodies, or are not constant subgraph material.
+fn runtime(g: &Graph, order: &[NodeId]) -> Vec<bool> {
+    let mut rt = vec![false; g.node_bound()];
+    for &n in order {
+        let l = &g[n];
+        let own = !l.is("Const")
+            && ([
+                "Parameter",
+                "ReadValue",
+                "Result",
+                "Assign",
+                "RandomUniform",
+                "Multinomial",
+            ]
+            .iter()
+            .any(|t| l.is(t))
+                || !l.bodies.is_empty()
+                || l.inputs.is_empty());
+        rt[n.index()] = own
+            || g.inputs_of(n)
+                .iter()
+                .any(|p| p.is_none_or(|(s, _)| rt[s.index()]));
+    }
+    rt
+}
+
+impl<'m> Cx<'m> {
+    fn marks(&self, path: &str) -> Option<&'m GraphMarks> {
+        self.diff.and_then(|(_, m)| m.get(path))
+    }
+
+    fn finish(mut self, d: Drawing, name: &str) -> Picture {
+        let (w, h) = (d.w + 2.0 * PAD, d.h + 2.0 * PAD);
+        let mut svg = String::with_capacity(d.svg.len() + 2048);
+        let _ = write!(
+            svg,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"irc-graph\" viewBox=\"0 0 {w:.0} {h:.0}\" width=\"{w:.0}\" height=\"{h:.0}\">\n<title>{}</title>\n<style>{}</style>\n<g class=\"graph\" transform=\"translate({PAD},{PAD})\">\n",
+            esc(name),
+            html::SVG_STYLE
+        );
+        svg.push_str(&d.svg);
+        svg.push_str("</g>\n</svg>\n");
+        Picture {
+            svg,
+            details: std::mem::take(&mut self.details),
+            summary: self.summary,
+            title: name.to_string(),
+        }
+    }
+
+    /// Draw one graph (the model's or a body; `path` as `irc diff` names bodies).
+    fn graph(&mut self, g: &Graph, path: &str, keep: Option<&HashSet<NodeId>>) -> Drawing {
+        let mut order: Vec<NodeId> = g.ordered().unwrap_or_else(|| g.nodes().collect());
+        if let Some(k) = keep {
+            order.retain(|n| k.contains(n));
+        }
+        let rt = runtime(g, &order);
+        let marks = self.marks(path);
+        let mark_of = |n: NodeId| -> Mark {
+            match marks {
+                Some(m) if m.added.contains(&n) => Mark::Added,
+                Some(m) if m.changed.contains_key(&n) => Mark::Changed,
+                _ => Mark::None,
+            }
+        };
+        let kept = |n: NodeId| keep.is_none_or(|k| k.contains(&n));
+        let pos: HashMap<NodeId, usize> = order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+
+        // Constant subgraphs: each constant layer read by a run-time layer (a root) takes the
+        // constant layers above it not taken by an earlier root. Marked layers stay alone.
+        let mut group: HashMap<NodeId, usize> = HashMap::new();
+        let mut groups: Vec<Vec<NodeId>> = Vec::new();
+        let mut reader: Vec<Option<(NodeId, usize)>> = Vec::new();
+        let consumers = |n: NodeId| -> Vec<(NodeId, usize, usize)> {
+            let mut v: Vec<(NodeId, usize, usize)> = g
+                .links_from(n)
+                .filter(|k| kept(k.to))
+                .filter_map(|k| {
+                    let o = g[n].outputs.iter().position(|p| p.id == k.edge.from_port)?;
+                    let i = g[k.to].input_index(k.edge.to_port)?;
+                    Some((k.to, o, i))
+                })
+                .collect();
+            v.sort_by_key(|x| (pos.get(&x.0).copied().unwrap_or(usize::MAX), x.2));
+            v
+        };
+        for &n in &order {
+            if rt[n.index()] || group.contains_key(&n) {
+                continue;
+            }
+            let cons = consumers(n);
+            let first_rt = cons.iter().find(|c| rt[c.0.index()]).copied();
+            let root = first_rt.is_some() || cons.is_empty() || mark_of(n) != Mark::None;
+            if !root {
+                continue;
+            }
+            let gi = groups.len();
+            let mut members = Vec::new();
+            let mut stack = vec![n];
+            group.insert(n, gi);
+            while let Some(x) = stack.pop() {
+                members.push(x);
+                for p in g.inputs_of(x).iter().flatten() {
+                    let s = p.0;
+                    if kept(s)
+                        && !rt[s.index()]
+                        && !group.contains_key(&s)
+                        && mark_of(s) == Mark::None
+                    {
+                        group.insert(s, gi);
+                        stack.push(s);
+                    }
+                }
+            }
+            members.sort_by_key(|m| pos.get(m).copied().unwrap_or(0));
+            groups.push(members);
+            reader.push(first_rt.map(|c| (c.0, c.2)));
+        }
+        // Constant layers read only by other constant boxes (shared): a box of their own.
+        for &n in &order {
+            if !rt[n.index()] && !group.contains_key(&n) {
+                group.insert(n, groups.len());
+                groups.push(vec![n]);
+                reader.push(None);
+            }
+        }
+
+        // Repeated blocks among the run-time layers.
+        let seq: Vec<NodeId> = order.iter().copied().filter(|n| rt[n.index()]).collect();
+        let seq_pos: HashMap<NodeId, usize> =
+            seq.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+        let mut runs: Vec<(blocks::Run, bool)> = Vec::new();
+        if self.opts.collapse == Collapse::Auto && seq.len() > 120 {
+            let tok: Vec<u64> = seq
+                .iter()
+                .enumerate()
+                .map(|(i, &n)| {
+                    let l = &g[n];
+                    if mark_of(n) != Mark::None || l.is("Parameter") || l.is("Result") {
+                        // Never part of a block.
+                        return u64::MAX - i as u64;
+                    }
+                    hash_bytes(
+                        format!(
+                            "{}@{}#{}#{}",
+                            l.ty,
+                            l.version,
+                            l.inputs.len(),
+                            l.outputs.len()
+                        )
+                        .as_bytes(),
+                    )
+                })
+                .collect();
+            let inputs: Vec<Vec<Option<usize>>> = seq
+                .iter()
+                .map(|&n| {
+                    g.inputs_of(n)
+                        .iter()
+                        .map(|p| p.and_then(|(s, _)| seq_pos.get(&s).copied()))
+                        .collect()
+                })
+                .collect();
+            runs = blocks::find(&tok, &inputs, 24)
+                .into_iter()
+                .map(|r| (r, false))
+                .collect();
+        }
+        if self.opts.collapse == Collapse::Auto && self.diff.is_some() {
+            // Unchanged stretches (beside neither a change nor a removed layer) of 8 or more.
+            let near_change: HashSet<NodeId> = seq
+                .iter()
+                .copied()
+                .filter(|&n| {
+                    mark_of(n) != Mark::None
+                        || g.inputs_of(n)
+                            .iter()
+                            .flatten()
+                            .any(|p| mark_of(p.0) != Mark::None)
+                        || g.links_from(n).any(|k| mark_of(k.to) != Mark::None)
+                        || marks.is_some_and(|m| m.near_removed.contains(&n))
+                })
+                .collect();
+            let in_run = |i: usize, runs: &[(blocks::Run, bool)]| {
+                runs.iter().any(|(r, _)| (r.start..r.end()).contains(&i))
+            };
+            let mut i = 0;
+            let mut extra = Vec::new();
+            while i < seq.len() {
+                let ok = |i: usize| {
+                    let l = &g[seq[i]];
+                    !near_change.contains(&seq[i])
+                        && !in_run(i, &runs)
+                        && !l.is("Parameter")
+                        && !l.is("Result")
+                        && l.bodies.is_empty()
+                };
+                if !ok(i) {
+                    i += 1;
+                    continue;
+                }
+                let s = i;
+                while i < seq.len() && ok(i) {
+                    i += 1;
+                }
+                if i - s >= 8 {
+                    extra.push((
+                        blocks::Run {
+                            start: s,
+                            period: i - s,
+                            reps: 1,
+                        },
+                        true,
+                    ));
+                }
+            }
+            runs.extend(extra);
+            runs.sort_by_key(|r| r.0.start);
+        }
+
+        // Boxes, in the sequence's order; constant boxes just before their reader.
+        let mut vnodes: Vec<VNode> = Vec::new();
+        let mut vn_of: HashMap<NodeId, usize> = HashMap::new();
+        let mut group_vn: Vec<Option<usize>> = vec![None; groups.len()];
+        let mut block_at: HashMap<usize, usize> = HashMap::new();
+        for (ri, (r, _)) in runs.iter().enumerate() {
+            block_at.insert(r.start, ri);
+        }
+        let mut si = 0usize;
+        // Constant boxes by their reader.
+        let mut groups_by_reader: HashMap<NodeId, Vec<usize>> = HashMap::new();
+        for (gi, r) in reader.iter().enumerate() {
+            if let Some((n, _)) = r {
+                groups_by_reader.entry(*n).or_default().push(gi);
+            }
+        }
+        let mut orphan_groups: Vec<usize> = (0..groups.len())
+            .filter(|&gi| reader[gi].is_none())
+            .collect();
+        orphan_groups.sort_by_key(|&gi| pos.get(groups[gi].last().unwrap()).copied().unwrap_or(0));
+        for &gi in &orphan_groups {
+            let v = vnodes.len();
+            let mark = if groups[gi].len() == 1 {
+                mark_of(groups[gi][0])
+            } else {
+                Mark::None
+            };
+            vnodes.push(VNode {
+                kind: Kind::Consts(groups[gi].clone()),
+                mark,
+            });
+            group_vn[gi] = Some(v);
+            for &m in &groups[gi] {
+                vn_of.insert(m, v);
+            }
+        }
+        while si < seq.len() {
+            if let Some(&ri) = block_at.get(&si) {
+                let (r, unchanged) = runs[ri];
+                let mut members: Vec<NodeId> = Vec::new();
+                for &n in &seq[r.start..r.end()] {
+                    members.push(n);
+                    if let Some(gs) = groups_by_reader.get(&n) {
+                        for &gi in gs {
+                            members.extend(groups[gi].iter().copied());
+                        }
+                    }
+                }
+                let rep0: Vec<NodeId> = seq[r.start..r.start + r.period].to_vec();
+                let v = vnodes.len();
+                for &m in &members {
+                    vn_of.insert(m, v);
+                }
+                for &n in &seq[r.start..r.end()] {
+                    if let Some(gs) = groups_by_reader.get(&n) {
+                        for &gi in gs {
+                            group_vn[gi] = Some(v);
+                        }
+                    }
+                }
+                vnodes.push(VNode {
+                    kind: Kind::Block {
+                        members,
+                        reps: r.reps,
+                        first: seq[r.start],
+                        rep0,
+                        unchanged,
+                    },
+                    mark: Mark::None,
+                });
+                si = r.end();
+                continue;
+            }
+            let n = seq[si];
+            if let Some(gs) = groups_by_reader.get(&n) {
+                for &gi in gs {
+                    let v = vnodes.len();
+                    let mark = if groups[gi].len() == 1 {
+                        mark_of(groups[gi][0])
+                    } else {
+                        Mark::None
+                    };
+                    vnodes.push(VNode {
+                        kind: Kind::Consts(groups[gi].clone()),
+                        mark,
+                    });
+                    group_vn[gi] = Some(v);
+                    for &m in &groups[gi] {
+                        vn_of.insert(m, v);
+                    }
+                }
+            }
+            vn_of.insert(n, vnodes.len());
+            vnodes.push(VNode {
+                kind: Kind::Layer(n),
+                mark: mark_of(n),
+            });
+            si += 1;
+        }
+
+        // Edges: between boxes; a constant box only to its reader.
+        let mut vedges: Vec<VEdge> = Vec::new();
+        let mut seen: HashSet<(usize, usize)> = HashSet::new();
+        for &n in &order {
+            let Some(&vt) = vn_of.get(&n) else { continue };
+            let l = &g[n];
+            let nin = l.inputs.len().max(1);
+            for (i, p) in g.inputs_of(n).iter().enumerate() {
+                let Some((s, o)) = *p else { continue };
+                let Some(&vs) = vn_of.get(&s) else { continue };
+                if vs == vt {
+                    continue;
+                }
+                if !rt[s.index()] {
+                    // A constant box is drawn into its own reader only.
+                    let gi = group[&s];
+                    if reader[gi] != Some((n, i)) || groups[gi].last() != Some(&s) {
+                        continue;
+                    }
+                }
+                let block_edge = matches!(vnodes[vs].kind, Kind::Block { .. })
+                    || matches!(vnodes[vt].kind, Kind::Block { .. });
+                if block_edge && !seen.insert((vs, vt)) {
+                    continue;
+                }
+                let ls = &g[s];
+                let nout = ls.outputs.len().max(1);
+                let from_frac = if matches!(vnodes[vs].kind, Kind::Layer(_)) {
+                    (o as f64 + 1.0) / (nout as f64 + 1.0)
+                } else {
+                    0.5
+                };
+                let to_frac = if matches!(vnodes[vt].kind, Kind::Layer(_)) {
+                    (i as f64 + 1.0) / (nin as f64 + 1.0)
+                } else {
+                    0.5
+                };
+                vedges.push(VEdge {
+                    from: vs,
+                    to: vt,
+                    from_frac,
+                    to_frac,
+                    label: ls.outputs.get(o).map(port_label).unwrap_or_default(),
+                    data_from: format!("{}:{}", ls.id, ls.outputs.get(o).map_or(0, |p| p.id)),
+                    data_to: format!("{}:{}", l.id, l.inputs.get(i).map_or(0, |p| p.id)),
+                    removed: false,
+                });
+            }
+        }
+
+        // Removed layers of A, ghosted, wired to what they were wired to (paired in B).
+        if let (Some((a, _)), Some(m)) = (self.diff, marks) {
+            let ga = m.graph_a(a);
+            if let Some(ga) = ga {
+                let mut ghost: HashMap<NodeId, usize> = HashMap::new();
+                for &n in &m.removed {
+                    ghost.insert(n, vnodes.len());
+                    vnodes.push(VNode {
+                        kind: Kind::Ghost(n),
+                        mark: Mark::Removed,
+                    });
+                }
+                let map = |x: NodeId| -> Option<usize> {
+                    ghost
+                        .get(&x)
+                        .copied()
+                        .or_else(|| m.ab.get(&x).and_then(|y| vn_of.get(y).copied()))
+                };
+                for &n in &m.removed {
+                    for k in ga.links_into(n).chain(ga.links_from(n)) {
+                        if k.to == n && ghost.contains_key(&k.from) && k.from != n {
+                            // Drawn once, from the producer's side.
+                            continue;
+                        }
+                        let (Some(vs), Some(vt)) = (map(k.from), map(k.to)) else {
+                            continue;
+                        };
+                        if vs == vt || !seen.insert((vs, vt)) {
+                            continue;
+                        }
+                        let (ls, lt) = (&ga[k.from], &ga[k.to]);
+                        let o = ls
+                            .outputs
+                            .iter()
+                            .position(|p| p.id == k.edge.from_port)
+                            .unwrap_or(0);
+                        vedges.push(VEdge {
+                            from: vs,
+                            to: vt,
+                            from_frac: 0.5,
+                            to_frac: 0.5,
+                            label: ls.outputs.get(o).map(port_label).unwrap_or_default(),
+                            data_from: format!("a:{}:{}", ls.id, k.edge.from_port),
+                            data_to: format!("a:{}:{}", lt.id, k.edge.to_port),
+                            removed: true,
+                        });
+                    }
+                }
+            }
+        }
+
+        // A topological order of the boxes (ghosts make it differ from the sequence's).
+        let nv = vnodes.len();
+        let mut indeg = vec![0usize; nv];
+        let mut outs: Vec<Vec<usize>> = vec![Vec::new(); nv];
+        for e in &vedges {
+            indeg[e.to] += 1;
+            outs[e.from].push(e.to);
+        }
+        let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<usize>> = (0..nv)
+            .filter(|&v| indeg[v] == 0)
+            .map(std::cmp::Reverse)
+            .collect();
+        let mut topo = Vec::with_capacity(nv);
+        let mut placed = vec![false; nv];
+        loop {
+            while let Some(std::cmp::Reverse(v)) = ready.pop() {
+                placed[v] = true;
+                topo.push(v);
+                for &t in &outs[v] {
+                    indeg[t] -= 1;
+                    if indeg[t] == 0 {
+                        ready.push(std::cmp::Reverse(t));
+                    }
+                }
+            }
+            // A cycle (only through ghosts): take the first box left and go on.
+            match (0..nv).find(|&v| !placed[v] && indeg[v] > 0) {
+                Some(v) => {
+                    indeg[v] = 0;
+                    ready.push(std::cmp::Reverse(v));
+                }
+                None => break,
+            }
+        }
+        let mut at = vec![0usize; nv];
+        for (i, &v) in topo.iter().enumerate() {
+            at[v] = i;
+        }
+
+        // Box contents and sizes (bodies drawn first: they size their layer's box).
+        let mut contents: Vec<BoxContent> = Vec::with_capacity(nv);
+        for vn in &vnodes {
+            let c = self.content(g, path, vn);
+            contents.push(c);
+        }
+        let mut sizes = vec![Size { w: 0.0, h: 0.0 }; nv];
+        for v in 0..nv {
+            sizes[at[v]] = contents[v].size();
+        }
+        let ledges: Vec<LEdge> = vedges
+            .iter()
+            .map(|e| LEdge {
+                from: at[e.from],
+                to: at[e.to],
+                from_frac: e.from_frac,
+                to_frac: e.to_frac,
+                weight: if matches!(vnodes[e.from].kind, Kind::Consts(_)) {
+                    0.05
+                } else {
+                    1.0
+                },
+            })
+            .collect();
+        let lay = layout::layout(&sizes, &ledges);
+
+        let mut svg = String::new();
+        svg.push_str("<g class=\"edges\">\n");
+        for (e, r) in vedges.iter().zip(&lay.routes) {
+            let mut d = String::new();
+            let p = &r.points;
+            let _ = write!(d, "M{:.1},{:.1}", p[0].0, p[0].1);
+            for w in p.windows(2) {
+                let ((x0, y0), (x1, y1)) = (w[0], w[1]);
+                if (x0 - x1).abs() < 0.5 && !r.long {
+                    let _ = write!(d, " L{x1:.1},{y1:.1}");
+                } else {
+                    let my = (y0 + y1) / 2.0;
+                    let _ = write!(d, " C{x0:.1},{my:.1} {x1:.1},{my:.1} {x1:.1},{y1:.1}");
+                }
+            }
+            // The label sits on the last stretch, just above the middle of the last segment.
+            let (x1, y1) = p[p.len() - 1];
+            let (x0, y0) = p[p.len() - 2];
+            let (lx, ly) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0 + 12.0);
+            let class = match (r.long, e.removed) {
+                (_, true) => "edge removed",
+                (true, false) => "edge long",
+                _ => "edge",
+            };
+            let _ = writeln!(
+                svg,
+                "<g class=\"{class}\" data-from=\"{}\" data-to=\"{}\"><path d=\"{d}\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text></g>",
+                esc(&e.data_from),
+                esc(&e.data_to),
+                lx + 3.0,
+                ly,
+                esc(&e.label)
+            );
+        }
+        svg.push_str("</g>\n<g class=\"layers\">\n");
+        for v in 0..nv {
+            let (x, y) = lay.pos[at[v]];
+            contents[v].write(&mut svg, x, y);
+        }
+        svg.push_str("</g>\n");
+        self.summary.boxes += nv;
+        self.summary.edges += vedges.len();
+        Drawing {
+            svg,
+            w: lay.width,
+            h: lay.height,
+        }
+    }
+
+    /// What a box shows, its title and its details.
+    fn content(&mut self, g: &Graph, path: &str, v: &VNode) -> BoxContent {
+        // The slot is taken first: bodies drawn below add details of their own.
+        let k = self.details.len();
+        self.details.push(serde_json::Value::Null);
+        let mark = v.mark;
+        let marks = self.marks(path);
+        let what = |n: NodeId| -> Vec<String> {
+            match marks {
+                Some(m) => m.changed.get(&n).cloned().unwrap_or_default(),
+                None => Vec::new(),
+            }
+        };
+        match &v.kind {
+            Kind::Layer(n) | Kind::Ghost(n) => {
+                let ghost = matches!(v.kind, Kind::Ghost(_));
+                let a_side = self.diff.map(|d| d.0);
+                let gg: &Graph = match (ghost, marks, a_side) {
+                    (true, Some(m), Some(a)) => m.graph_a(a).unwrap_or(g),
+                    _ => g,
+                };
+                let model = match (ghost, a_side) {
+                    (true, Some(a)) => a,
+                    _ => self.model,
+                };
+                let l = &gg[*n];
+                let changes = what(*n);
+                let mut lines = vec![
+                    Line::bold(format!("{}", l.ty)),
+                    Line::plain(clip(&l.name, MAX_CHARS)),
+                ];
+                if l.is("Parameter") {
+                    if let Some(p) = l.outputs.first() {
+                        lines.push(Line::plain(port_label(p)));
+                    }
+                } else if l.is("Const") {
+                    if let Some(kd) = &l.konst {
+                        lines[1] = Line::plain(clip(
+                            &format!(
+                                "{} {}",
+                                l.outputs.first().map(port_label).unwrap_or_default(),
+                                crate::dump::preview(model, l, kd)
+                            ),
+                            MAX_CHARS,
+                        ));
+                    }
+                } else {
+                    let a = key_attrs(l);
+                    if !a.is_empty() {
+                        lines.push(Line::plain(clip(&a, MAX_CHARS)));
+                    }
+                }
+                let mut title = self.title(model, gg, *n);
+                if ghost {
+                    title.push_str("\n(removed: in A only)");
+                }
+                for c in &changes {
+                    let _ = write!(title, "\nchanged: {c}");
+                }
+                // Bodies, nested.
+                let mut bodies = Vec::new();
+                if !ghost {
+                    for b in &l.bodies {
+                        let sub = if path.is_empty() {
+                            format!("{}/{}", l.name, b.tag)
+                        } else {
+                            format!("{path}/{}/{}", l.name, b.tag)
+                        };
+                        let d = self.graph(&b.graph, &sub, None);
+                        bodies.push((b.tag.clone(), d));
+                    }
+                }
+                self.details[k] = self.layer_details(model, gg, *n, &changes, ghost);
+                let ty = l.ty.to_string();
+                let kind_class = if l.is("Parameter") {
+                    " input"
+                } else if l.is("Result") {
+                    " output"
+                } else if l.is("Const") {
+                    " const"
+                } else {
+                    ""
+                };
+                self.summary.layers += 1;
+                BoxContent {
+                    class: format!("layer{kind_class}{}", mark.class()),
+                    attrs: format!(
+                        "data-id=\"{}\" data-type=\"{}\"{}",
+                        l.id,
+                        esc(&ty),
+                        if ghost { " data-side=\"a\"" } else { "" }
+                    ),
+                    k,
+                    title,
+                    lines,
+                    small: false,
+                    bodies,
+                }
+            }
+            Kind::Consts(members) => {
+                let root = *members.last().unwrap();
+                let l = &g[root];
+                let base = members
+                    .iter()
+                    .copied()
+                    .find(|&m| g[m].is("Const") && g[m].konst.is_some())
+                    .unwrap_or(root);
+                let out = l.outputs.first().map(port_label).unwrap_or_default();
+                let text = if members.len() == 1 {
+                    let pv = l
+                        .konst
+                        .as_ref()
+                        .map(|kd| crate::dump::preview(self.model, l, kd))
+                        .unwrap_or_default();
+                    if l.is("Const") {
+                        format!("{out} {pv}")
+                    } else {
+                        format!("{} {out}", l.ty)
+                    }
+                } else {
+                    let src = g[base].outputs.first().map(port_label).unwrap_or_default();
+                    format!("{} → {out}", clip_shape(&src))
+                };
+                let mut title = self.title(self.model, g, root);
+                if members.len() > 1 {
+                    let _ = write!(title, "\nconstant subgraph of {} layers:", members.len());
+                    for &m in members.iter().rev().take(12) {
+                        let _ = write!(title, "\n  {} {}", g[m].ty, g[m].name);
+                    }
+                    if members.len() > 12 {
+                        let _ = write!(title, "\n  …");
+                    }
+                }
+                let changes = if members.len() == 1 {
+                    what(root)
+                } else {
+                    Vec::new()
+                };
+                for c in &changes {
+                    let _ = write!(title, "\nchanged: {c}");
+                }
+                let mut d = self.layer_details(self.model, g, root, &changes, false);
+                if members.len() > 1 {
+                    d["members"] = serde_json::Value::Array(
+                        members
+                            .iter()
+                            .rev()
+                            .map(|&m| serde_json::json!([g[m].ty.as_str(), g[m].name]))
+                            .collect(),
+                    );
+                }
+                self.details[k] = d;
+                let ids: Vec<String> = members.iter().map(|&m| g[m].id.to_string()).collect();
+                self.summary.layers += members.len();
+                BoxContent {
+                    class: format!(
+                        "layer const{}{}",
+                        if members.len() > 1 { " chain" } else { "" },
+                        mark.class()
+                    ),
+                    attrs: format!(
+                        "data-id=\"{}\" data-type=\"{}\" data-ids=\"{}\"",
+                        l.id,
+                        esc(&l.ty),
+                        ids.join(" ")
+                    ),
+                    k,
+                    title,
+                    lines: vec![Line::plain(clip(&text, MAX_CHARS))],
+                    small: true,
+                    bodies: Vec::new(),
+                }
+            }
+            Kind::Block {
+                members,
+                reps,
+                first,
+                rep0,
+                unchanged,
+            } => {
+                let lf = &g[*first];
+                let mut hist: HashMap<&str, usize> = HashMap::new();
+                for &n in rep0 {
+                    *hist.entry(g[n].ty.as_str()).or_default() += 1;
+                }
+                let mut h: Vec<(&str, usize)> = hist.into_iter().collect();
+                h.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+                let ops: Vec<String> = h
+                    .iter()
+                    .take(4)
+                    .map(|(t, c)| {
+                        if *c > 1 {
+                            format!("{t}×{c}")
+                        } else {
+                            t.to_string()
+                        }
+                    })
+                    .collect();
+                let head = if *unchanged {
+                    format!("{} unchanged layers", rep0.len())
+                } else {
+                    format!("×{reps} block of {} layers", rep0.len())
+                };
+                let lines = vec![
+                    Line::bold(head),
+                    Line::plain(clip(&lf.name, MAX_CHARS)),
+                    Line::plain(clip(&ops.join(" "), MAX_CHARS)),
+                ];
+                let mut title = format!(
+                    "{}\n{}: {} run-time layers{}, {} layers in all",
+                    lf.name,
+                    if *unchanged {
+                        "unchanged stretch"
+                    } else {
+                        "repeated block"
+                    },
+                    rep0.len(),
+                    if *unchanged {
+                        String::new()
+                    } else {
+                        format!(" repeated {reps} times")
+                    },
+                    members.len()
+                );
+                for (t, c) in &h {
+                    let _ = write!(title, "\n  {t} ×{c}");
+                }
+                // One repetition, drawn on its own for the page's "expand".
+                let set: HashSet<NodeId> = {
+                    let mut s: HashSet<NodeId> = rep0.iter().copied().collect();
+                    let rtv = runtime(g, &g.ordered().unwrap_or_default());
+                    let mut stack: Vec<NodeId> = rep0.clone();
+                    while let Some(n) = stack.pop() {
+                        for p in g.inputs_of(n).iter().flatten() {
+                            if !rtv[p.0.index()] && s.insert(p.0) {
+                                stack.push(p.0);
+                            }
+                        }
+                    }
+                    s
+                };
+                let inner = {
+                    let opts = Options {
+                        collapse: Collapse::None,
+                        around: None,
+                    };
+                    let mut sub = Cx {
+                        model: self.model,
+                        opts: &opts,
+                        diff: None,
+                        details: Vec::new(),
+                        summary: Summary::default(),
+                    };
+                    let d = sub.graph(g, path, Some(&set));
+                    sub.finish(d, &lf.name).svg
+                };
+                let ids: Vec<String> = members.iter().map(|&m| g[m].id.to_string()).collect();
+                self.details[k] = serde_json::json!({
+                    "name": lf.name,
+                    "type": "block",
+                    "reps": reps,
+                    "period": rep0.len(),
+                    "layers": members.len(),
+                    "ops": h.iter().map(|(t, c)| serde_json::json!([t, c])).collect::<Vec<_>>(),
+                    "inner": inner,
+                });
+                self.summary.layers += members.len();
+                self.summary.blocks += 1;
+                BoxContent {
+                    class: format!("layer block{}", if *unchanged { " unchanged" } else { "" }),
+                    attrs: format!(
+                        "data-id=\"{}\" data-type=\"block\" data-count=\"{reps}\" data-ids=\"{}\"",
+                        lf.id,
+                        ids.join(" ")
+                    ),
+                    k,
+                    title,
+                    lines,
+                    small: false,
+                    bodies: Vec::new(),
+                }
+            }
+        }
+    }
+
+    /// A layer's tooltip: name first, then op, attributes and ports.
+    fn title(&self, _m: &Model, g: &Graph, n: NodeId) -> String {
+        let l = &g[n];
+        let mut t = format!("{}\n{}@{} (id {})", l.name, l.ty, l.version, l.id);
+        let a = key_attrs(l);
+        if !a.is_empty() {
+            let _ = write!(t, "\n{}", clip(&a, 400));
+        }
+        for (i, p) in l.outputs.iter().enumerate() {
+            let _ = write!(t, "\nout {i}: {}", port_label(p));
+            if !p.names().is_empty() {
+                let _ = write!(t, " {}", clip(&p.names().join(","), 200));
+            }
+        }
+        t
+    }
+
+    fn layer_details(
+        &self,
+        m: &Model,
+        g: &Graph,
+        n: NodeId,
+        changes: &[String],
+        ghost: bool,
+    ) -> serde_json::Value {
+        let l = &g[n];
+        let attrs: Vec<serde_json::Value> = l
+            .data
+            .iter()
+            .flat_map(|d| d.iter())
+            .map(|(k, v)| serde_json::json!([k, clip(v, 2000)]))
+            .collect();
+        let inputs: Vec<serde_json::Value> = g
+            .inputs_of(n)
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let from = p
+                    .map(|(s, o)| format!("{}:{o}", g[s].name))
+                    .unwrap_or_default();
+                let ty = l.inputs.get(i).map(port_label).unwrap_or_default();
+                serde_json::json!([ty, from])
+            })
+            .collect();
+        let outputs: Vec<serde_json::Value> = l
+            .outputs
+            .iter()
+            .map(|p| serde_json::json!([port_label(p), p.names().join(", ")]))
+            .collect();
+        let mut d = serde_json::json!({
+            "name": l.name,
+            "type": l.ty.as_str(),
+            "version": l.version.as_str(),
+            "id": l.id,
+            "attrs": attrs,
+            "inputs": inputs,
+            "outputs": outputs,
+        });
+        if let Some(kd) = &l.konst {
+            d["value"] = serde_json::Value::String(crate::dump::preview(m, l, kd));
+        }
+        if !changes.is_empty() {
+            d["changes"] = serde_json::json!(changes);
+        }
+        if ghost {
+            d["removed"] = serde_json::Value::Bool(true);
+        }
+        d
+    }
+}
+
+/// `u4[4096,32,128]` stays; a very long shape is clipped.
+fn clip_shape(s: &str) -> String {
+    clip(s, 24)
+}
+
+struct Line {
+    text: String,
+    bold: bool,
+}
+
+impl Line {
+    fn bold(text: String) -> Line {
+        Line { text, bold: true }
+    }
+    fn plain(text: String) -> Line {
+        Line { text, bold: false }
+    }
+}
+
+struct BoxContent {
+    class: String,
+    attrs: String,
+    /// Index into the page's details.
+    k: usize,
+    title: String,
+    lines: Vec<Line>,
+    small: bool,
+    bodies: Vec<(String, Drawing)>,
+}
+
+const BODY_GAP: f64 = 12.0;
+
+impl BoxContent {
+    fn text_size(&self) -> (f64, f64) {
+        let cw = if self.small { SMALL_W } else { CHAR_W };
+        let lh = if self.small { 13.0 } else { LINE_H };
+        let w = self
+            .lines
+            .iter()
+            .map(|l| l.text.chars().count() as f64 * cw)
+            .fold(0.0, f64::max)
+            + 2.0 * PAD;
+        let h = self.lines.len() as f64 * lh + if self.small { 4.0 } else { 8.0 };
+        (w.max(if self.small { 30.0 } else { 70.0 }), h)
+    }
+
+    fn size(&self) -> Size {
+        let (tw, th) = self.text_size();
+        if self.bodies.is_empty() {
+            return Size { w: tw, h: th };
+        }
+        let bw: f64 = self
+            .bodies
+            .iter()
+            .map(|(_, d)| d.w + 2.0 * BODY_GAP)
+            .sum::<f64>();
+        let bh = self
+            .bodies
+            .iter()
+            .map(|(_, d)| d.h + 2.0 * BODY_GAP + LINE_H)
+            .fold(0.0, f64::max);
+        Size {
+            w: tw.max(bw + BODY_GAP),
+            h: th + bh,
+        }
+    }
+
+    fn write(&self, out: &mut String, x: f64, y: f64) {
+        let s = self.size();
+        let _ = write!(
+            out,
+            "<g class=\"{}\" {} data-k=\"{}\" transform=\"translate({x:.1},{y:.1})\"><title>{}</title><rect width=\"{:.1}\" height=\"{:.1}\" rx=\"4\"/>",
+            self.class,
+            self.attrs,
+            self.k,
+            esc(&self.title),
+            s.w,
+            s.h
+        );
+        let lh = if self.small { 13.0 } else { LINE_H };
+        for (i, l) in self.lines.iter().enumerate() {
+            let _ = write!(
+                out,
+                "<text x=\"{PAD}\" y=\"{:.1}\"{}>{}</text>",
+                (i as f64 + 1.0) * lh,
+                if l.bold { " class=\"op\"" } else { "" },
+                esc(&l.text)
+            );
+        }
+        if !self.bodies.is_empty() {
+            let (_, th) = self.text_size();
+            let mut bx = BODY_GAP;
+            for (tag, d) in &self.bodies {
+                let _ = write!(
+                    out,
+                    "<g class=\"body\" data-tag=\"{}\" transform=\"translate({bx:.1},{th:.1})\"><rect class=\"frame\" width=\"{:.1}\" height=\"{:.1}\" rx=\"6\"/><text class=\"tag\" x=\"6\" y=\"13\">{}</text><g transform=\"translate({BODY_GAP},{:.1})\">\n{}</g></g>",
+                    esc(tag),
+                    d.w + 2.0 * BODY_GAP,
+                    d.h + 2.0 * BODY_GAP + LINE_H - BODY_GAP,
+                    esc(tag),
+                    LINE_H + 4.0,
+                    d.svg
+                );
+                bx += d.w + 2.0 * BODY_GAP + BODY_GAP;
+            }
+        }
+        out.push_str("</g>\n");
+    }
+}
