@@ -393,6 +393,26 @@ impl<'m> Cx<'m> {
             }
         }
 
+        // Constant boxes by their reader; a box is marked as its last layer (the others are
+        // unmarked: the upward search stops at marked layers).
+        let mut groups_by_reader: HashMap<NodeId, Vec<usize>> = HashMap::new();
+        for (gi, r) in reader.iter().enumerate() {
+            if let Some((n, _)) = r {
+                groups_by_reader.entry(*n).or_default().push(gi);
+            }
+        }
+        let group_mark: Vec<Mark> = groups
+            .iter()
+            .map(|m| m.last().map_or(Mark::None, |&r| mark_of(r)))
+            .collect();
+        // A run-time layer that changed, or reads a constant box that did, stays in view.
+        let touched = |n: NodeId| {
+            mark_of(n) != Mark::None
+                || groups_by_reader
+                    .get(&n)
+                    .is_some_and(|gs| gs.iter().any(|&gi| group_mark[gi] != Mark::None))
+        };
+
         // Repeated blocks among the run-time layers.
         let seq: Vec<NodeId> = order.iter().copied().filter(|n| rt[n.index()]).collect();
         let seq_pos: HashMap<NodeId, usize> =
@@ -404,7 +424,7 @@ impl<'m> Cx<'m> {
                 .enumerate()
                 .map(|(i, &n)| {
                     let l = &g[n];
-                    if mark_of(n) != Mark::None || l.is("Parameter") || l.is("Result") {
+                    if touched(n) || l.is("Parameter") || l.is("Result") {
                         // Never part of a block.
                         return u64::MAX - i as u64;
                     }
@@ -440,7 +460,7 @@ impl<'m> Cx<'m> {
                 .iter()
                 .copied()
                 .filter(|&n| {
-                    mark_of(n) != Mark::None
+                    touched(n)
                         || g.inputs_of(n)
                             .iter()
                             .flatten()
@@ -495,24 +515,13 @@ impl<'m> Cx<'m> {
             block_at.insert(r.start, ri);
         }
         let mut si = 0usize;
-        // Constant boxes by their reader.
-        let mut groups_by_reader: HashMap<NodeId, Vec<usize>> = HashMap::new();
-        for (gi, r) in reader.iter().enumerate() {
-            if let Some((n, _)) = r {
-                groups_by_reader.entry(*n).or_default().push(gi);
-            }
-        }
         let mut orphan_groups: Vec<usize> = (0..groups.len())
             .filter(|&gi| reader[gi].is_none())
             .collect();
         orphan_groups.sort_by_key(|&gi| pos.get(groups[gi].last().unwrap()).copied().unwrap_or(0));
         for &gi in &orphan_groups {
             let v = vnodes.len();
-            let mark = if groups[gi].len() == 1 {
-                mark_of(groups[gi][0])
-            } else {
-                Mark::None
-            };
+            let mark = group_mark[gi];
             vnodes.push(VNode {
                 kind: Kind::Consts(groups[gi].clone()),
                 mark,
@@ -563,11 +572,7 @@ impl<'m> Cx<'m> {
             if let Some(gs) = groups_by_reader.get(&n) {
                 for &gi in gs {
                     let v = vnodes.len();
-                    let mark = if groups[gi].len() == 1 {
-                        mark_of(groups[gi][0])
-                    } else {
-                        Mark::None
-                    };
+                    let mark = group_mark[gi];
                     vnodes.push(VNode {
                         kind: Kind::Consts(groups[gi].clone()),
                         mark,
@@ -934,11 +939,7 @@ impl<'m> Cx<'m> {
                         let _ = write!(title, "\n  …");
                     }
                 }
-                let changes = if members.len() == 1 {
-                    what(root)
-                } else {
-                    Vec::new()
-                };
+                let changes = what(root);
                 for c in &changes {
                     let _ = write!(title, "\nchanged: {c}");
                 }
