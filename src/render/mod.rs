@@ -319,10 +319,11 @@ impl<'m> Cx<'m> {
     /// Draw one graph (the model's or a body; `path` as `irc diff` names bodies).
     fn graph(&mut self, g: &Graph, path: &str, keep: Option<&HashSet<NodeId>>) -> Drawing {
         let mut order: Vec<NodeId> = g.ordered().unwrap_or_else(|| g.nodes().collect());
+        // Run time or not is a property of the whole graph, not of the part drawn.
+        let rt = runtime(g, &order);
         if let Some(k) = keep {
             order.retain(|n| k.contains(n));
         }
-        let rt = runtime(g, &order);
         let marks = self.marks(path);
         let mark_of = |n: NodeId| -> Mark {
             match marks {
@@ -1212,7 +1213,8 @@ impl BoxContent {
         let bw: f64 = self
             .bodies
             .iter()
-            .map(|(_, d)| d.w + 2.0 * BODY_GAP)
+            // Frames (drawing plus a gap each side) a gap apart.
+            .map(|(_, d)| d.w + 3.0 * BODY_GAP)
             .sum::<f64>();
         let bh = self
             .bodies
