@@ -13,6 +13,8 @@ pub const SVG_STYLE: &str = "\
 .layer.output>rect{fill:#fdf0d8;stroke:#a5741a}\
 .layer.const>rect{fill:#f2f2f2;stroke:#aaa;stroke-dasharray:2 2}\
 .layer.const text{font-size:10px;fill:#555}\
+.layer.inline text{font-size:10px;fill:#666}\
+.layer.inline.hit text,.layer.inline.sel text{fill:#d50000;font-weight:bold}\
 .layer.block>rect{fill:#e8eefc;stroke:#3a5bb0;stroke-width:2}\
 .layer.block.unchanged>rect{fill:#f7f7f7;stroke:#bbb;stroke-width:1}\
 .layer.added>rect{fill:#dcf5dc;stroke:#1f8a1f;stroke-width:2}\

@@ -148,6 +148,8 @@ const CHAR_W: f64 = 7.3;
 const SMALL_W: f64 = 6.1;
 const LINE_H: f64 = 15.0;
 const PAD: f64 = 6.0;
+/// Constants of at most this many values are drawn inside their reader's box.
+const INLINE_MAX: u64 = 8;
 /// Longest text shown in a box line.
 const MAX_CHARS: usize = 44;
 
@@ -190,6 +192,8 @@ enum Kind {
 struct VNode {
     kind: Kind,
     mark: Mark,
+    /// Small constants drawn inside this box, with the input they feed.
+    inline: Vec<(usize, NodeId)>,
 }
 
 struct VEdge {
@@ -414,6 +418,23 @@ impl<'m> Cx<'m> {
                     .is_some_and(|gs| gs.iter().any(|&gi| group_mark[gi] != Mark::None))
         };
 
+        // A constant of a few values read by one layer: a line inside that layer's box.
+        let small = |gi: usize| -> bool {
+            let m = &groups[gi];
+            let l = &g[m[0]];
+            m.len() == 1
+                && group_mark[gi] == Mark::None
+                && l.is("Const")
+                && reader[gi].is_some()
+                && consumers(m[0]).len() == 1
+                && l.outputs
+                    .first()
+                    .and_then(|p| p.shape.to_static())
+                    .is_some_and(|d| {
+                        PartialShape::element_count(&d).is_some_and(|c| c <= INLINE_MAX)
+                    })
+        };
+
         // Repeated blocks among the run-time layers.
         let seq: Vec<NodeId> = order.iter().copied().filter(|n| rt[n.index()]).collect();
         let seq_pos: HashMap<NodeId, usize> =
@@ -526,6 +547,7 @@ impl<'m> Cx<'m> {
             vnodes.push(VNode {
                 kind: Kind::Consts(groups[gi].clone()),
                 mark,
+                inline: Vec::new(),
             });
             group_vn[gi] = Some(v);
             for &m in &groups[gi] {
@@ -565,18 +587,27 @@ impl<'m> Cx<'m> {
                         unchanged,
                     },
                     mark: Mark::None,
+                    inline: Vec::new(),
                 });
                 si = r.end();
                 continue;
             }
             let n = seq[si];
+            let mut inline = Vec::new();
             if let Some(gs) = groups_by_reader.get(&n) {
                 for &gi in gs {
+                    if small(gi) {
+                        // Drawn inside the reader's box (its edge would only repeat it).
+                        let c = groups[gi][0];
+                        inline.push((reader[gi].map_or(0, |r| r.1), c));
+                        continue;
+                    }
                     let v = vnodes.len();
                     let mark = group_mark[gi];
                     vnodes.push(VNode {
                         kind: Kind::Consts(groups[gi].clone()),
                         mark,
+                        inline: Vec::new(),
                     });
                     group_vn[gi] = Some(v);
                     for &m in &groups[gi] {
@@ -584,10 +615,16 @@ impl<'m> Cx<'m> {
                     }
                 }
             }
-            vn_of.insert(n, vnodes.len());
+            inline.sort_by_key(|x| x.0);
+            let v = vnodes.len();
+            for &(_, c) in &inline {
+                vn_of.insert(c, v);
+            }
+            vn_of.insert(n, v);
             vnodes.push(VNode {
                 kind: Kind::Layer(n),
                 mark: mark_of(n),
+                inline,
             });
             si += 1;
         }
@@ -652,6 +689,7 @@ impl<'m> Cx<'m> {
                     vnodes.push(VNode {
                         kind: Kind::Ghost(n),
                         mark: Mark::Removed,
+                        inline: Vec::new(),
                     });
                 }
                 let map = |x: NodeId| -> Option<usize> {
@@ -880,6 +918,31 @@ impl<'m> Cx<'m> {
                     }
                 }
                 self.details[k] = self.layer_details(model, gg, *n, &changes, ghost);
+                let mut inline = Vec::new();
+                for &(i, c) in &v.inline {
+                    let lc = &g[c];
+                    let ki = self.details.len();
+                    self.details
+                        .push(self.layer_details(self.model, g, c, &[], false));
+                    let pv = lc
+                        .konst
+                        .as_ref()
+                        .map(|kd| crate::dump::preview(self.model, lc, kd))
+                        .unwrap_or_default();
+                    let label = lc.outputs.first().map(port_label).unwrap_or_default();
+                    inline.push(InlineConst {
+                        attrs: format!(
+                            "data-id=\"{}\" data-type=\"{}\" data-ids=\"{}\"",
+                            lc.id,
+                            esc(&lc.ty),
+                            lc.id
+                        ),
+                        k: ki,
+                        title: self.title(self.model, g, c),
+                        text: clip(&format!("in{i}: {label} {pv}"), MAX_CHARS + 8),
+                    });
+                    self.summary.layers += 1;
+                }
                 let ty = l.ty.to_string();
                 let kind_class = if l.is("Parameter") {
                     " input"
@@ -904,6 +967,7 @@ impl<'m> Cx<'m> {
                     lines,
                     small: false,
                     bodies,
+                    inline,
                 }
             }
             Kind::Consts(members) => {
@@ -974,6 +1038,7 @@ impl<'m> Cx<'m> {
                     lines: vec![Line::plain(clip(&text, MAX_CHARS))],
                     small: true,
                     bodies: Vec::new(),
+                    inline: Vec::new(),
                 }
             }
             Kind::Block {
@@ -1083,6 +1148,7 @@ impl<'m> Cx<'m> {
                     lines,
                     small: false,
                     bodies: Vec::new(),
+                    inline: Vec::new(),
                 }
             }
         }
@@ -1178,7 +1244,17 @@ impl Line {
     }
 }
 
+/// A small constant drawn as a line inside its reader's box.
+struct InlineConst {
+    attrs: String,
+    k: usize,
+    title: String,
+    text: String,
+}
+
 struct BoxContent {
+    /// Small constants, one line each, below the box's own lines.
+    inline: Vec<InlineConst>,
     class: String,
     attrs: String,
     /// Index into the page's details.
@@ -1190,6 +1266,8 @@ struct BoxContent {
 }
 
 const BODY_GAP: f64 = 12.0;
+/// Line height of a small constant inside a box.
+const INLINE_H: f64 = 13.0;
 
 impl BoxContent {
     fn text_size(&self) -> (f64, f64) {
@@ -1199,9 +1277,16 @@ impl BoxContent {
             .lines
             .iter()
             .map(|l| l.text.chars().count() as f64 * cw)
+            .chain(
+                self.inline
+                    .iter()
+                    .map(|c| c.text.chars().count() as f64 * SMALL_W),
+            )
             .fold(0.0, f64::max)
             + 2.0 * PAD;
-        let h = self.lines.len() as f64 * lh + if self.small { 4.0 } else { 8.0 };
+        let h = self.lines.len() as f64 * lh
+            + self.inline.len() as f64 * INLINE_H
+            + if self.small { 4.0 } else { 8.0 };
         (w.max(if self.small { 30.0 } else { 70.0 }), h)
     }
 
@@ -1247,6 +1332,18 @@ impl BoxContent {
                 (i as f64 + 1.0) * lh,
                 if l.bold { " class=\"op\"" } else { "" },
                 esc(&l.text)
+            );
+        }
+        for (j, c) in self.inline.iter().enumerate() {
+            let y = self.lines.len() as f64 * lh + j as f64 * INLINE_H + 3.0;
+            let _ = write!(
+                out,
+                "<g class=\"layer const inline\" {} data-k=\"{}\" transform=\"translate({PAD},{y:.1})\"><title>{}</title><text y=\"{:.1}\">{}</text></g>",
+                c.attrs,
+                c.k,
+                esc(&c.title),
+                INLINE_H - 3.0,
+                esc(&c.text)
             );
         }
         if !self.bodies.is_empty() {

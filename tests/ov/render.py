@@ -6,9 +6,10 @@ Cases, each reported on its own line, per model <m> of ../shared/models and ../s
 (with the input overrides models.json gives, when it gives some):
 
   svg_<m>:   `irc render M -o M.svg`: the SVG parses as XML; its `layer` elements (top level and
-             every If/Loop/TensorIterator body, recursively) account for every layer of the file
-             exactly once (a box standing for several layers lists them in data-ids: a constant
-             subgraph, or a collapsed block with data-count >= 2 repetitions); every `<title>`
+             every If/Loop/TensorIterator body, recursively; small constants are nested in their
+             reader's box) account for every layer of the file exactly once (a box standing for
+             several layers lists them in data-ids: a constant subgraph, or a collapsed block
+             with data-count >= 2 repetitions); every `<title>`
              starts with the name of the layer (data-id) it draws; every edge's label is the
              producer port's element type and shape as OpenVINO infers them (read_model +
              reshape), for edges whose producer has a unique friendly name.
@@ -131,6 +132,8 @@ def check_cover(file_layers_el, file_edges_el, graph_el, where, bad, stats):
     """Every layer of the file's graph drawn exactly once; bodies recursively."""
     layers, _ = graph_of(file_layers_el, file_edges_el)
     boxes, _ = svg_graph(graph_el)
+    # Small constants are drawn inside their reader's box, as boxes of their own.
+    boxes = boxes + [c for b in boxes for c in b if c.tag == SVG + "g" and "layer" in classes(c)]
     seen = collections.Counter()
     for b in boxes:
         ids = (b.get("data-ids") or b.get("data-id") or "").split()
