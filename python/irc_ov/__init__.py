@@ -42,6 +42,7 @@ __all__ = [
     "normalize",
     "is_normalized",
     "diff",
+    "render",
     "stats",
     "dump",
     "fold_model",
@@ -354,10 +355,35 @@ def is_normalized(src: PathLike) -> Dict[str, Any]:
     return _call(["normalize", "--check", "--format=json", "--", _path(src)], ok=(0, 1))
 
 
-def diff(a: PathLike, b: PathLike) -> Dict[str, Any]:
+def diff(
+    a: PathLike, b: PathLike, render: Optional[PathLike] = None, collapse: str = "auto"
+) -> Dict[str, Any]:
     """``irc diff A B``: the semantic difference of two models (``equal`` says whether there
-    is any); a difference is not an error."""
-    return _call(["diff", "--format=json", "--", _path(a), _path(b)], ok=(0, 1))
+    is any); a difference is not an error. ``render="change.html"`` (or ``.svg``) also draws B
+    with what changed marked (``irc diff --render``)."""
+    args = ["diff", "--format=json"]
+    if render is not None:
+        args += [f"--render={_path(render)}", f"--collapse={collapse}"]
+    return _call(args + ["--", _path(a), _path(b)], ok=(0, 1))
+
+
+def render(
+    src: PathLike,
+    dst: PathLike,
+    inputs: Optional[Inputs] = None,
+    collapse: str = "auto",
+    around: Optional[str] = None,
+    depth: int = 2,
+) -> Dict[str, Any]:
+    """``irc render``: draw the graph to ``dst`` (``.svg``, or a self-contained ``.html`` page
+    with pan/zoom, search and details); returns the counts of boxes, edges, layers and
+    collapsed blocks. ``collapse="none"`` gives every run-time layer its own box; ``around``
+    draws only the layers within ``depth`` edges of that layer."""
+    args = ["render", "--format=json", f"--output={_path(dst)}", f"--collapse={collapse}"]
+    args += _input_specs(inputs)
+    if around is not None:
+        args += [f"--around={around}", f"--depth={depth}"]
+    return _call(args + ["--", _path(src)])
 
 
 def stats(src: PathLike, inputs: Optional[Inputs] = None) -> Dict[str, Any]:

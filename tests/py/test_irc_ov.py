@@ -238,6 +238,26 @@ def test_reports_equal_cli_json(xml, inputs, tmp_path):
     assert rc == 0
 
 
+@pytest.mark.parametrize("xml,inputs", MODELS)
+def test_render_same_bytes_and_counts_as_the_cli(xml, inputs, tmp_path):
+    wi = with_inputs(inputs)
+    for ext in ("svg", "html"):
+        r = irc_ov.render(xml, tmp_path / f"py.{ext}", inputs=inputs)
+        want = cli_json("render", xml, "-o", tmp_path / f"cli.{ext}", "--format", "json", *wi)
+        assert {k: v for k, v in r.items() if k != "output"} == {k: v for k, v in want.items() if k != "output"}
+        assert (tmp_path / f"py.{ext}").read_bytes() == (tmp_path / f"cli.{ext}").read_bytes()
+        assert r["format"] == ext and r["layers"] > 0 and r["boxes"] > 0
+    folded = tmp_path / "f.xml"
+    irc_ov.fold(xml, folded, inputs=inputs)
+    d = irc_ov.diff(xml, folded, render=tmp_path / "d.html")
+    assert d == cli_json("diff", xml, folded, "--format", "json", ok=(0, 1))
+    page = (tmp_path / "d.html").read_text()
+    assert page.count('class="layer changed"') + page.count('class="layer const changed"') > 0 or d["equal"]
+    with pytest.raises(irc_ov.IrcError) as e:
+        irc_ov.render(xml, tmp_path / "x.png")
+    assert "OUT.svg or OUT.html" in str(e.value)
+
+
 def test_inputs_forms_agree():
     xml = SAMPLES / "silero_seq.xml"
     want = irc_ov.infer_shapes(xml, inputs=["input[4,576]", "h[1,?,128]"])
