@@ -275,6 +275,40 @@ fn diff_render_marks_what_the_diff_lists() {
 }
 
 #[test]
+fn repeated_blocks_collapse_by_structure() {
+    let dir = tempdir("render-blocks");
+    let out = dir.join("s.svg");
+    let m = "ir-samples/render/residual_stack.xml";
+    let (code, _, err) = run(&["render", m, "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let b = boxes(&std::fs::read_to_string(&out).unwrap());
+    let blocks: Vec<&LayerBox> = b
+        .iter()
+        .filter(|x| x.class.iter().any(|c| c == "block"))
+        .collect();
+    // 32 residual layers of MatMul, Add (bias), Relu, Add (residual), each with its constants.
+    assert_eq!(blocks.len(), 1, "{b:?}");
+    assert_eq!(blocks[0].count, Some(32));
+    assert_eq!(blocks[0].ids.len(), 32 * 6);
+    // Without collapsing: every one of the 128 run-time layers has its own box.
+    let (code, _, err) = run(&[
+        "render",
+        m,
+        "-o",
+        out.to_str().unwrap(),
+        "--collapse",
+        "none",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let b = boxes(&std::fs::read_to_string(&out).unwrap());
+    let own = b
+        .iter()
+        .filter(|x| x.ids.is_empty() || x.class.iter().all(|c| c != "const"))
+        .count();
+    assert_eq!(own, 128 + 2, "128 layers, the Parameter and the Result");
+}
+
+#[test]
 fn around_draws_the_neighbourhood() {
     let dir = tempdir("render-around");
     let out = dir.join("a.svg");

@@ -76,12 +76,12 @@ pub fn layout(sizes: &[Size], edges: &[LEdge]) -> Layout {
     for v in 0..n {
         rank[v] = preds[v].iter().map(|&u| rank[u] + 1).max().unwrap_or(0);
     }
-    // Sources (constants, inputs) sit just above their first reader, not at the top.
+    // Every box sits just above its first reader, not as high as its inputs allow: sources
+    // (constants, inputs) and chains read only deep down (state, masks) come down to where
+    // they are used. In reverse order, so a reader's rank is final before its producers move.
     for v in (0..n).rev() {
-        if preds[v].is_empty() {
-            if let Some(m) = succs[v].iter().map(|&s| rank[s]).min() {
-                rank[v] = m.saturating_sub(1);
-            }
+        if let Some(m) = succs[v].iter().map(|&s| rank[s]).min() {
+            rank[v] = rank[v].max(m.saturating_sub(1));
         }
     }
     // Dummy nodes for edges spanning a few ranks.

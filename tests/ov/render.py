@@ -26,7 +26,9 @@ Once, on ir-samples/models/silero_seq.xml (needs no ../shared):
   browser:   headless Chromium (/usr/bin/chromium, driven by Playwright) opens the HTML page from
              disk, types a layer's name in the search box, presses Enter, clicks the highlighted
              box; the details panel shows that layer; a screenshot is compared with
-             tests/render/browser.png (at most 2% of pixels differ by more than 48 levels).
+             tests/render/browser.png (at most 2% of pixels differ by more than 48 levels);
+             on ir-samples/render/residual_stack.xml the collapsed block (x32) is found,
+             clicked, and "show one repetition" draws its four run-time layers.
              `--update-screenshot` rewrites the reference.
 
 Usage:  python tests/ov/render.py [-k SUBSTRING] [--update-screenshot]
@@ -413,6 +415,28 @@ def case_browser(tmp, update):
             pg.click("g.layer.hit")
             pg.wait_for_timeout(200)
             pg.screenshot(path=str(shot))
+            # A collapsed block opens: its details, then one repetition drawn in the overlay.
+            stack = _REPO / "ir-samples" / "render" / "residual_stack.xml"
+            page2 = tmp / "stack.html"
+            code, _, err = irc("render", stack, "-o", page2, "--quiet")
+            if code != 0:
+                bad.append("render residual_stack: %s" % err[:200])
+            else:
+                pg.goto(page2.as_uri())
+                pg.wait_for_function("window.ircReady === true", timeout=20000)
+                pg.fill("#q", "block")
+                pg.press("#q", "Enter")
+                pg.click("g.layer.block.hit")
+                info = pg.inner_text("#info")
+                if "\u00d7 32" not in info or "4 run-time layers" not in info:
+                    bad.append("block details: %r" % info[:200])
+                pg.click("#expand")
+                if not pg.is_visible("#inner"):
+                    bad.append("'show one repetition' showed nothing")
+                types = pg.eval_on_selector_all(
+                    "#inner g.layer:not(.const)", "els => els.map(e => e.getAttribute('data-type')).sort()")
+                if types != ["Add", "Add", "MatMul", "ReLU"]:
+                    bad.append("one repetition draws %s (want Add, Add, MatMul, ReLU)" % types)
             if requests:
                 bad.append("the page requested %s" % requests[:3])
         finally:
