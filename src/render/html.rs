@@ -22,6 +22,7 @@ pub const SVG_STYLE: &str = "\
 .layer.removed{opacity:.55}\
 .layer.removed>rect{fill:#fde0e0;stroke:#c0392b;stroke-width:2;stroke-dasharray:5 3}\
 .layer.hit>rect{stroke:#e65100;stroke-width:3}\
+.layer.cur>rect{stroke:#e65100;stroke-width:5}\
 .layer.sel>rect{stroke:#d50000;stroke-width:4}\
 .body>rect.frame{fill:#fff;fill-opacity:.6;stroke:#8a94a8;stroke-dasharray:4 2}\
 .body>text.tag{font-size:10px;fill:#667}\
@@ -77,12 +78,13 @@ function center(g){var b=g.getBBox(),m=g.getCTM(),root=svg.getCTM();
 var layers=Array.prototype.slice.call(svg.querySelectorAll('g.layer'));
 function name(g){var t=g.querySelector('title');return t?t.textContent.split('\n')[0]:'';}
 var q=document.getElementById('q'),hits=document.getElementById('hits'),found=[],at=-1;
-function search(){layers.forEach(function(g){g.classList.remove('hit');});found=[];at=-1;
+function search(){layers.forEach(function(g){g.classList.remove('hit');g.classList.remove('cur');});found=[];at=-1;
  var s=q.value.trim().toLowerCase();if(!s){hits.textContent='';return;}
  layers.forEach(function(g){var n=name(g).toLowerCase(),t=(g.getAttribute('data-type')||'').toLowerCase();
   if(n.indexOf(s)>=0||t===s||t.indexOf(s)>=0){g.classList.add('hit');found.push(g);}});
  hits.textContent=found.length+' found';if(found.length)next();}
-function next(){if(!found.length)return;at=(at+1)%found.length;center(found[at]);
+function next(){if(!found.length)return;if(at>=0)found[at].classList.remove('cur');
+ at=(at+1)%found.length;found[at].classList.add('cur');center(found[at]);
  hits.textContent=(at+1)+' / '+found.length;}
 q.addEventListener('input',search);
 q.addEventListener('keydown',function(e){if(e.key==='Enter'){next();e.preventDefault();}});

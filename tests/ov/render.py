@@ -394,7 +394,7 @@ def case_browser(tmp, update):
             hits = pg.inner_text("#hits")
             if hits.strip() != "1 / 1":
                 bad.append("search '/stft/Sqrt': %r (want '1 / 1')" % hits)
-            pg.click("g.layer.hit")
+            pg.click("g.layer.cur")
             info = pg.inner_text("#info")
             if not pg.is_visible("#info") or "/stft/Sqrt" not in info or "Sqrt opset1" not in info:
                 bad.append("details after the click: %r" % info[:200])
@@ -412,7 +412,7 @@ def case_browser(tmp, update):
                 bad.append("search 'Convolution': %d highlighted, the model has %d" % (n, nconv))
             pg.fill("#q", "/stft/Sqrt")
             pg.press("#q", "Enter")
-            pg.click("g.layer.hit")
+            pg.click("g.layer.cur")
             pg.wait_for_timeout(200)
             pg.screenshot(path=str(shot))
             # A collapsed block opens: its details, then one repetition drawn in the overlay.
@@ -426,7 +426,7 @@ def case_browser(tmp, update):
                 pg.wait_for_function("window.ircReady === true", timeout=20000)
                 pg.fill("#q", "block")
                 pg.press("#q", "Enter")
-                pg.click("g.layer.block.hit")
+                pg.click("g.layer.block.cur")
                 info = pg.inner_text("#info")
                 if "\u00d7 32" not in info or "4 run-time layers" not in info:
                     bad.append("block details: %r" % info[:200])
