@@ -15,6 +15,5 @@ fuzz_target!(|data: &[u8]| {
         None => {
             pipeline(data, None);
         }
-
     }
 });

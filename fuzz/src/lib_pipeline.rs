@@ -41,6 +41,14 @@ pub fn pipeline(xml: &[u8], bin: Option<&[u8]>) -> bool {
         let mut drift = Vec::new();
         irc::passes::infer::drift(&parsed.model.graph, &facts, Some(&parsed.source_map), &mut drift);
         write(&m, differential);
+        // ... drawing it (what render does; both collapse modes) ...
+        for collapse in [irc::render::Collapse::Auto, irc::render::Collapse::None] {
+            let opts = irc::render::Options { collapse, around: None };
+            if let Ok(p) = irc::render::render(&m, &opts) {
+                assert!(p.svg.starts_with("<svg ") && p.svg.ends_with("</svg>\n"));
+                let _ = p.html();
+            }
+        }
     }
     // ... and folding, then writing.
     let mut m = parsed.model.clone();
@@ -59,6 +67,12 @@ pub fn pipeline(xml: &[u8], bin: Option<&[u8]>) -> bool {
         assert!(bad.is_empty(), "fold produced an unsound model: {bad:?}");
         write(&m, differential);
         let _ = irc::dump::dump(&m);
+        // ... and the picture of what the fold changed (what diff --render does).
+        let (_, marks) = irc::diff::diff_marked(&parsed.model, &m);
+        let opts = irc::render::Options::default();
+        if let Ok(p) = irc::render::render_diff(&parsed.model, &m, &marks, &opts) {
+            let _ = p.html();
+        }
     }
     true
 }

@@ -750,13 +750,17 @@ impl<'m> Cx<'m> {
                 placed[v] = true;
                 topo.push(v);
                 for &t in &outs[v] {
+                    if placed[t] || indeg[t] == 0 {
+                        // Already placed when a cycle was broken.
+                        continue;
+                    }
                     indeg[t] -= 1;
                     if indeg[t] == 0 {
                         ready.push(std::cmp::Reverse(t));
                     }
                 }
             }
-            // A cycle (only through ghosts): take the first box left and go on.
+            // A cycle (a cyclic input, or through ghosts): take the first box left and go on.
             match (0..nv).find(|&v| !placed[v] && indeg[v] > 0) {
                 Some(v) => {
                     indeg[v] = 0;
