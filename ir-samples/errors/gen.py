@@ -515,6 +515,18 @@ case("loop_body_edge_to_missing_layer",
 case("loop_body_const_outside_bin",
      sub(base_loop("m"), 'offset="8" size="1"', 'offset="9" size="1"', after='name="body_cond"'),
      "Loop body Const body_cond: offset 9 + size 1 > 9 bytes in the .bin", bin=LOOP_BIN)
+case("if_port_map_output_not_result",
+     base_if("m", then_map=['\t<input external_port_id="1" internal_layer_id="0" />',
+                            '\t<output external_port_id="2" internal_layer_id="1" />']),
+     "If then_port_map output internal_layer_id 1 is the ReLU, not a Result of the body "
+     "(OpenVINO's reader fails: unordered_map::at)")
+case("loop_port_map_input_not_parameter",
+     base_loop("m", port_map=['\t<input external_port_id="2" internal_layer_id="1" />',
+                              '\t<output external_port_id="3" internal_layer_id="3" />',
+                              '\t<output external_port_id="-1" internal_layer_id="4" purpose="execution_condition" />']),
+     "Loop port_map input internal_layer_id 1 is the ReLU, not a Parameter of the body", bin=LOOP_BIN)
+case("loop_back_edge_from_not_result", base_loop("m", back_edges=['\t<edge from-layer="1" to-layer="0" />']),
+     "Loop back_edge from-layer 1 is the ReLU, not a Result of the body", bin=LOOP_BIN)
 t = base_loop("m")
 case("loop_missing_body", t[:t.index("\t\t\t<body>")] + t[t.index("</body>\n") + 8:],
      "Loop has a port_map and back_edges but no <body>", bin=LOOP_BIN)

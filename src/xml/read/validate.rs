@@ -429,6 +429,18 @@ impl<'a> Parser<'a> {
                     .ok()
                     .is_some_and(|i| body.find_by_id(i).is_some())
             };
+            // What the named body layer must be: OpenVINO's reader looks port maps and back
+            // edges up among the body's Parameters (inputs, back-edge targets) and Results
+            // (outputs, back-edge sources), and fails on anything else.
+            let must_be = |child: &str, key: &str| -> Option<&'static str> {
+                match (el.name.as_str(), child, key) {
+                    ("back_edges", _, "from-layer") => Some("Result"),
+                    ("back_edges", _, "to-layer") => Some("Parameter"),
+                    (_, "input", "internal_layer_id") => Some("Parameter"),
+                    (_, "output", "internal_layer_id") => Some("Result"),
+                    _ => None,
+                }
+            };
             for (ci, c) in el.children.iter().enumerate() {
                 for key in ["internal_layer_id", "from-layer", "to-layer"] {
                     if let Some(v) = c.attr(key) {
@@ -437,6 +449,24 @@ impl<'a> Parser<'a> {
                                 format!("<{}> {key}=\"{v}\" names no layer of the body", el.name),
                                 self.attr_pos(child_pos(ci), key),
                             ));
+                            continue;
+                        }
+                        let named = v
+                            .trim()
+                            .parse::<u64>()
+                            .ok()
+                            .and_then(|i| body.find_by_id(i))
+                            .map(|n| &body[n]);
+                        if let (Some(want), Some(l)) = (must_be(&c.name, key), named) {
+                            if !l.is(want) {
+                                errs.push((
+                                    format!(
+                                        "<{}> <{}> {key}=\"{v}\" names {} '{}', not a {want} of the body",
+                                        el.name, c.name, l.ty, l.name
+                                    ),
+                                    self.attr_pos(child_pos(ci), key),
+                                ));
+                            }
                         }
                     }
                 }
