@@ -99,6 +99,7 @@ pub fn fold(
     crate::trace("fold: dce");
 
     report.deduplicated = dedup(g, model.weights.as_deref());
+    crate::trace("fold: dedup");
     if opts.simplify {
         let r = super::simplify::simplify(model);
         crate::trace("fold: simplify");
@@ -550,11 +551,15 @@ fn dedup(g: &mut Graph, weights: Option<&Weights>) -> usize {
             let key = hash_bytes(b)
                 ^ hash_bytes(et.as_bytes()).rotate_left(1)
                 ^ hash_bytes(shape.as_bytes()).rotate_left(2);
+            // Shapes compare without their spaces ("1, 2" is "1,2"), allocating nothing.
+            fn squeezed(x: &str) -> impl Iterator<Item = u8> + '_ {
+                x.bytes().filter(|&c| c != b' ')
+            }
             let same = |k: &NodeId| {
                 let o = &g[*k];
                 bytes_of(o, weights) == Some(b)
                     && o.attr("element_type").unwrap_or("") == et
-                    && o.attr("shape").unwrap_or("").replace(' ', "") == shape.replace(' ', "")
+                    && squeezed(o.attr("shape").unwrap_or("")).eq(squeezed(shape))
                     && o.rt_info == l.rt_info
             };
             let bucket = seen.entry(key).or_default();
@@ -566,7 +571,9 @@ fn dedup(g: &mut Graph, weights: Option<&Weights>) -> usize {
     }
     for &(n, keep) in &merges {
         g.replace_uses((n, 0), (keep, 0));
-        g.remove_layer(n);
     }
+    // One batch: removing them one by one walks the graph's edge lists each time.
+    let dead: Vec<NodeId> = merges.iter().map(|m| m.0).collect();
+    g.remove_layers(&dead);
     merges.len()
 }

@@ -108,6 +108,7 @@ pub fn simplify(model: &mut Model) -> SimplifyReport {
         // One topological order per round: layers a pass adds are visited from the next
         // round on (a pass skips layers removed since).
         let Some(order) = g.ordered() else { break };
+        crate::trace("simplify: order");
         let mut changed = 0;
         for (i, p) in PASSES.iter().enumerate() {
             let mut cx = Cx {
