@@ -83,12 +83,8 @@ fn signature(cx: &Cx, n: NodeId) -> Option<u64> {
     let mut h = FastHasher::default();
     l.ty.as_str().hash(&mut h);
     l.version.as_str().hash(&mut h);
-    if let Some(d) = &l.data {
-        for (k, v) in d.iter() {
-            k.hash(&mut h);
-            v.hash(&mut h);
-        }
-    }
+    // The attributes' one buffer (`k\0v\0…`): equal buffers are equal attribute lists.
+    l.data.hash(&mut h);
     l.rt_info.is_some().hash(&mut h);
     inputs.hash(&mut h);
     for p in &l.outputs {
@@ -101,11 +97,7 @@ fn signature(cx: &Cx, n: NodeId) -> Option<u64> {
 /// Do layers `a` and `b` compute the same (what [`signature`] hashes, compared in full)?
 fn same(g: &Graph, a: NodeId, b: NodeId) -> bool {
     let (x, y) = (&g[a], &g[b]);
-    let same_data = x
-        .data
-        .iter()
-        .flat_map(|d| d.iter())
-        .eq(y.data.iter().flat_map(|d| d.iter()));
+    let same_data = x.data == y.data;
     x.ty.as_str() == y.ty.as_str()
         && x.version.as_str() == y.version.as_str()
         && same_data

@@ -295,8 +295,14 @@ impl Cx<'_> {
     /// A log line for a layer whose readers now read `keep`: `TYPE 'name': {how} 'keep'`.
     pub fn note_shared(&mut self, n: NodeId, keep: NodeId, how: &str) {
         let (a, b) = (&self.g[n], &self.g[keep]);
-        let msg = format!("{} '{}': {how} '{}'", a.ty.as_str(), a.name, b.name);
-        self.note(msg);
+        let msg = format!(
+            "{}: {} '{}': {how} '{}'",
+            self.pass,
+            a.ty.as_str(),
+            a.name,
+            b.name
+        );
+        self.log.push(msg);
     }
 
     /// Layer `n` may no longer be read: look at it (and what it reads) for dead layers.

@@ -23,7 +23,7 @@ enum E {
     S(u32),
 }
 
-type Es = SmallVec<[E; 6]>;
+type Es = SmallVec<[E; 4]>;
 
 /// Elements of shape values are tracked up to this many.
 const MAX_VALUE_LEN: u64 = 16;
@@ -297,6 +297,31 @@ const SAME_SHAPE: &[&str] = &[
     "Tan",
 ];
 
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    SameShape,
+    Binary,
+    Other,
+}
+
+/// Which of the lists above an op is in: one table lookup instead of a scan of both lists
+/// for every layer (this pass visits every layer of a 100k-layer graph).
+fn class_of(ty: &str) -> Class {
+    use std::sync::OnceLock;
+    static TABLE: OnceLock<FastMap<&'static str, Class>> = OnceLock::new();
+    let t = TABLE.get_or_init(|| {
+        let mut m = FastMap::default();
+        for &b in crate::ops::elementwise::BINARY.iter().chain(BINARY_MORE) {
+            m.insert(b, Class::Binary);
+        }
+        for &x in SAME_SHAPE {
+            m.insert(x, Class::SameShape);
+        }
+        m
+    });
+    t.get(ty).copied().unwrap_or(Class::Other)
+}
+
 fn rule(cx: &Cx, s: &Syms, n: NodeId, o: usize) -> Option<Es> {
     let l = &cx.g[n];
     // The spellings OpenVINO's serializer uses for some (ReLU, SoftMax, PReLU).
@@ -310,10 +335,11 @@ fn rule(cx: &Cx, s: &Syms, n: NodeId, o: usize) -> Option<Es> {
     if o > 0 && !matches!(ty, "VariadicSplit" | "Split") {
         return None;
     }
-    if SAME_SHAPE.contains(&ty) {
+    let class = class_of(ty);
+    if class == Class::SameShape {
         return inp(0).cloned();
     }
-    if crate::ops::elementwise::BINARY.contains(&ty) || BINARY_MORE.contains(&ty) {
+    if class == Class::Binary {
         let ins: Vec<&Es> = if ty == "Select" {
             (0..3).map(inp).collect::<Option<_>>()?
         } else {
