@@ -9,19 +9,6 @@ mod common;
 use common::*;
 use quick_xml::events::Event;
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_irc"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run irc");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// Layers of a graph and of every body in it.
 fn layers_in(g: &irc::ir::Graph) -> usize {
     g.layers()

@@ -9,19 +9,6 @@ use irc::report::{CheckReport, ErrorReport, FoldJson, IoReport, NormalFormJson, 
 use irc::stats::Stats;
 use std::path::{Path, PathBuf};
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_irc"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run irc");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 fn samples() -> Vec<PathBuf> {
     let mut v = xml_files(&repo().join("ir-samples/models"));
     v.extend(xml_files(&repo().join("ir-samples/opaque")));

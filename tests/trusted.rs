@@ -2,18 +2,8 @@
 //! their declared ports, and `infer-shapes` / `fold` say once, on stderr, which op types they
 //! took on trust; `fold --verbose` says why a kernel declined a layer whose inputs were known.
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_irc"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run irc");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::run;
 
 #[test]
 fn infer_shapes_names_the_op_types_taken_on_trust() {

@@ -541,18 +541,24 @@ impl<'m> Cx<'m> {
             .filter(|&gi| reader[gi].is_none())
             .collect();
         orphan_groups.sort_by_key(|&gi| pos.get(groups[gi].last().unwrap()).copied().unwrap_or(0));
-        for &gi in &orphan_groups {
+        // A box for constant subgraph `gi`.
+        let const_box = |gi: usize,
+                         vnodes: &mut Vec<VNode>,
+                         vn_of: &mut HashMap<NodeId, usize>,
+                         group_vn: &mut Vec<Option<usize>>| {
             let v = vnodes.len();
-            let mark = group_mark[gi];
             vnodes.push(VNode {
                 kind: Kind::Consts(groups[gi].clone()),
-                mark,
+                mark: group_mark[gi],
                 inline: Vec::new(),
             });
             group_vn[gi] = Some(v);
             for &m in &groups[gi] {
                 vn_of.insert(m, v);
             }
+        };
+        for &gi in &orphan_groups {
+            const_box(gi, &mut vnodes, &mut vn_of, &mut group_vn);
         }
         while si < seq.len() {
             if let Some(&ri) = block_at.get(&si) {
@@ -602,17 +608,7 @@ impl<'m> Cx<'m> {
                         inline.push((reader[gi].map_or(0, |r| r.1), c));
                         continue;
                     }
-                    let v = vnodes.len();
-                    let mark = group_mark[gi];
-                    vnodes.push(VNode {
-                        kind: Kind::Consts(groups[gi].clone()),
-                        mark,
-                        inline: Vec::new(),
-                    });
-                    group_vn[gi] = Some(v);
-                    for &m in &groups[gi] {
-                        vn_of.insert(m, v);
-                    }
+                    const_box(gi, &mut vnodes, &mut vn_of, &mut group_vn);
                 }
             }
             inline.sort_by_key(|x| x.0);

@@ -4,6 +4,7 @@ Copied verbatim from shapes.py / fold.py (which keep their own copies for now, s
 their behaviour is unchanged); new suites import them from here.
 Importing this module has no side effects beyond `import openvino`.
 """
+import os
 import re
 import xml.etree.ElementTree as ET
 
@@ -200,3 +201,28 @@ def run_cases(jobs, only=None):
             sys.stdout.flush()
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
+
+
+def model_set():
+    """The shared and zoo models the model suites run on: (CLASSIC, ZOO, [(tag, path,
+    overrides)]), tags `NAME` and `zoo_NAME`, overrides from each directory's models.json.
+    CLASSIC is ../shared/models (IRC_SHARED_MODELS), ZOO its zoo/ (IRC_ZOO); the list is empty
+    when CLASSIC is missing."""
+    import json
+    from pathlib import Path
+    repo = Path(__file__).resolve().parents[2]
+    classic = Path(os.environ.get("IRC_SHARED_MODELS") or str(repo.parent / "shared" / "models"))
+    zoo = Path(os.environ.get("IRC_ZOO") or str(classic / "zoo"))
+    if not classic.is_dir():
+        return classic, zoo, []
+    overrides = {}
+    for d in (classic, zoo):
+        mj = d / "models.json"
+        if mj.exists():
+            for k, v in json.loads(mj.read_text()).items():
+                overrides[(d, k)] = v.get("inputs", []) if isinstance(v, dict) else []
+    models = [(classic, p) for p in sorted(classic.glob("*.xml"))]
+    if zoo.is_dir():
+        models += [(zoo, p) for p in sorted(zoo.glob("*.xml"))]
+    return classic, zoo, [(("zoo_" if d == zoo else "") + p.stem, p, overrides.get((d, p.stem), []))
+                          for d, p in models]

@@ -50,7 +50,7 @@ from pathlib import Path
 import openvino as ov
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import parse_override, report  # noqa: E402
+from common import model_set, parse_override, report  # noqa: E402
 
 try:
     import openvino_tokenizers  # noqa: F401  (registers the extension ops)
@@ -59,8 +59,6 @@ except Exception:  # pragma: no cover
 
 _REPO = Path(__file__).resolve().parents[2]
 IRC_BIN = os.environ.get("IRC_BIN", str(_REPO / "target" / "release" / "irc"))
-CLASSIC = Path(os.environ.get("IRC_SHARED_MODELS") or str(_REPO.parent / "shared" / "models"))
-ZOO = Path(os.environ.get("IRC_ZOO") or str(CLASSIC / "zoo"))
 CHROMIUM = os.environ.get("IRC_CHROMIUM", "/usr/bin/chromium")
 REF_PNG = _REPO / "tests" / "render" / "browser.png"
 CORE = ov.Core()
@@ -477,21 +475,11 @@ def main():
             failed += 1
 
     run("browser", lambda t: case_browser(t, args.update_screenshot))
-    if not CLASSIC.is_dir():
-        print("render.py: model cases skipped: %s not found" % CLASSIC)
+    classic, _, models = model_set()
+    if not models:
+        print("render.py: model cases skipped: %s not found" % classic)
     else:
-        overrides = {}
-        for d in (CLASSIC, ZOO):
-            mj = d / "models.json"
-            if mj.exists():
-                for k, v in json.loads(mj.read_text()).items():
-                    overrides[(d, k)] = v.get("inputs", []) if isinstance(v, dict) else []
-        models = [(CLASSIC, p) for p in sorted(CLASSIC.glob("*.xml"))]
-        if ZOO.is_dir():
-            models += [(ZOO, p) for p in sorted(ZOO.glob("*.xml"))]
-        for d, path in models:
-            tag = ("zoo_" if d == ZOO else "") + path.stem
-            ovr = overrides.get((d, path.stem), [])
+        for tag, path, ovr in models:
             run("svg_" + tag, lambda t: case_svg(path, ovr, t))
             run("none_" + tag, lambda t: case_none(path, ovr, t))
             run("html_" + tag, lambda t: case_html(path, ovr, t))
