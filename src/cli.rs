@@ -1416,14 +1416,8 @@ fn picture_kind(out: &std::path::Path, models: &[&PathBuf]) -> Result<bool, Fail
             )))
         }
     };
-    let same = |x: &std::path::Path, y: &std::path::Path| match (
-        std::fs::canonicalize(x),
-        std::fs::canonicalize(y),
-    ) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    };
     for m in models {
+        let same = crate::files::same_file;
         if same(out, m) || same(out, &xml::read::bin_path_for(m)) {
             return Err(Fail::Usage(format!(
                 "-o {}: it would overwrite a file of the input model {}",
@@ -1437,16 +1431,7 @@ fn picture_kind(out: &std::path::Path, models: &[&PathBuf]) -> Result<bool, Fail
 
 fn cmd_render(a: RenderArgs) -> Result<i32, Fail> {
     let html = picture_kind(&a.output, &[&a.input])?;
-    let overrides = parse_inputs(&a.inputs)?;
-    let mut parsed = read(&a.input)?;
-    let mut inf = infer::Infer::new(&parsed.model, Some(&parsed.source_map), &overrides);
-    inf.check_overrides().map_err(Fail::Usage)?;
-    let facts = inf.run();
-    if !inf.diags.is_empty() {
-        return Err(Fail::Model(parsed.into_error(inf.diags)));
-    }
-    drop(inf);
-    infer::apply(&mut parsed.model.graph, &facts, &overrides, true);
+    let (parsed, _) = read_inferred(&a.input, &a.inputs)?;
     crate::trace("infer");
     let opts = crate::render::Options {
         collapse: a.collapse.into(),
@@ -1482,9 +1467,14 @@ fn cmd_render(a: RenderArgs) -> Result<i32, Fail> {
     Ok(0)
 }
 
-fn cmd_stats(input: PathBuf, inputs: Vec<String>, format: Format) -> Result<i32, Fail> {
-    let overrides = parse_inputs(&inputs)?;
-    let mut parsed = read(&input)?;
+/// Read a model and give every port its inferred type and shape under the `--input`
+/// overrides; also the op types taken on trust. Inference errors are the command's error.
+fn read_inferred(
+    input: &std::path::Path,
+    inputs: &[String],
+) -> Result<(Held, std::collections::BTreeMap<String, usize>), Fail> {
+    let overrides = parse_inputs(inputs)?;
+    let mut parsed = read(input)?;
     let mut inf = infer::Infer::new(&parsed.model, Some(&parsed.source_map), &overrides);
     inf.check_overrides().map_err(Fail::Usage)?;
     let facts = inf.run();
@@ -1494,6 +1484,11 @@ fn cmd_stats(input: PathBuf, inputs: Vec<String>, format: Format) -> Result<i32,
     let trusted = std::mem::take(&mut inf.trusted);
     drop(inf);
     infer::apply(&mut parsed.model.graph, &facts, &overrides, true);
+    Ok((parsed, trusted))
+}
+
+fn cmd_stats(input: PathBuf, inputs: Vec<String>, format: Format) -> Result<i32, Fail> {
+    let (parsed, trusted) = read_inferred(&input, &inputs)?;
     let s = crate::stats::stats(&parsed.model, &trusted);
     match format {
         Format::Json => out(&to_json(&s)),

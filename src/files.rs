@@ -61,6 +61,25 @@ fn identity(p: &Path) -> Option<(u64, u64)> {
     std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()))
 }
 
+/// Both paths exist and are one file (through links too).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    identity(a).is_some_and(|x| Some(x) == identity(b))
+}
+
+/// What stands at an output path that is not a regular file (or a link to one, or nothing):
+/// "a directory", "a FIFO"…, "a directory (through a link)".
+fn not_a_file(p: &Path) -> Option<String> {
+    if let Ok(m) = std::fs::symlink_metadata(p) {
+        if !m.file_type().is_file() && !m.file_type().is_symlink() {
+            return Some(kind_of(&m).to_string());
+        }
+    }
+    match std::fs::metadata(p) {
+        Ok(m) if m.is_dir() => Some("a directory (through a link)".into()),
+        _ => None,
+    }
+}
+
 /// The `.bin` that belongs to an `.xml`: same path, extension replaced.
 pub fn bin_path_for(xml: &Path) -> PathBuf {
     xml.with_extension("bin")
@@ -98,24 +117,12 @@ pub fn check_output(out: &Path, input: &Path) -> Result<OutputPaths, String> {
         ));
     };
     for p in [out, bin.as_path()] {
-        if let Ok(m) = std::fs::symlink_metadata(p) {
-            if !m.file_type().is_file() && !m.file_type().is_symlink() {
-                return Err(format!(
-                    "-o {}: {} is {}; an output must be a regular file",
-                    out.display(),
-                    p.display(),
-                    kind_of(&m)
-                ));
-            }
-        }
-        if let Ok(m) = std::fs::metadata(p) {
-            if m.is_dir() {
-                return Err(format!(
-                    "-o {}: {} is a directory (through a link); an output must be a regular file",
-                    out.display(),
-                    p.display()
-                ));
-            }
+        if let Some(kind) = not_a_file(p) {
+            return Err(format!(
+                "-o {}: {} is {kind}; an output must be a regular file",
+                out.display(),
+                p.display(),
+            ));
         }
     }
     let dir = parent_dir(out);
@@ -489,22 +496,11 @@ pub fn commit_pair(mut bin: TempOut, mut xml: TempOut) -> Result<(), String> {
 /// file or the new one, never a part. `target` must not be a directory or a special file.
 pub fn write_one(target: &Path, bytes: &[u8]) -> Result<(), String> {
     use std::io::Write as _;
-    if let Ok(m) = std::fs::symlink_metadata(target) {
-        if !m.file_type().is_file() && !m.file_type().is_symlink() {
-            return Err(format!(
-                "{} is {}; nothing was written",
-                target.display(),
-                kind_of(&m)
-            ));
-        }
-    }
-    if let Ok(m) = std::fs::metadata(target) {
-        if m.is_dir() {
-            return Err(format!(
-                "{} is a directory; nothing was written",
-                target.display()
-            ));
-        }
+    if let Some(kind) = not_a_file(target) {
+        return Err(format!(
+            "{} is {kind}; nothing was written",
+            target.display()
+        ));
     }
     let dir = parent_dir(target);
     if !dir.is_dir() {

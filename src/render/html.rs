@@ -116,7 +116,7 @@ window.ircReady=true;
 "#;
 
 /// A JSON value safe inside `<script>`: no `</` closes the element early.
-fn script_json(v: &serde_json::Value) -> String {
+fn script_json(v: &[serde_json::Value]) -> String {
     serde_json::to_string(v)
         .unwrap_or_else(|_| "[]".into())
         .replace("</", "<\\/")
@@ -124,13 +124,12 @@ fn script_json(v: &serde_json::Value) -> String {
 }
 
 pub fn page(p: &Picture) -> String {
-    let data = serde_json::Value::Array(p.details.clone());
-    let svg = p.svg.trim_start_matches(|c: char| c != '<').to_string();
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>{title} — irc render</title>\n<style>{PAGE_STYLE}</style>\n</head><body>\n<div id=\"bar\"><span class=\"t\">{title}</span><input id=\"q\" type=\"search\" placeholder=\"search a layer by name or type\" autocomplete=\"off\"><span id=\"hits\"></span><button id=\"fit\">fit</button><span>{boxes} boxes, {layers} layers</span></div>\n<div id=\"view\">\n{svg}</div>\n<div id=\"info\"></div><div id=\"inner\"></div>\n<script type=\"application/json\" id=\"irc-data\">{json}</script>\n<script>{SCRIPT}</script>\n</body></html>\n",
         title = super::esc(&p.title),
         boxes = p.summary.boxes,
         layers = p.summary.layers,
-        json = script_json(&data),
+        svg = p.svg,
+        json = script_json(&p.details),
     )
 }

@@ -69,19 +69,7 @@ impl Picture {
 
 /// Draw a model.
 pub fn render(model: &Model, opts: &Options) -> Result<Picture, String> {
-    let keep = match &opts.around {
-        Some((name, depth)) => Some(around(&model.graph, name, *depth)?),
-        None => None,
-    };
-    let mut cx = Cx {
-        model,
-        opts,
-        diff: None,
-        details: Vec::new(),
-        summary: Summary::default(),
-    };
-    let d = cx.graph(&model.graph, "", keep.as_ref());
-    Ok(cx.finish(d, &model.name))
+    draw(model, None, opts, &model.name)
 }
 
 /// Draw B with what changed against A (`marks` from [`crate::diff::diff_marked`]).
@@ -91,19 +79,33 @@ pub fn render_diff(
     marks: &HashMap<String, GraphMarks>,
     opts: &Options,
 ) -> Result<Picture, String> {
+    draw(
+        b,
+        Some((a, marks)),
+        opts,
+        &format!("{} vs {}", b.name, a.name),
+    )
+}
+
+fn draw(
+    model: &Model,
+    diff: Option<(&Model, &HashMap<String, GraphMarks>)>,
+    opts: &Options,
+    title: &str,
+) -> Result<Picture, String> {
     let keep = match &opts.around {
-        Some((name, depth)) => Some(around(&b.graph, name, *depth)?),
+        Some((name, depth)) => Some(around(&model.graph, name, *depth)?),
         None => None,
     };
     let mut cx = Cx {
-        model: b,
+        model,
         opts,
-        diff: Some((a, marks)),
+        diff,
         details: Vec::new(),
         summary: Summary::default(),
     };
-    let d = cx.graph(&b.graph, "", keep.as_ref());
-    Ok(cx.finish(d, &format!("{} vs {}", b.name, a.name)))
+    let d = cx.graph(&model.graph, "", keep.as_ref());
+    Ok(cx.finish(d, title))
 }
 
 /// The layers within `depth` edges of the layer named `name` (not through constants, inputs
@@ -773,7 +775,7 @@ impl<'m> Cx<'m> {
         // Box contents and sizes (bodies drawn first: they size their layer's box).
         let mut contents: Vec<BoxContent> = Vec::with_capacity(nv);
         for vn in &vnodes {
-            let c = self.content(g, path, vn);
+            let c = self.content(g, path, vn, &rt);
             contents.push(c);
         }
         let mut sizes = vec![Size { w: 0.0, h: 0.0 }; nv];
@@ -846,7 +848,7 @@ impl<'m> Cx<'m> {
     }
 
     /// What a box shows, its title and its details.
-    fn content(&mut self, g: &Graph, path: &str, v: &VNode) -> BoxContent {
+    fn content(&mut self, g: &Graph, path: &str, v: &VNode, rt: &[bool]) -> BoxContent {
         // The slot is taken first: bodies drawn below add details of their own.
         let k = self.details.len();
         self.details.push(serde_json::Value::Null);
@@ -897,7 +899,7 @@ impl<'m> Cx<'m> {
                         lines.push(Line::plain(clip(&a, MAX_CHARS)));
                     }
                 }
-                let mut title = self.title(model, gg, *n);
+                let mut title = self.title(gg, *n);
                 if ghost {
                     title.push_str("\n(removed: in A only)");
                 }
@@ -938,7 +940,7 @@ impl<'m> Cx<'m> {
                             lc.id
                         ),
                         k: ki,
-                        title: self.title(self.model, g, c),
+                        title: self.title(g, c),
                         text: clip(&format!("in{i}: {label} {pv}"), MAX_CHARS + 8),
                     });
                     self.summary.layers += 1;
@@ -992,9 +994,9 @@ impl<'m> Cx<'m> {
                     }
                 } else {
                     let src = g[base].outputs.first().map(port_label).unwrap_or_default();
-                    format!("{} → {out}", clip_shape(&src))
+                    format!("{} → {out}", clip(&src, 24))
                 };
-                let mut title = self.title(self.model, g, root);
+                let mut title = self.title(g, root);
                 if members.len() > 1 {
                     let _ = write!(title, "\nconstant subgraph of {} layers:", members.len());
                     for &m in members.iter().rev().take(12) {
@@ -1098,11 +1100,10 @@ impl<'m> Cx<'m> {
                 // One repetition, drawn on its own for the page's "expand".
                 let set: HashSet<NodeId> = {
                     let mut s: HashSet<NodeId> = rep0.iter().copied().collect();
-                    let rtv = runtime(g, &g.ordered().unwrap_or_default());
                     let mut stack: Vec<NodeId> = rep0.clone();
                     while let Some(n) = stack.pop() {
                         for p in g.inputs_of(n).iter().flatten() {
-                            if !rtv[p.0.index()] && s.insert(p.0) {
+                            if !rt[p.0.index()] && s.insert(p.0) {
                                 stack.push(p.0);
                             }
                         }
@@ -1155,7 +1156,7 @@ impl<'m> Cx<'m> {
     }
 
     /// A layer's tooltip: name first, then op, attributes and ports.
-    fn title(&self, _m: &Model, g: &Graph, n: NodeId) -> String {
+    fn title(&self, g: &Graph, n: NodeId) -> String {
         let l = &g[n];
         let mut t = format!("{}\n{}@{} (id {})", l.name, l.ty, l.version, l.id);
         let a = key_attrs(l);
@@ -1223,11 +1224,6 @@ impl<'m> Cx<'m> {
         }
         d
     }
-}
-
-/// `u4[4096,32,128]` stays; a very long shape is clipped.
-fn clip_shape(s: &str) -> String {
-    clip(s, 24)
 }
 
 struct Line {
