@@ -580,12 +580,48 @@ pub fn resolve(ty: &str, version: &str) -> Option<(&'static str, u32)> {
 /// The rules for a layer, with its type and op version; `None` for ops irc does not know
 /// (opaque).
 pub fn lookup(layer: &Layer) -> Option<Resolved> {
-    let (ty, version) = resolve(&layer.ty, &layer.version)?;
-    registry().get(&(ty, version)).map(|d| Resolved {
-        def: d.0,
-        ty: d.1,
+    use crate::ir::Sym;
+    let found = match (&layer.ty, &layer.version) {
+        (Sym::Static(t), Sym::Static(v)) => find_static(t, v),
+        (t, v) => find(t, v),
+    };
+    found.map(|(def, ty, version)| Resolved {
+        def: *def,
+        ty,
         version,
         attrs: AttrCache::default(),
+    })
+}
+
+type Found = Option<(&'static OpDef, &'static str, u32)>;
+
+fn find(ty: &str, version: &str) -> Found {
+    let (ty, version) = resolve(ty, version)?;
+    registry().get(&(ty, version)).map(|d| (&d.0, d.1, version))
+}
+
+/// [`find`] for the op types and opsets the reader spells with static strings (all but custom
+/// ones), remembered per thread by the strings' addresses and lengths: passes look a layer up
+/// several times, and resolving parses the opset and hashes two strings.
+fn find_static(ty: &'static str, version: &'static str) -> Found {
+    use std::cell::RefCell;
+    type Key = (usize, usize, usize, usize);
+    thread_local! {
+        static SEEN: RefCell<crate::ir::FastMap<Key, Found>> = RefCell::default();
+    }
+    let key = (
+        ty.as_ptr() as usize,
+        ty.len(),
+        version.as_ptr() as usize,
+        version.len(),
+    );
+    SEEN.with(|seen| {
+        if let Some(&f) = seen.borrow().get(&key) {
+            return f;
+        }
+        let f = find(ty, version);
+        seen.borrow_mut().insert(key, f);
+        f
     })
 }
 

@@ -337,7 +337,6 @@ fn report_too_big(
     for &n in order {
         let l = &g[n];
         if folded.contains(&n)
-            || said.contains(&l.label())
             || l.is("Const")
             || infer::never_folds(l)
             || !l.bodies.is_empty()
@@ -360,7 +359,8 @@ fn report_too_big(
             let bytes = PartialShape::element_count(&dims)
                 .and_then(|c| f.et.storage_bytes(c))
                 .unwrap_or(u64::MAX);
-            if bytes > opts.max_fold_bytes {
+            // The label is formatted only here: most layers are never reported.
+            if bytes > opts.max_fold_bytes && !said.contains(&l.label()) {
                 report.skipped.push((
                     format!("{}:{o}", l.label()),
                     format!(
@@ -530,7 +530,7 @@ fn dedup(g: &mut Graph, weights: Option<&Weights>) -> usize {
                     .get(*offset as usize..(*offset + *size) as usize),
             }
         }
-        let mut seen: FastMap<u64, Vec<NodeId>> = FastMap::default();
+        let mut seen: FastMap<u64, Vec<(NodeId, Option<u64>)>> = FastMap::default();
         for &n in &order {
             let l = &g[n];
             if !l.is("Const") || l.outputs.len() != 1 || !l.outputs[0].names().is_empty() {
@@ -548,24 +548,46 @@ fn dedup(g: &mut Graph, weights: Option<&Weights>) -> usize {
                 l.attr("element_type").unwrap_or(""),
                 l.attr("shape").unwrap_or(""),
             );
-            let key = hash_bytes(b)
+            // The key reads the type, the length and at most 64 bytes from each end; a
+            // constant's whole bytes are hashed only when another has the same key (below).
+            let ends = if b.len() <= 128 {
+                hash_bytes(b)
+            } else {
+                hash_bytes(&b[..64]) ^ hash_bytes(&b[b.len() - 64..]).rotate_left(3)
+            };
+            let key = ends
                 ^ hash_bytes(et.as_bytes()).rotate_left(1)
                 ^ hash_bytes(shape.as_bytes()).rotate_left(2);
             // Shapes compare without their spaces ("1, 2" is "1,2"), allocating nothing.
             fn squeezed(x: &str) -> impl Iterator<Item = u8> + '_ {
                 x.bytes().filter(|&c| c != b' ')
             }
-            let same = |k: &NodeId| {
-                let o = &g[*k];
+            let same = |k: NodeId| {
+                let o = &g[k];
                 bytes_of(o, weights) == Some(b)
                     && o.attr("element_type").unwrap_or("") == et
                     && squeezed(o.attr("shape").unwrap_or("")).eq(squeezed(shape))
                     && o.rt_info == l.rt_info
             };
             let bucket = seen.entry(key).or_default();
-            match bucket.iter().find(|k| same(k)) {
-                Some(&keep) => merges.push((n, keep)),
-                None => bucket.push(n),
+            if bucket.is_empty() {
+                bucket.push((n, None));
+                continue;
+            }
+            // Keys alike: compare whole-byte hashes first, so many big constants that differ
+            // only inside are not compared byte by byte with each other.
+            let full = hash_bytes(b);
+            let mut keep = None;
+            for (k, h) in bucket.iter_mut() {
+                let hk = *h.get_or_insert_with(|| bytes_of(&g[*k], weights).map_or(0, hash_bytes));
+                if hk == full && same(*k) {
+                    keep = Some(*k);
+                    break;
+                }
+            }
+            match keep {
+                Some(keep) => merges.push((n, keep)),
+                None => bucket.push((n, Some(full))),
             }
         }
     }

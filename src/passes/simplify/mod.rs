@@ -28,7 +28,17 @@ pub struct Pass {
     pub name: &'static str,
     /// What it does, for `docs/` and `--help`.
     pub about: &'static str,
+    /// The layers it starts a rewrite from ([`Cx::order`] hands it those only).
+    roots: Roots,
     run: fn(&mut Cx) -> usize,
+}
+
+/// Which layers a pass starts from, by op type (compared as [`Layer::is`] does, ignoring case).
+#[derive(Clone, Copy)]
+enum Roots {
+    All,
+    Only(&'static [&'static str]),
+    AllBut(&'static [&'static str]),
 }
 
 /// The pipeline, in order. Eliminations first (they expose chains), then fusions, then sharing
@@ -37,41 +47,49 @@ pub const PASSES: &[Pass] = &[
     Pass {
         name: "noop",
         about: "layers that change nothing for the inferred types and shapes (Reshape to the same shape, Convert to the same type, identity Transpose, Broadcast/Tile/Pad/Slice that keep every element, one-input Concat, x+0 / x*1 on integers)",
+        roots: Roots::Only(noop::CANDIDATES),
         run: noop::run,
     },
     Pass {
         name: "clamp-fq",
         about: "a Clamp whose range holds the input range of every FakeQuantize it feeds (FakeQuantize clamps the same)",
+        roots: Roots::Only(&["Clamp", "Relu"]),
         run: clamp_fq::run,
     },
     Pass {
         name: "shuffle",
         about: "Reshape splitting a dim in two, Transpose swapping them, Reshape back, as one ShuffleChannels",
+        roots: Roots::Only(&["Reshape"]),
         run: shuffle::run,
     },
     Pass {
         name: "transpose",
         about: "Transpose of a Transpose as one Transpose (none for the identity); a Transpose that moves only length-1 dims as a Reshape",
+        roots: Roots::Only(&["Transpose"]),
         run: transpose::run,
     },
     Pass {
         name: "reshape-chain",
         about: "consecutive Reshape/Squeeze/Unsqueeze as one Reshape",
+        roots: Roots::Only(&["Reshape", "Squeeze", "Unsqueeze"]),
         run: reshape_chain::run,
     },
     Pass {
         name: "slices",
         about: "Slices of one tensor along one axis with constant, disjoint ranges as one VariadicSplit",
+        roots: Roots::Only(&["Slice"]),
         run: slices::run,
     },
     Pass {
         name: "symbols",
         about: "shape values (ShapeOf and what is gathered, concatenated, reshaped from it) equal by dimension symbols computed once",
+        roots: Roots::All,
         run: symbols::run,
     },
     Pass {
         name: "cse",
         about: "identical layers (type, version, attributes, inputs) computed once; not state, random or extension ops",
+        roots: Roots::AllBut(&["Parameter", "Result", "Const"]),
         run: cse::run,
     },
 ];
@@ -104,10 +122,12 @@ pub fn simplify(model: &mut Model) -> SimplifyReport {
     let g = &mut model.graph;
     let mut next_id = g.layers().map(|l| l.id).max().map_or(0, |m| m + 1);
     let mut touched: Vec<NodeId> = Vec::new();
+    let table = root_table();
     for _ in 0..MAX_ROUNDS {
         // One topological order per round: layers a pass adds are visited from the next
         // round on (a pass skips layers removed since).
         let Some(order) = g.ordered() else { break };
+        let classes = classify(g, &order, &table);
         crate::trace("simplify: order");
         let mut changed = 0;
         for (i, p) in PASSES.iter().enumerate() {
@@ -120,6 +140,8 @@ pub fn simplify(model: &mut Model) -> SimplifyReport {
                 new_consts: &mut report.new_consts,
                 touched: &mut touched,
                 order: &order,
+                classes: &classes,
+                bit: 1 << i,
             };
             let n = (p.run)(&mut cx);
             next_id = cx.next_id;
@@ -154,19 +176,88 @@ pub struct Cx<'a> {
     /// looked for after the pass.
     touched: &'a mut Vec<NodeId>,
     order: &'a [NodeId],
+    /// Per layer index, a bit per pass that starts from it (at the start of the round).
+    classes: &'a [u16],
+    bit: u16,
+}
+
+/// An op type compared and hashed ignoring ASCII case.
+#[derive(Clone, Copy)]
+struct Caseless<'a>(&'a str);
+
+impl std::hash::Hash for Caseless<'_> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        for b in self.0.bytes() {
+            h.write_u8(b.to_ascii_lowercase());
+        }
+    }
+}
+
+impl PartialEq for Caseless<'_> {
+    fn eq(&self, o: &Self) -> bool {
+        self.0.eq_ignore_ascii_case(o.0)
+    }
+}
+
+impl Eq for Caseless<'_> {}
+
+/// Op types named by some pass's [`Roots`], with the bits of the passes that name them
+/// (`Only`: start there; `AllBut`: do not), and the bits of the passes that start anywhere
+/// else.
+struct RootTable {
+    named: FastMap<Caseless<'static>, (u16, u16)>,
+    default: u16,
+}
+
+fn root_table() -> RootTable {
+    let mut t = RootTable {
+        named: FastMap::default(),
+        default: 0,
+    };
+    for (i, p) in PASSES.iter().enumerate() {
+        let bit = 1u16 << i;
+        match p.roots {
+            Roots::All => t.default |= bit,
+            Roots::Only(types) => {
+                for &ty in types {
+                    t.named.entry(Caseless(ty)).or_default().0 |= bit;
+                }
+            }
+            Roots::AllBut(types) => {
+                t.default |= bit;
+                for &ty in types {
+                    t.named.entry(Caseless(ty)).or_default().1 |= bit;
+                }
+            }
+        }
+    }
+    t
+}
+
+/// One walk over the layers (each pass then skips the others without reading them: on a big
+/// graph, reading every layer once per pass was most of the passes' time).
+fn classify(g: &Graph, order: &[NodeId], t: &RootTable) -> Vec<u16> {
+    let mut classes = vec![0u16; g.node_bound()];
+    for &n in order {
+        classes[n.index()] = match t.named.get(&Caseless(&g[n].ty)) {
+            Some(&(only, but)) => (t.default & !but) | only,
+            None => t.default,
+        };
+    }
+    classes
 }
 
 /// Constants larger than this are not read by a rule (axes, shapes and ranges are small).
 const SMALL_CONST: u64 = 1 << 16;
 
 impl Cx<'_> {
-    /// The layers in topological order (as at the start of the round; those removed since
-    /// left out).
+    /// The layers this pass starts from (its [`Roots`]) in topological order, as at the start
+    /// of the round; those removed since left out.
     pub fn order(&self) -> Vec<NodeId> {
         self.order
             .iter()
             .copied()
-            .filter(|&n| self.g.get(n).is_some())
+            .filter(|&n| self.classes[n.index()] & self.bit != 0 && self.g.get(n).is_some())
             .collect()
     }
 

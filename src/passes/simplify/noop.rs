@@ -33,7 +33,7 @@ pub fn run(cx: &mut Cx) -> usize {
 }
 
 /// The op types this pass looks at (checked first: most layers are none of them).
-const CANDIDATES: &[&str] = &[
+pub(super) const CANDIDATES: &[&str] = &[
     "Reshape",
     "Squeeze",
     "Unsqueeze",
