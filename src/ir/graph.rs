@@ -253,6 +253,24 @@ impl Graph {
         v
     }
 
+    /// What feeds each input of `node`, by input index, as (producer, the producer's output
+    /// port id), without reading the producers (cheaper than [`Graph::inputs_of`] where
+    /// only identity matters).
+    pub fn input_ports(&self, node: NodeId) -> SmallVec<[Option<(NodeId, u32)>; 4]> {
+        let l = &self[node];
+        let mut v: SmallVec<[Option<(NodeId, u32)>; 4]> = smallvec::smallvec![None; l.inputs.len()];
+        for e in self.g.edges_directed(node.0, Direction::Incoming) {
+            let Some(i) = l.input_index(e.weight().to_port) else {
+                continue;
+            };
+            // The first edge into a port wins, as in `inputs_of`.
+            if v[i].is_none() {
+                v[i] = Some((NodeId(e.source()), e.weight().from_port));
+            }
+        }
+        v
+    }
+
     /// Users of output index `output` of `node`: (layer, input index), sorted.
     pub fn users_of(&self, node: NodeId, output: usize) -> Vec<(NodeId, usize)> {
         let Some(port) = self[node].outputs.get(output).map(|p| p.id) else {
@@ -324,7 +342,9 @@ impl Graph {
         let bound = self.node_bound();
         let mut keyed: Vec<(u8, u32, u64, usize)> = self.g.node_indices().map(key).collect();
         if !keyed.is_sorted() {
-            keyed.sort_unstable();
+            // Stable sort: it finds the long sorted runs (layers a pass added sit at reused
+            // indices) and merges them; the keys are unique, so the order is the same.
+            keyed.sort();
         }
         let mut rank = vec![u32::MAX; bound];
         for (r, k) in keyed.iter().enumerate() {

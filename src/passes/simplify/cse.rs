@@ -76,7 +76,7 @@ fn signature(cx: &Cx, n: NodeId) -> Option<u64> {
     if l.outputs.is_empty() || l.inputs.is_empty() {
         return None;
     }
-    let inputs = cx.g.inputs_of(n);
+    let inputs = cx.g.input_ports(n);
     if inputs.iter().any(|i| i.is_none()) {
         return None;
     }
@@ -102,7 +102,7 @@ fn same(g: &Graph, a: NodeId, b: NodeId) -> bool {
         && x.version.as_str() == y.version.as_str()
         && same_data
         && x.rt_info == y.rt_info
-        && g.inputs_of(a) == g.inputs_of(b)
+        && g.input_ports(a) == g.input_ports(b)
         && x.outputs.len() == y.outputs.len()
         && x.outputs
             .iter()

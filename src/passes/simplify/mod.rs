@@ -279,6 +279,13 @@ impl Cx<'_> {
 
     /// The value of Const `p` (small ones only).
     pub fn const_value(&self, p: NodeId) -> Option<Tensor> {
+        let (et, dims, bytes) = self.const_view(p)?;
+        Some(Tensor::new(et, dims, bytes.to_vec()))
+    }
+
+    /// Const `p`'s type, dims and bytes, borrowed (small ones only): for a rule that looks at a
+    /// few elements before it needs them all.
+    pub fn const_view(&self, p: NodeId) -> Option<(ElementType, Vec<u64>, &[u8])> {
         let l = &self.g[p];
         if !l.is("Const") {
             return None;
@@ -297,7 +304,7 @@ impl Cx<'_> {
                 w.get(start..start.checked_add(usize::try_from(*size).ok()?)?)?
             }
         };
-        Some(Tensor::new(et, dims, bytes.get(..need as usize)?.to_vec()))
+        Some((et, dims, bytes.get(..need as usize)?))
     }
 
     /// Integer values of the Const feeding input `i` of `n`.

@@ -134,19 +134,20 @@ fn arithmetic(cx: &Cx, n: NodeId) -> Option<((NodeId, usize), &'static str)> {
     };
     let (out_et, out_shape) = cx.out(n, 0)?;
     for &(x, k) in sides {
-        let Some(t) = cx.const_input(n, k) else {
+        let Some((et_k, dims_k, bytes)) = cx.input(n, k).and_then(|(p, _)| cx.const_view(p)) else {
             continue;
         };
+        let count = dims_k.iter().product::<u64>() as usize;
         let Some(src) = cx.input(n, x) else { continue };
         let Some((et, shape)) = cx.out(src.0, src.1) else {
             continue;
         };
-        if et != out_et || shape != out_shape || t.et != et {
+        if et != out_et || shape != out_shape || et_k != et {
             continue;
         }
         // The constant's broadcast must not grow x: no more dims, and every dim 1 or equal.
         let Some(xr) = shape.rank() else { continue };
-        if t.shape.len() > xr || t.shape.iter().any(|&d| d != 1) && !shape.is_static() {
+        if dims_k.len() > xr || dims_k.iter().any(|&d| d != 1) && !shape.is_static() {
             continue;
         }
         let neutral = |v: &crate::ir::tensor::Scalar, want_one: bool| -> bool {
@@ -170,8 +171,11 @@ fn arithmetic(cx: &Cx, n: NodeId) -> Option<((NodeId, usize), &'static str)> {
         {
             continue;
         }
-        let all = (0..t.len()).all(|i| t.get(i).is_some_and(|v| neutral(&v, want_one)));
-        if all && !t.is_empty() {
+        // Element by element from the borrowed bytes: most constants fail on the first one
+        // (a decompression chain's scales are up to 64 KiB).
+        let all = (0..count)
+            .all(|i| crate::ir::tensor::get(et, bytes, i).is_some_and(|v| neutral(&v, want_one)));
+        if all && count > 0 {
             let why = match ty {
                 "Add" => "adds zero",
                 "Subtract" => "subtracts zero",
