@@ -471,6 +471,113 @@ CASES = {
 }
 
 
+# ---------------------------------------------------------------------------
+# Inside bodies: the passes run in If/Loop/TensorIterator bodies too
+# ---------------------------------------------------------------------------
+
+def g_body_if():
+    """If: the then-body has an Unsqueeze chain (one Reshape), the else-body twin Relus."""
+    c = P([], np.bool_, "c")
+    x = P([2, 3])
+    tx = o1.parameter([2, 3], np.float32, name="tx")
+    tr = o1.result(o1.relu(o1.unsqueeze(o1.unsqueeze(tx, C([0])), C([0]))))
+    ex = o1.parameter([2, 3], np.float32, name="ex")
+    e = o1.add(o1.relu(ex), o1.relu(ex))
+    er = o1.result(o1.reshape(e, C([1, 1, 2, 3]), False))
+    iff = o8.if_op(c)
+    iff.set_then_body(ov.Model([tr], [tx], "then"))
+    iff.set_else_body(ov.Model([er], [ex], "else"))
+    iff.set_input(x.output(0), tx, ex)
+    return model(o1.negative(iff.set_output(tr, er)), [c, x])
+
+
+def g_body_loop():
+    """Loop: identity Transposes (noop) leave twin Relus (cse); the back edge carries the sum."""
+    x = P([1, 2])
+    it = o1.parameter([], np.int64, name="iter")
+    bx = o1.parameter([1, 2], np.float32, name="bx")
+    a = o1.relu(o1.transpose(bx, C([0, 1])))
+    b = o1.relu(o1.transpose(bx, C([0, 1])))
+    nx = o1.add(a, b)
+    rc = o1.result(o1.less(it, C(2)))
+    rnx = o1.result(nx)
+    loop = o8.loop(C(4), o1.constant(np.array(True)))
+    loop.set_function(ov.Model([rc, rnx], [it, bx], "body"))
+    loop.set_special_body_ports([0, 0])
+    loop.set_merged_input(bx, x.output(0), rnx.output(0))
+    return model(o1.negative(loop.get_iter_value(rnx.output(0), -1)), [x])
+
+
+def g_body_named_output_stays():
+    """A body Result reads a Reshape that changes nothing, but the Reshape's output is the
+    body output (port-mapped by its Result): the Reshape goes, the Result stays, and the
+    outer graph still computes the same."""
+    x = P([2, 3])
+    tx = o1.parameter([2, 3], np.float32, name="tx")
+    tr = o1.result(o1.reshape(o1.relu(tx), C([2, 3]), False))
+    c = P([], np.bool_, "c")
+    ex = o1.parameter([2, 3], np.float32, name="ex")
+    er = o1.result(o1.negative(ex))
+    iff = o8.if_op(c)
+    iff.set_then_body(ov.Model([tr], [tx], "then"))
+    iff.set_else_body(ov.Model([er], [ex], "else"))
+    iff.set_input(x.output(0), tx, ex)
+    return model(iff.set_output(tr, er), [c, x])
+
+
+# name: (build, op counts left inside bodies, op counts left outside, pass that must fire)
+BODY_CASES = {
+    "body_if": (g_body_if, {"ReLU": 2, "Reshape": 2, "Add": 1}, {"If": 1, "Negative": 1},
+                "reshape-chain"),
+    "body_loop": (g_body_loop, {"Less": 1, "ReLU": 1, "Add": 1}, {"Loop": 1, "Negative": 1}, "cse"),
+    "body_named_output": (g_body_named_output_stays, {"ReLU": 1, "Negative": 1}, {"If": 1}, "noop"),
+}
+
+
+def body_op_counts(xml_path):
+    """Op types inside bodies (not Parameter/Result/Const), as the IR file spells them."""
+    import xml.etree.ElementTree as ET
+    c = collections.Counter()
+    root = ET.parse(str(xml_path)).getroot()
+    for body in (e for e in root.iter() if e.tag in ("body", "then_body", "else_body")):
+        for l in body.iter("layer"):
+            if l.get("type") not in ("Parameter", "Result", "Const"):
+                c[l.get("type")] += 1
+    return dict(c)
+
+
+def case_body(name, wd):
+    build, want_in, want_out, must_fire = BODY_CASES[name]
+    m = build()
+    src = wd / "in.xml"
+    ov.save_model(m, str(src), compress_to_fp16=False)
+    out = wd / "out.xml"
+    rep = fold(src, out)
+    bad = []
+    orig, got = CORE.read_model(str(src)), CORE.read_model(str(out))
+    if body_op_counts(out) != want_in:
+        bad.append("ops left in bodies %s (before %s), want %s" % (
+            body_op_counts(out), body_op_counts(src), want_in))
+    if op_counts(got) != want_out:
+        bad.append("ops left outside %s, want %s" % (op_counts(got), want_out))
+    simplified = rep.get("simplified") or {}
+    if not simplified.get(must_fire):
+        bad.append("report: %s did not fire (%s)" % (must_fire, simplified))
+    d = zoo.io_diff(orig, got)
+    if d:
+        bad.append("inputs/outputs: %s" % d)
+    # Both branches of an If: every boolean input True, then False.
+    for flag in (True, False):
+        feeds = feed_for(orig, np.random.default_rng(11))
+        for p in orig.inputs:
+            if p.get_element_type() == ov.Type.boolean:
+                feeds[p.get_any_name()] = np.array(flag)
+        for i, (a, b) in enumerate(zip(cpu_run(orig, feeds), cpu_run(got, feeds))):
+            if not bit_equal(a, b):
+                bad.append("output %d differs with conditions %s" % (i, flag))
+    return bad
+
+
 def op_counts(m):
     c = collections.Counter()
     for op in m.get_ordered_ops():
@@ -645,6 +752,7 @@ def main():
     ap.add_argument("-k", default=None)
     args = ap.parse_args()
     jobs = [("pass_" + n, lambda wd, n=n: case_pass(n, wd)) for n in CASES]
+    jobs += [("pass_" + n, lambda wd, n=n: case_body(n, wd)) for n in BODY_CASES]
     mj = model_jobs()
     if not mj:
         sys.stderr.write("simplify.py: %s absent: whole-model cases skipped\n" % SHARED)

@@ -111,29 +111,66 @@ pub struct SimplifyReport {
     pub new_consts: usize,
 }
 
-/// Run the pipeline on the model's top-level graph (bodies are left as they are).
+/// Run the pipeline on the model's graph, then on the bodies of its If/Loop/TensorIterator
+/// layers (as OpenVINO's passes do through `process_subgraph`). A body's Parameters and Results
+/// are never removed or replaced (its port maps name them), and no layer with bodies is shared.
 pub fn simplify(model: &mut Model) -> SimplifyReport {
     let mut report = SimplifyReport {
         counts: PASSES.iter().map(|p| (p.name, 0)).collect(),
         ..Default::default()
     };
-    let before = model.graph.len();
+    let before = total_layers(&model.graph);
     let weights = model.weights.clone();
-    let g = &mut model.graph;
+    let table = root_table();
+    simplify_rec(&mut model.graph, weights.as_deref(), &table, &mut report);
+    report.removed = before.saturating_sub(total_layers(&model.graph));
+    report
+}
+
+/// Layers of a graph and of every body in it.
+fn total_layers(g: &Graph) -> usize {
+    g.len()
+        + g.layers()
+            .flat_map(|l| l.bodies.iter())
+            .map(|b| total_layers(&b.graph))
+            .sum::<usize>()
+}
+
+fn simplify_rec(
+    g: &mut Graph,
+    weights: Option<&Weights>,
+    table: &RootTable,
+    report: &mut SimplifyReport,
+) {
+    simplify_graph(g, weights, table, report);
+    let with_bodies: Vec<NodeId> = g.nodes().filter(|&n| !g[n].bodies.is_empty()).collect();
+    for n in with_bodies {
+        for bi in 0..g[n].bodies.len() {
+            simplify_rec(&mut g[n].bodies[bi].graph, weights, table, report);
+        }
+    }
+}
+
+/// The pipeline on one graph (its bodies excluded).
+fn simplify_graph(
+    g: &mut Graph,
+    weights: Option<&Weights>,
+    table: &RootTable,
+    report: &mut SimplifyReport,
+) {
     let mut next_id = g.layers().map(|l| l.id).max().map_or(0, |m| m + 1);
     let mut touched: Vec<NodeId> = Vec::new();
-    let table = root_table();
     for _ in 0..MAX_ROUNDS {
         // One topological order per round: layers a pass adds are visited from the next
         // round on (a pass skips layers removed since).
         let Some(order) = g.ordered() else { break };
-        let classes = classify(g, &order, &table);
+        let classes = classify(g, &order, table);
         crate::trace("simplify: order");
         let mut changed = 0;
         for (i, p) in PASSES.iter().enumerate() {
             let mut cx = Cx {
                 g,
-                weights: weights.as_deref(),
+                weights,
                 next_id,
                 log: &mut report.log,
                 pass: p.name,
@@ -160,8 +197,6 @@ pub fn simplify(model: &mut Model) -> SimplifyReport {
             break;
         }
     }
-    report.removed = before.saturating_sub(model.graph.len());
-    report
 }
 
 /// What a pass works with: the graph, the weights (to read constants), fresh layer ids, the log.
