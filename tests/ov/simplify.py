@@ -548,13 +548,8 @@ def body_op_counts(xml_path):
 
 def case_body(name, wd):
     build, want_in, want_out, must_fire = BODY_CASES[name]
-    m = build()
-    src = wd / "in.xml"
-    ov.save_model(m, str(src), compress_to_fp16=False)
-    out = wd / "out.xml"
-    rep = fold(src, out)
+    src, out, rep, orig, got = save_and_fold(build, wd)
     bad = []
-    orig, got = CORE.read_model(str(src)), CORE.read_model(str(out))
     if body_op_counts(out) != want_in:
         bad.append("ops left in bodies %s (before %s), want %s" % (
             body_op_counts(out), body_op_counts(src), want_in))
@@ -628,15 +623,18 @@ def fold(src, out, *extra):
     return json.loads(so)
 
 
+def save_and_fold(build, wd):
+    """Build a case's graph, save it, fold it: (source, output, report, both read by OpenVINO)."""
+    src, out = wd / "in.xml", wd / "out.xml"
+    ov.save_model(build(), str(src), compress_to_fp16=False)
+    rep = fold(src, out)
+    return src, out, rep, CORE.read_model(str(src)), CORE.read_model(str(out))
+
+
 def case_pass(name, wd):
     build, want, must_fire = CASES[name]
-    m = build()
-    src = wd / "in.xml"
-    ov.save_model(m, str(src), compress_to_fp16=False)
-    out = wd / "out.xml"
-    rep = fold(src, out)
+    src, out, rep, orig, got = save_and_fold(build, wd)
     bad = []
-    orig, got = CORE.read_model(str(src)), CORE.read_model(str(out))
     left = op_counts(got)
     if left != want:
         bad.append("ops left %s, want %s" % (left, want))
