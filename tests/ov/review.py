@@ -36,7 +36,7 @@ from pathlib import Path
 import openvino as ov
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import parse_override, report  # noqa: E402
+from common import model_set, parse_override, report  # noqa: E402
 
 try:
     import openvino_tokenizers  # noqa: F401  (registers the extension ops)
@@ -45,8 +45,6 @@ except Exception:  # pragma: no cover
 
 _REPO = Path(__file__).resolve().parents[2]
 IRC_BIN = os.environ.get("IRC_BIN", str(_REPO / "target" / "release" / "irc"))
-CLASSIC = Path(os.environ.get("IRC_SHARED_MODELS") or str(_REPO.parent / "shared" / "models"))
-ZOO = Path(os.environ.get("IRC_ZOO") or str(CLASSIC / "zoo"))
 CORE = ov.Core()
 
 
@@ -211,24 +209,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-k", default="")
     args = ap.parse_args()
-    if not CLASSIC.is_dir():
-        print("review.py: skipped: %s not found (the shared model set is beside the repository in CI)" % CLASSIC)
+    classic, _, models = model_set()
+    if not models:
+        print("review.py: skipped: %s not found (the shared model set is beside the repository in CI)" % classic)
         print("0 passed, 0 failed")
         return 0
-    overrides = {}
-    for d in (CLASSIC, ZOO):
-        mj = d / "models.json"
-        if mj.exists():
-            for k, v in json.loads(mj.read_text()).items():
-                overrides[(d, k)] = v.get("inputs", []) if isinstance(v, dict) else []
-    models = [(CLASSIC, p) for p in sorted(CLASSIC.glob("*.xml"))]
-    if ZOO.is_dir():
-        models += [(ZOO, p) for p in sorted(ZOO.glob("*.xml"))]
     passed = failed = 0
-    for d, path in models:
-        tag = ("zoo_" if d == ZOO else "") + path.stem
+    for tag, path, ovr in models:
         cases = [("io_" + tag, lambda: case_io(path, []))]
-        ovr = overrides.get((d, path.stem), [])
         if ovr:
             cases.append(("io_%s_reshaped" % tag, lambda: case_io(path, ovr)))
         cases.append(("stats_" + tag, lambda: case_stats(path)))
