@@ -55,7 +55,6 @@ fn diff_of_fold_snapshots() {
         let (code, stdout, _) = run(&["diff", path.to_str().unwrap(), path.to_str().unwrap()]);
         assert_eq!((code, stdout.as_str()), (0, "equal\n"), "{name}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `irc stats` on every sample, as text; the JSON parses into the same report.
@@ -216,7 +215,6 @@ fn every_json_form_parses() {
     ]);
     assert_eq!(code, 2);
     let _: ErrorReport = serde_json::from_str(&out).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// docs/json.md: each ```json block parses as the report its heading names.
@@ -338,5 +336,4 @@ fn closed_pipe_is_not_a_panic() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

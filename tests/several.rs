@@ -17,8 +17,9 @@ fn irc(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// A normalized copy of a sample, and a copy of it whose recorded output dims were changed.
-fn setup(tag: &str) -> (String, String, String) {
+/// A normalized copy of a sample, and a copy of it whose recorded output dims were changed (in
+/// a directory removed when the first value goes).
+fn setup(tag: &str) -> (common::TempDir, String, String, String) {
     let d = common::tempdir(tag);
     let sample = common::repo().join("ir-samples/models/silero_seq.xml");
     let good = d.join("good.xml");
@@ -39,12 +40,13 @@ fn setup(tag: &str) -> (String, String, String) {
     std::fs::write(&bad, drifted).unwrap();
     std::fs::copy(d.join("good.bin"), d.join("bad.bin")).unwrap();
     let s = |p: &Path| p.to_str().unwrap().to_string();
-    (s(&good), s(&bad), s(&d))
+    let dir = s(&d);
+    (d, s(&good), s(&bad), dir)
 }
 
 #[test]
 fn check_several_files_reports_each_and_exits_with_the_worst() {
-    let (good, bad, dir) = setup("several-check");
+    let (_dir, good, bad, dir) = setup("several-check");
     let (rc, _, err) = irc(&["infer-shapes", "--check", &good]);
     assert_eq!(rc, 0, "{err}");
     let (rc, _, err) = irc(&["infer-shapes", "--check", &good, &bad]);
@@ -79,7 +81,7 @@ fn check_several_files_reports_each_and_exits_with_the_worst() {
 
 #[test]
 fn dump_several_files_heads_each() {
-    let (good, bad, _) = setup("several-dump");
+    let (_dir, good, bad, _) = setup("several-dump");
     let (rc, both, _) = irc(&["dump", &good, &bad]);
     assert_eq!(rc, 0);
     let (_, one, _) = irc(&["dump", &good]);
@@ -92,7 +94,7 @@ fn dump_several_files_heads_each() {
 
 #[test]
 fn normalize_check_tells_normal_form() {
-    let (good, bad, _) = setup("several-normal");
+    let (_dir, good, bad, _) = setup("several-normal");
     let (rc, _, err) = irc(&["normalize", "--check", &good]);
     assert_eq!(rc, 0, "{err}");
     assert_eq!(err, "");
@@ -133,7 +135,7 @@ fn normalize_check_tells_normal_form() {
 
 #[test]
 fn skip_non_ir_leaves_other_xml_alone() {
-    let (good, bad, dir) = setup("several-skip");
+    let (_dir, good, bad, dir) = setup("several-skip");
     let pom = format!("{dir}/pom.xml");
     std::fs::write(
         &pom,

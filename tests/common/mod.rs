@@ -63,8 +63,9 @@ pub fn rel(p: &Path) -> String {
     p.strip_prefix(&r).unwrap_or(p).display().to_string()
 }
 
-/// A fresh, empty temporary directory for one test.
-pub fn tempdir(tag: &str) -> PathBuf {
+/// A fresh, empty temporary directory for one test, removed with what is in it when the
+/// value goes (a test leaves nothing behind in TMPDIR).
+pub fn tempdir(tag: &str) -> TempDir {
     let d = std::env::temp_dir().join(format!(
         "irc-test-{}-{}-{}",
         tag,
@@ -76,5 +77,27 @@ pub fn tempdir(tag: &str) -> PathBuf {
     ));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("create temp dir");
-    d
+    TempDir(d)
+}
+
+/// See [`tempdir`].
+pub struct TempDir(PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
