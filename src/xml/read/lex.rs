@@ -34,7 +34,8 @@ impl<'a> Parser<'a> {
         }
     }
     /// The source slice a borrowed event buffer points into (the reader reads from `src`).
-    /// Checked: the bytes may be of a mapped file that changed since it was validated.
+    /// Checked: the bytes may be of a mapped file that changed since it was validated (text
+    /// read into memory was validated once; only the slice's ends are checked).
     pub(super) fn borrowed(&self, b: &[u8]) -> Option<&'a str> {
         let base = self.src.as_ptr() as usize;
         let p = b.as_ptr() as usize;
@@ -42,7 +43,11 @@ impl<'a> Parser<'a> {
             return Some("");
         }
         let off = p.checked_sub(base)?;
-        std::str::from_utf8(self.src.get(off..off + b.len())?).ok()
+        match self.text {
+            // `get` checks only that both ends are character boundaries.
+            Some(t) => t.get(off..off + b.len()),
+            None => std::str::from_utf8(self.src.get(off..off + b.len())?).ok(),
+        }
     }
     /// Unescape entities; `at` gives the error position (only computed on error).
     pub(super) fn unescape(

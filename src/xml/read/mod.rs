@@ -87,21 +87,21 @@ pub fn read_file(xml_path: &Path) -> Result<Parsed, Error> {
     };
     crate::files::stall("start");
     let owned;
-    let text: &[u8] = match &mapped {
+    let (text, valid): (&[u8], Option<&str>) = match &mapped {
         Some(m) => {
             // Validated here for the error's position only: the parser keeps bytes and checks
             // each token it turns into text, so a file changed while mapped can give an error,
             // never an invalid `&str`.
             m.validate().map_err(|pos| utf8_error(&m.map, pos))?;
             crate::trace("read: validated");
-            &m.map[..]
+            (&m.map[..], None)
         }
         None => {
             let mut bytes = Vec::with_capacity(len as usize);
             std::io::Read::read_to_end(&mut &file, &mut bytes).map_err(io_err)?;
             owned = String::from_utf8(bytes)
                 .map_err(|e| utf8_error(e.as_bytes(), e.utf8_error().valid_up_to()))?;
-            owned.as_bytes()
+            (owned.as_bytes(), Some(owned.as_str()))
         }
     };
     let bin = bin_path_for(xml_path);
@@ -117,6 +117,7 @@ pub fn read_file(xml_path: &Path) -> Result<Parsed, Error> {
     };
     parse_with(
         text,
+        valid,
         None,
         &label,
         weights,
@@ -137,8 +138,9 @@ pub fn read_str_with(
     parallel_min: usize,
 ) -> Result<Parsed, Error> {
     parse_with(
-        source.clone().as_bytes(),
-        Some(source),
+        source.as_bytes(),
+        Some(&source),
+        Some(source.clone()),
         path,
         weights,
         bin_label,
@@ -159,6 +161,7 @@ pub fn read_str(
 
 fn new_parser<'a>(
     src: &'a [u8],
+    text: Option<&'a str>,
     base: usize,
     end: usize,
     weights: Option<Arc<Weights>>,
@@ -167,6 +170,7 @@ fn new_parser<'a>(
 ) -> Parser<'a> {
     let mut p = Parser {
         src,
+        text: text.filter(|t| t.as_bytes().as_ptr() == src.as_ptr() && t.len() == src.len()),
         r: Reader::from_reader(&src[base..end]),
         diags: Vec::new(),
         map: SourceMap::default(),
@@ -192,6 +196,7 @@ fn new_parser<'a>(
 /// the result is the same as a one-thread read (any problem falls back to one).
 pub(crate) fn parse_with(
     text: &[u8],
+    valid: Option<&str>,
     keep: Option<Arc<str>>,
     path: &str,
     weights: Option<Arc<Weights>>,
@@ -218,11 +223,19 @@ pub(crate) fn parse_with(
         let w2 = weights.clone();
         let done = std::thread::scope(|s| {
             s.spawn(move || {
-                let mut b = new_parser(text, split, end, w2, bin_label, mapped);
+                let mut b = new_parser(text, valid, split, end, w2, bin_label, mapped);
                 b.layer_run(&tx);
                 crate::trace("read: second thread done");
             });
-            let mut p = new_parser(text, 0, text.len(), weights.clone(), bin_label, mapped);
+            let mut p = new_parser(
+                text,
+                valid,
+                0,
+                text.len(),
+                weights.clone(),
+                bin_label,
+                mapped,
+            );
             p.cap_hint = Some(capacity_hint(text));
             p.split = Some((split, end));
             p.second = Some(rx);
@@ -241,7 +254,15 @@ pub(crate) fn parse_with(
         // Errors (or an unexpected layout): read again on one thread for the exact diagnostics.
     }
     let source_for_error = || keep.clone().unwrap_or_else(lossy);
-    let mut p = new_parser(text, 0, text.len(), weights.clone(), bin_label, mapped);
+    let mut p = new_parser(
+        text,
+        valid,
+        0,
+        text.len(),
+        weights.clone(),
+        bin_label,
+        mapped,
+    );
     p.cap_hint = Some(capacity_hint(text));
     let result = p.document();
 
@@ -331,6 +352,9 @@ struct Parser<'a> {
     /// The source as bytes: a mapped file can change under the reader, so no `&str` is made
     /// over it; each token turned into text is checked (`borrowed`).
     src: &'a [u8],
+    /// The same source as text when it is read into memory (validated once and immutable):
+    /// tokens are then cut from it without checking their bytes again.
+    text: Option<&'a str>,
     r: Reader<&'a [u8]>,
     diags: Vec<Diag>,
     map: SourceMap,
@@ -492,6 +516,7 @@ mod tests {
         let good = r#"<net name="m" version="11"><layers><layer id="0" name="NAME" type="Parameter" version="opset1"><data shape="1" element_type="f32"/><output><port id="0" precision="FP32"><dim>1</dim></port></output></layer><layer id="1" name="r" type="Result" version="opset1"><input><port id="0" precision="FP32"><dim>1</dim></port></input></layer></layers><edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/></edges></net>"#;
         assert!(parse_with(
             good.as_bytes(),
+            Some(good),
             None,
             "m.xml",
             None,
@@ -505,7 +530,7 @@ mod tests {
             let mut bad = good.as_bytes().to_vec();
             bad[at] = 0xff;
             for parallel_min in [usize::MAX, 0] {
-                let r = parse_with(&bad, None, "m.xml", None, "m.bin", parallel_min, None);
+                let r = parse_with(&bad, None, None, "m.xml", None, "m.bin", parallel_min, None);
                 assert!(r.is_err(), "0xff in {needle} was read");
             }
         }

@@ -139,6 +139,7 @@ mod parallel_tests {
         parse_with(
             text.as_bytes(),
             None,
+            None,
             "m.xml",
             w,
             "m.bin",
