@@ -20,6 +20,9 @@ Cases, each reported on its own line:
       get OpenVINO; python3 discovery: with the venv's python3 first on PATH and no
       IRC_OPENVINO_LIB, verify finds the pip package's library.
   json: `--format json` has the documented fields.
+  divergence_varying: layers whose values change from one request to the next (RandomUniform
+      with seeds 0) before the changed layer: first_divergence names the changed layer and
+      counts them as `varying`.
 
 Usage:  python tests/ov/verify.py [-k SUBSTRING] [-v]
 Env:    IRC_BIN (default <repo>/target/release/irc), IRC_ZOO, IRC_SHARED_MODELS
@@ -319,6 +322,34 @@ def insert_state_multiply(xml, binp):
     return rv.get("name")
 
 
+def varying_pair(work):
+    """A model whose first layers vary from one request to the next (x + RandomUniform with
+    seeds 0: new values every request, as the zoo's Mamba's conv-state scatter in a few), then
+    a Subtract; and a copy with the Subtract's inputs swapped. The random layers come first in
+    the reference's order: a search that takes one request's values as the truth names them."""
+    from openvino import opset1 as o1, opset8 as o8
+    x = o1.parameter([4], np.float32, name="x")
+    x.output(0).get_tensor().set_names({"x"})
+    noise = o8.random_uniform(o1.constant(np.array([4], np.int64)), o1.constant(np.float32(0)),
+                              o1.constant(np.float32(1)), "f32", 0, 0)
+    noisy = o1.add(x, noise, name="noisy")
+    # After the noise in every order: noisy * 0 is 0 in every request.
+    relu = o1.add(o1.relu(x, name="relu"), o1.multiply(noisy, o1.constant(np.float32(0))), name="steady")
+    paths = []
+    for tag, (a, b) in (("ref", (relu, o1.constant(np.float32(1)))), ("cand", (o1.constant(np.float32(1)), relu))):
+        sub = o1.subtract(o1.broadcast(a, o1.constant(np.array([4], np.int64))),
+                          o1.broadcast(b, o1.constant(np.array([4], np.int64))), name="swapped")
+        outs = []
+        for i, o in enumerate((noisy, o1.multiply(sub, o1.constant(np.float32(2)), name="after"))):
+            r = o1.result(o)
+            r.output(0).get_tensor().set_names({"out%d" % i})
+            outs.append(r)
+        path = work / ("varying_%s.xml" % tag)
+        ov.save_model(ov.Model(outs, [x], "varying"), str(path), compress_to_fp16=False)
+        paths.append(path)
+    return paths
+
+
 CORRUPTIONS = [("matmul_weights", corrupt_matmul_weights), ("scalar_operand", corrupt_scalar_operand),
                ("swap_subtract", corrupt_swap_subtract), ("mask_fill", corrupt_mask_fill)]
 
@@ -399,6 +430,18 @@ def main():
                 if rc != 2 or expect not in err:
                     bad.append("%s: exit %d %s" % (fn, rc, err[:200]))
             record("data_npz_refused", "; ".join(bad) or None)
+
+        # --- a layer that varies from request to request is not the first divergence -------
+        if want("divergence_varying"):
+            ref, cand = varying_pair(work)
+            rc, rep, err = verify(ref, cand)
+            fd = (rep or {}).get("first_divergence") or {}
+            why = None
+            if rc != 1 or rep is None:
+                why = "exit %d: %s" % (rc, err[:300])
+            elif fd.get("layer") != "swapped" or not fd.get("varying"):
+                why = "first_divergence %s, want the layer 'swapped' with varying >= 1" % fd
+            record("divergence_varying", why)
 
         # --- fold --verify: written when equal, nothing written when not ------------------
         for x, inputs in [m for m in models() if m[0].parent == ZOO and m[0].stem.endswith("_dyn")][:2] + \
