@@ -87,21 +87,21 @@ pub fn read_file(xml_path: &Path) -> Result<Parsed, Error> {
     };
     crate::files::stall("start");
     let owned;
-    let (text, valid): (&[u8], Option<&str>) = match &mapped {
+    let source = match &mapped {
         Some(m) => {
             // Validated here for the error's position only: the parser keeps bytes and checks
             // each token it turns into text, so a file changed while mapped can give an error,
             // never an invalid `&str`.
             m.validate().map_err(|pos| utf8_error(&m.map, pos))?;
             crate::trace("read: validated");
-            (&m.map[..], None)
+            Source::bytes(&m.map[..])
         }
         None => {
             let mut bytes = Vec::with_capacity(len as usize);
             std::io::Read::read_to_end(&mut &file, &mut bytes).map_err(io_err)?;
             owned = String::from_utf8(bytes)
                 .map_err(|e| utf8_error(e.as_bytes(), e.utf8_error().valid_up_to()))?;
-            (owned.as_bytes(), Some(owned.as_str()))
+            Source::text(owned.as_str())
         }
     };
     let bin = bin_path_for(xml_path);
@@ -116,8 +116,7 @@ pub fn read_file(xml_path: &Path) -> Result<Parsed, Error> {
         }
     };
     parse_with(
-        text,
-        valid,
+        source,
         None,
         &label,
         weights,
@@ -138,8 +137,7 @@ pub fn read_str_with(
     parallel_min: usize,
 ) -> Result<Parsed, Error> {
     parse_with(
-        source.as_bytes(),
-        Some(&source),
+        Source::text(&source),
         Some(source.clone()),
         path,
         weights,
@@ -192,11 +190,33 @@ fn new_parser<'a>(
     p
 }
 
+/// The text to parse: its bytes, and the same as a `str` when it was validated and cannot change
+/// (read into memory; not a mapped file).
+#[derive(Clone, Copy)]
+pub(crate) struct Source<'a> {
+    pub bytes: &'a [u8],
+    pub text: Option<&'a str>,
+}
+
+impl<'a> Source<'a> {
+    pub fn text(t: &'a str) -> Self {
+        Source {
+            bytes: t.as_bytes(),
+            text: Some(t),
+        }
+    }
+    pub fn bytes(b: &'a [u8]) -> Self {
+        Source {
+            bytes: b,
+            text: None,
+        }
+    }
+}
+
 /// Read with two threads when the text is at least `parallel_min` bytes and splits cleanly;
 /// the result is the same as a one-thread read (any problem falls back to one).
 pub(crate) fn parse_with(
-    text: &[u8],
-    valid: Option<&str>,
+    source: Source<'_>,
     keep: Option<Arc<str>>,
     path: &str,
     weights: Option<Arc<Weights>>,
@@ -204,6 +224,10 @@ pub(crate) fn parse_with(
     parallel_min: usize,
     mapped: Option<&MappedSource>,
 ) -> Result<Parsed, Error> {
+    let Source {
+        bytes: text,
+        text: valid,
+    } = source;
     // XML allows no NUL character anywhere (OpenVINO's reader rejects the file); a NUL in a
     // name or type would otherwise reach the model and the written IR.
     let lossy = || Arc::from(String::from_utf8_lossy(text).as_ref());
@@ -515,8 +539,7 @@ mod tests {
     fn bytes_that_are_not_utf8_are_an_error_not_a_str() {
         let good = r#"<net name="m" version="11"><layers><layer id="0" name="NAME" type="Parameter" version="opset1"><data shape="1" element_type="f32"/><output><port id="0" precision="FP32"><dim>1</dim></port></output></layer><layer id="1" name="r" type="Result" version="opset1"><input><port id="0" precision="FP32"><dim>1</dim></port></input></layer></layers><edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/></edges></net>"#;
         assert!(parse_with(
-            good.as_bytes(),
-            Some(good),
+            Source::text(good),
             None,
             "m.xml",
             None,
@@ -530,7 +553,15 @@ mod tests {
             let mut bad = good.as_bytes().to_vec();
             bad[at] = 0xff;
             for parallel_min in [usize::MAX, 0] {
-                let r = parse_with(&bad, None, None, "m.xml", None, "m.bin", parallel_min, None);
+                let r = parse_with(
+                    Source::bytes(&bad),
+                    None,
+                    "m.xml",
+                    None,
+                    "m.bin",
+                    parallel_min,
+                    None,
+                );
                 assert!(r.is_err(), "0xff in {needle} was read");
             }
         }

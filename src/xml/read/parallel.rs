@@ -137,8 +137,7 @@ mod parallel_tests {
     /// Read `text` on one thread (`parallel_min` usize::MAX) or on two (0).
     fn read(text: &str, w: Option<Arc<Weights>>, parallel_min: usize) -> Result<Parsed, Error> {
         parse_with(
-            text.as_bytes(),
-            None,
+            Source::bytes(text.as_bytes()),
             None,
             "m.xml",
             w,
