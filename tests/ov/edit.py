@@ -76,9 +76,9 @@ def same_outputs(ref, got, label):
 
 
 def agree(runs, label, tries=3):
-    """runs() -> (ref, got), each from fresh compiles. OpenVINO's CPU plugin does not always
-    compile a model to the same results (the zoo's Mamba differs from itself about 1 compile
-    in 3, as `irc verify` documents): a difference must hold on `tries` fresh compiles."""
+    """runs() -> (ref, got), each from fresh compiles: a difference must hold on `tries` fresh
+    compiles (a model that does not compute the same twice; the zoo's Mamba did, through its
+    racing conv-state scatter, until zoo.cpu_steps ran such models on one thread)."""
     bad = []
     for _ in range(tries):
         ref, got = runs()

@@ -20,6 +20,8 @@ Cases, each reported on its own line:
       get OpenVINO; python3 discovery: with the venv's python3 first on PATH and no
       IRC_OPENVINO_LIB, verify finds the pip package's library.
   json: `--format json` has the documented fields.
+  threads_racy_scatter: the zoo's Mamba (a ScatterNDUpdate whose indices are computed at run
+      time, repeated) runs on one CPU thread and `threads_note` says why; silero has none.
   divergence_varying: layers whose values change from one request to the next (RandomUniform
       with seeds 0) before the changed layer: first_divergence names the changed layer and
       counts them as `varying`.
@@ -430,6 +432,19 @@ def main():
                 if rc != 2 or expect not in err:
                     bad.append("%s: exit %d %s" % (fn, rc, err[:200]))
             record("data_npz_refused", "; ".join(bad) or None)
+
+        # --- a scatter with run-time indices: both models on one thread, said so ------------
+        mamba = ZOO / "mamba_small_fp16_dyn.xml"
+        if want("threads_racy_scatter") and mamba.exists():
+            rc, rep, err = verify(mamba, mamba)
+            rc2, rep2, err2 = verify(SAMPLES / "silero_seq.xml", SAMPLES / "silero_seq.xml", ["input[4,576]"])
+            note = (rep or {}).get("threads_note") or ""
+            why = None
+            if rc != 0 or "one CPU thread" not in note or "ScatterNDUpdate" not in note:
+                why = "mamba: exit %d, threads_note %r %s" % (rc, note, err[:200])
+            elif rc2 != 0 or (rep2 or {}).get("threads_note"):
+                why = "silero (no scatter): exit %d, threads_note %r" % (rc2, (rep2 or {}).get("threads_note"))
+            record("threads_racy_scatter", why)
 
         # --- a layer that varies from request to request is not the first divergence -------
         if want("divergence_varying"):

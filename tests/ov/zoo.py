@@ -383,8 +383,19 @@ def steps_for(model):
     return 2 if stateful and not static else 1
 
 
+def racy_scatter(model):
+    """Whether the model has a scatter whose indices are computed at run time: repeated indices
+    (the Mamba's conv state is written at [0, 1, 2, 2, 2, 2, 2, 2]) make the CPU plugin's
+    threads race, and which write stays varies from request to request (`irc verify` runs such
+    models on one thread too, docs/json.md)."""
+    return any(op.get_type_name() in ("ScatterUpdate", "ScatterNDUpdate", "ScatterElementsUpdate")
+               and op.input_value(1).get_node().get_type_name() != "Constant"
+               for op in model.get_ops())
+
+
 def cpu_steps(model, feeds):
-    cm = CORE.compile_model(model, "CPU", CPU_CONFIG)
+    config = dict(CPU_CONFIG, INFERENCE_NUM_THREADS=1) if racy_scatter(model) else CPU_CONFIG
+    cm = CORE.compile_model(model, "CPU", config)
     req = cm.create_infer_request()
     req.reset_state()
     outs = []
