@@ -12,6 +12,7 @@
 pub mod clamp_fq;
 pub mod cse;
 pub mod noop;
+pub mod reduce_squeeze;
 pub mod reshape_chain;
 pub mod shuffle;
 pub mod slices;
@@ -73,6 +74,12 @@ pub const PASSES: &[Pass] = &[
         about: "consecutive Reshape/Squeeze/Unsqueeze as one Reshape",
         roots: Roots::Only(&["Reshape", "Squeeze", "Unsqueeze"]),
         run: reshape_chain::run,
+    },
+    Pass {
+        name: "reduce-squeeze",
+        about: "a reduction with keep_dims read only by a Squeeze/Reshape dropping exactly its axes as one reduction without keep_dims",
+        roots: Roots::Only(&["Squeeze", "Reshape"]),
+        run: reduce_squeeze::run,
     },
     Pass {
         name: "slices",
