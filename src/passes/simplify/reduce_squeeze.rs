@@ -67,7 +67,7 @@ fn reduction_read(cx: &Cx, n: NodeId) -> Option<NodeId> {
     }
     let want: Vec<Dim> = (0..rank)
         .filter(|i| !axes.contains(i))
-        .map(|i| kept[i].clone())
+        .map(|i| kept[i])
         .collect();
     let (out_et, out) = cx.out(n, 0)?;
     if out_et != et || out.dims()? != &want[..] {
