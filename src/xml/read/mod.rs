@@ -158,17 +158,17 @@ pub fn read_str(
 }
 
 fn new_parser<'a>(
-    src: &'a [u8],
-    text: Option<&'a str>,
+    source: Source<'a>,
     base: usize,
     end: usize,
     weights: Option<Arc<Weights>>,
     bin_label: &'a str,
     mapped: Option<&'a MappedSource>,
 ) -> Parser<'a> {
+    let src = source.bytes;
     let mut p = Parser {
         src,
-        text: text.filter(|t| t.as_bytes().as_ptr() == src.as_ptr() && t.len() == src.len()),
+        text: source.text,
         r: Reader::from_reader(&src[base..end]),
         diags: Vec::new(),
         map: SourceMap::default(),
@@ -224,10 +224,13 @@ pub(crate) fn parse_with(
     parallel_min: usize,
     mapped: Option<&MappedSource>,
 ) -> Result<Parsed, Error> {
-    let Source {
-        bytes: text,
-        text: valid,
-    } = source;
+    let text = source.bytes;
+    // A parser of the whole text (the one-thread read, and the first thread of two).
+    let whole = || {
+        let mut p = new_parser(source, 0, text.len(), weights.clone(), bin_label, mapped);
+        p.cap_hint = Some(capacity_hint(text));
+        p
+    };
     // XML allows no NUL character anywhere (OpenVINO's reader rejects the file); a NUL in a
     // name or type would otherwise reach the model and the written IR.
     let lossy = || Arc::from(String::from_utf8_lossy(text).as_ref());
@@ -247,20 +250,11 @@ pub(crate) fn parse_with(
         let w2 = weights.clone();
         let done = std::thread::scope(|s| {
             s.spawn(move || {
-                let mut b = new_parser(text, valid, split, end, w2, bin_label, mapped);
+                let mut b = new_parser(source, split, end, w2, bin_label, mapped);
                 b.layer_run(&tx);
                 crate::trace("read: second thread done");
             });
-            let mut p = new_parser(
-                text,
-                valid,
-                0,
-                text.len(),
-                weights.clone(),
-                bin_label,
-                mapped,
-            );
-            p.cap_hint = Some(capacity_hint(text));
+            let mut p = whole();
             p.split = Some((split, end));
             p.second = Some(rx);
             let result = p.document();
@@ -278,16 +272,7 @@ pub(crate) fn parse_with(
         // Errors (or an unexpected layout): read again on one thread for the exact diagnostics.
     }
     let source_for_error = || keep.clone().unwrap_or_else(lossy);
-    let mut p = new_parser(
-        text,
-        valid,
-        0,
-        text.len(),
-        weights.clone(),
-        bin_label,
-        mapped,
-    );
-    p.cap_hint = Some(capacity_hint(text));
+    let mut p = whole();
     let result = p.document();
 
     let mut diags = std::mem::take(&mut p.diags);
