@@ -432,6 +432,21 @@ impl Cx<'_> {
         true
     }
 
+    /// The names of the tensors a fusion removed (`mid`, taken off output 0 of `gone`) onto
+    /// output 0 of the layer that replaces them, after its own.
+    pub fn move_names(&mut self, gone: &[NodeId], mid: Vec<String>, new: NodeId) {
+        if mid.is_empty() {
+            return;
+        }
+        for &n in gone {
+            self.g[n].outputs[0].set_names(Vec::new());
+        }
+        let port = &mut self.g[new].outputs[0];
+        let mut names = port.names().to_vec();
+        names.extend(mid);
+        port.set_names(names);
+    }
+
     /// A log line for a layer whose readers now read `keep`: `TYPE 'name': {how} 'keep'`.
     pub fn note_shared(&mut self, n: NodeId, keep: NodeId, how: &str) {
         let (a, b) = (&self.g[n], &self.g[keep]);

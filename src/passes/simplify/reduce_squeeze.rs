@@ -133,13 +133,7 @@ fn fuse(cx: &mut Cx, p: NodeId, n: NodeId) -> Option<String> {
         cx.g.remove_layer(new);
         return None;
     }
-    if !mid.is_empty() {
-        cx.g[p].outputs[0].set_names(Vec::new());
-        let port = &mut cx.g[new].outputs[0];
-        let mut names = port.names().to_vec();
-        names.extend(mid);
-        port.set_names(names);
-    }
+    cx.move_names(&[p], mid, new);
     Some(format!(
         "'{name}': {ty} with keep_dims and a {how} dropping its axes as one {ty} without"
     ))

@@ -92,15 +92,7 @@ fn fuse(cx: &mut Cx, last: NodeId) -> Option<String> {
         cx.g.remove_layer(new);
         return None;
     }
-    if !mid_names.is_empty() {
-        for n in [first, t] {
-            cx.g[n].outputs[0].set_names(Vec::new());
-        }
-        let port = &mut cx.g[new].outputs[0];
-        let mut names = port.names().to_vec();
-        names.extend(mid_names);
-        port.set_names(names);
-    }
+    cx.move_names(&[first, t], mid_names, new);
     Some(format!(
         "'{name}': Reshape -> Transpose -> Reshape as one ShuffleChannels (axis {a}, group {g})"
     ))
