@@ -635,6 +635,13 @@ fn compare(a: &HostTensor, b: &HostTensor, o: &Options, rep: &mut OutputReport) 
     }
 }
 
+/// Whether two output values agree within the tolerances (see [`compare`]).
+fn agrees(a: &HostTensor, b: &HostTensor, o: &Options) -> bool {
+    let mut rep = OutputReport::new(String::new(), a.et.name(), a.shape.clone());
+    compare(a, b, o, &mut rep);
+    rep.ok
+}
+
 /// Whether the model has layers of `version="extension"` (openvino-tokenizers' ops).
 fn has_extension_ops(text: &str) -> bool {
     text.contains("version=\"extension\"")
@@ -983,11 +990,7 @@ fn search(
         }
         let n = e - w;
         let same = |a: &Option<HostTensor>, b: &Option<HostTensor>| match (a, b) {
-            (Some(a), Some(b)) => {
-                let mut rep = OutputReport::new(String::new(), a.et.name(), a.shape.clone());
-                compare(a, b, o, &mut rep);
-                rep.ok
-            }
+            (Some(a), Some(b)) => agrees(a, b, o),
             _ => true,
         };
         // The reference's exposed outputs at the failing step, settled by requests of one
@@ -1553,10 +1556,7 @@ mod tests {
             })
         };
         let same = |a: &Option<HostTensor>, b: &Option<HostTensor>| {
-            let (a, b) = (a.as_ref().unwrap(), b.as_ref().unwrap());
-            let mut rep = OutputReport::new(String::new(), a.et.name(), a.shape.clone());
-            compare(a, b, &o, &mut rep);
-            rep.ok
+            agrees(a.as_ref().unwrap(), b.as_ref().unwrap(), &o)
         };
         let (good, odd, other) = (t(&[1.0, 2.0]), t(&[1.0, 98.8]), t(&[7.0, 2.0]));
         // The first request was the odd one: the second and third agree.
