@@ -22,6 +22,15 @@ enum Format {
     Json,
 }
 
+/// `fold --relax`: a kind of rewrite OpenVINO's MOC makes that irc refuses by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum RelaxKind {
+    /// Intermediate tensor names may be dropped (model inputs and outputs keep theirs).
+    Names,
+    /// Fusions that change results in the last bits (Exp/ReduceSum/Divide as one SoftMax).
+    Rounding,
+}
+
 thread_local! {
     /// Where [`out`] and [`err`] write while a command runs in-process ([`run_captured`], the
     /// Python API; and per file for several files with `--format json`): stdout and stderr text.
@@ -499,6 +508,18 @@ struct FoldArgs {
     /// symbols, shared identical layers; docs/simplify.md).
     #[arg(long)]
     no_simplify: bool,
+    /// Also make the rewrites OpenVINO's offline pipeline (MOC) makes that irc refuses by
+    /// default: `names` drops intermediate tensor names where a rewrite removes the only
+    /// tensor holding them; `rounding` fuses Exp/ReduceSum/Divide into one SoftMax (the same
+    /// function, rounded differently). Repeatable or comma-separated (docs/simplify.md).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        value_name = "KIND",
+        conflicts_with = "no_simplify"
+    )]
+    relax: Vec<RelaxKind>,
     /// List what folded and what could not fold, and why; and each simplification.
     #[arg(short, long)]
     verbose: bool,
@@ -1099,6 +1120,7 @@ fn cmd_fold(args: FoldArgs) -> Result<i32, Fail> {
         inputs,
         max_fold_bytes,
         no_simplify,
+        relax,
         verbose,
         format,
         quiet,
@@ -1136,6 +1158,10 @@ fn cmd_fold(args: FoldArgs) -> Result<i32, Fail> {
     let opts = crate::passes::fold::FoldOptions {
         max_fold_bytes,
         simplify: !no_simplify,
+        relax: crate::passes::simplify::Relax {
+            names: relax.contains(&RelaxKind::Names),
+            rounding: relax.contains(&RelaxKind::Rounding),
+        },
     };
     let parsed = &mut *parsed;
     let report = crate::passes::fold::fold(

@@ -260,6 +260,9 @@ pub struct FoldJson {
     pub skipped: Vec<Skipped>,
     /// Rewrites per simplification pass, every pass listed (`null` with `--no-simplify`).
     pub simplified: Option<std::collections::BTreeMap<String, usize>>,
+    /// `--relax` kinds the passes were allowed (`names`, `rounding`); left out when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub relaxed: Vec<String>,
     pub bin_before: u64,
     pub bin_after: u64,
 }
@@ -284,6 +287,13 @@ impl FoldJson {
                 .simplify
                 .as_ref()
                 .map(|s| s.counts.iter().map(|(p, n)| (p.to_string(), *n)).collect()),
+            relaxed: r.simplify.as_ref().map_or_else(Vec::new, |s| {
+                [("names", s.relax.names), ("rounding", s.relax.rounding)]
+                    .iter()
+                    .filter(|k| k.1)
+                    .map(|k| k.0.to_string())
+                    .collect()
+            }),
             bin_before,
             bin_after,
         }

@@ -181,6 +181,7 @@ def fold(
     max_fold_bytes: Optional[int] = None,
     verify: bool = False,
     simplify: bool = True,
+    relax: Sequence[str] = (),
 ) -> Dict[str, Any]:
     """``irc fold SRC -o DST``: fold every subgraph whose value is known before run time into
     constants, remove dead layers, share identical constants; write DST (.xml, its .bin beside).
@@ -189,7 +190,9 @@ def fold(
     weights may grow (default 16 MiB). ``verify=True``: before DST is put in place, OpenVINO
     runs it and SRC on the same inputs; when they differ nothing is written and IrcError is
     raised (``--verify``). ``simplify=False``: only fold constants and remove dead layers
-    (``--no-simplify``; docs/simplify.md). Returns the fold report (``layers_before``,
+    (``--no-simplify``; docs/simplify.md). ``relax``: rewrites OpenVINO's MOC makes that irc
+    refuses by default (``--relax``): ``"names"`` may drop intermediate tensor names,
+    ``"rounding"`` fuses Exp/ReduceSum/Divide into one SoftMax. Returns the fold report (``layers_before``,
     ``layers_after``, ``folded``, ``skipped``, ``simplified``, ``bin_before``, ``bin_after`` …)."""
     args = ["fold", "--format=json", "--quiet", f"--output={_path(dst)}"]
     args += _input_specs(inputs)
@@ -197,6 +200,10 @@ def fold(
         args.append(f"--max-fold-bytes={int(max_fold_bytes)}")
     if not simplify:
         args.append("--no-simplify")
+    if isinstance(relax, str):
+        relax = [relax]
+    for kind in relax:
+        args.append(f"--relax={kind}")
     if verify:
         args.append("--verify")
         lib = _ov_lib()
@@ -436,13 +443,16 @@ def fold_model(
     max_fold_bytes: Optional[int] = None,
     core: Any = None,
     simplify: bool = True,
+    relax: Sequence[str] = (),
 ) -> Any:
     """Fold an ``openvino.Model``: returns a new ``openvino.Model`` (the argument is left as
-    it is), as :func:`fold` would write it. ``inputs`` as for :func:`fold`; ``core`` the
+    it is), as :func:`fold` would write it. ``inputs``, ``relax`` as for :func:`fold`; ``core`` the
     ``openvino.Core`` to read the result with (default: one shared by this module)."""
     return _through_files(
         model,
-        lambda s, d: fold(s, d, inputs=inputs, max_fold_bytes=max_fold_bytes, simplify=simplify),
+        lambda s, d: fold(
+            s, d, inputs=inputs, max_fold_bytes=max_fold_bytes, simplify=simplify, relax=relax
+        ),
         core,
     )
 

@@ -29,6 +29,7 @@ def fold(
     max_fold_bytes: Optional[int] = ...,
     verify: bool = ...,
     simplify: bool = ...,
+    relax: Sequence[str] = ...,
 ) -> Dict[str, Any]: ...
 def edit(
     src: PathLike,
@@ -89,5 +90,6 @@ def fold_model(
     max_fold_bytes: Optional[int] = ...,
     core: Any = ...,
     simplify: bool = ...,
+    relax: Sequence[str] = ...,
 ) -> Any: ...
 def infer_model(model: Any, inputs: Optional[Inputs] = ..., core: Any = ...) -> Any: ...

@@ -18,6 +18,8 @@ pub struct FoldOptions {
     /// After folding, run the simplification passes (`super::simplify`); `--no-simplify`
     /// turns them off.
     pub simplify: bool,
+    /// Rewrites the passes may make beyond exact, name-keeping ones (`--relax`).
+    pub relax: super::simplify::Relax,
 }
 
 impl FoldOptions {
@@ -39,6 +41,7 @@ impl Default for FoldOptions {
         FoldOptions {
             max_fold_bytes: 16 << 20,
             simplify: true,
+            relax: Default::default(),
         }
     }
 }
@@ -101,7 +104,7 @@ pub fn fold(
     report.deduplicated = dedup(g, model.weights.as_deref());
     crate::trace("fold: dedup");
     if opts.simplify {
-        let r = super::simplify::simplify(model);
+        let r = super::simplify::simplify(model, opts.relax);
         crate::trace("fold: simplify");
         if r.new_consts > 0 {
             // The passes' new constants (shapes, axes) may equal ones already there.

@@ -154,6 +154,20 @@ def test_fold_simplify_false_is_no_simplify(tmp_path):
     assert d["layers_after"] < r["layers_after"]
 
 
+def test_fold_relax_is_the_cli_flag(tmp_path):
+    xml = SAMPLES / "silero_ov16k.xml"
+    r = irc_ov.fold(xml, tmp_path / "py.xml", relax=["names"])
+    want = cli_json("fold", xml, "-o", tmp_path / "cli.xml", "--format", "json", "--relax", "names")
+    assert r == want
+    assert r["relaxed"] == ["names"]
+    assert read_pair(tmp_path / "py.xml") == read_pair(tmp_path / "cli.xml")
+    d = irc_ov.fold(xml, tmp_path / "d.xml")
+    assert "relaxed" not in d
+    assert r["layers_after"] < d["layers_after"]
+    with pytest.raises(irc_ov.IrcError):
+        irc_ov.fold(xml, tmp_path / "bad.xml", relax="everything")
+
+
 def test_edit_same_bytes_and_report_as_the_cli_and_openvino_reads_the_names(tmp_path):
     xml = SAMPLES / "silero_seq.xml"
     r = irc_ov.edit(xml, tmp_path / "py.xml", rename_inputs={"input": "audio"}, rename_outputs={"hn": "h_next"},

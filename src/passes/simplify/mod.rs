@@ -13,9 +13,11 @@ pub mod clamp_fq;
 pub mod cse;
 pub mod noop;
 pub mod reduce_squeeze;
+pub mod reduce_unsqueeze;
 pub mod reshape_chain;
 pub mod shuffle;
 pub mod slices;
+pub mod softmax;
 pub mod symbols;
 pub mod transpose;
 
@@ -82,6 +84,18 @@ pub const PASSES: &[Pass] = &[
         run: reduce_squeeze::run,
     },
     Pass {
+        name: "reduce-unsqueeze",
+        about: "a reduction without keep_dims read only by an Unsqueeze/Reshape putting its axes back as one reduction with keep_dims (not where the CPU plugin would fuse it into a differently rounded kernel)",
+        roots: Roots::Only(&["Unsqueeze", "Reshape"]),
+        run: reduce_unsqueeze::run,
+    },
+    Pass {
+        name: "softmax",
+        about: "with --relax rounding only: Exp(x) / ReduceSum(Exp(x)) over one axis as one SoftMax (the same function, rounded differently)",
+        roots: Roots::Only(&["Divide"]),
+        run: softmax::run,
+    },
+    Pass {
         name: "slices",
         about: "Slices of one tensor along one axis with constant, disjoint ranges as one VariadicSplit",
         roots: Roots::Only(&["Slice"]),
@@ -105,6 +119,20 @@ pub const PASSES: &[Pass] = &[
 /// before changed something).
 pub const MAX_ROUNDS: usize = 4;
 
+/// Rewrites OpenVINO's MOC makes that irc refuses by default, allowed one kind at a time
+/// (`fold --relax`): by default every pass keeps the values a model computes bit for bit (on
+/// OpenVINO's CPU plugin too) and every tensor name.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Relax {
+    /// Names of intermediate tensors may be dropped where a rewrite removes the only tensor
+    /// that has them (a Squeeze read by two Unsqueezes; a reduction whose `keep_dims` output
+    /// is a different shape). Model inputs' and outputs' names are kept all the same.
+    pub names: bool,
+    /// Fusions that compute the same function with different rounding (Exp/ReduceSum/Divide
+    /// as one SoftMax: the CPU plugin's SoftMax differs in the last bits).
+    pub rounding: bool,
+}
+
 /// What simplification did.
 #[derive(Debug, Default, Clone)]
 pub struct SimplifyReport {
@@ -116,20 +144,29 @@ pub struct SimplifyReport {
     pub removed: usize,
     /// Constants the passes added (target shapes, axes, split lengths).
     pub new_consts: usize,
+    /// What the passes were allowed beyond exact, name-keeping rewrites.
+    pub relax: Relax,
 }
 
 /// Run the pipeline on the model's graph, then on the bodies of its If/Loop/TensorIterator
 /// layers (as OpenVINO's passes do through `process_subgraph`). A body's Parameters and Results
 /// are never removed or replaced (its port maps name them), and no layer with bodies is shared.
-pub fn simplify(model: &mut Model) -> SimplifyReport {
+pub fn simplify(model: &mut Model, relax: Relax) -> SimplifyReport {
     let mut report = SimplifyReport {
         counts: PASSES.iter().map(|p| (p.name, 0)).collect(),
+        relax,
         ..Default::default()
     };
     let before = total_layers(&model.graph);
     let weights = model.weights.clone();
     let table = root_table();
-    simplify_rec(&mut model.graph, weights.as_deref(), &table, &mut report);
+    simplify_rec(
+        &mut model.graph,
+        weights.as_deref(),
+        &table,
+        relax,
+        &mut report,
+    );
     report.removed = before.saturating_sub(total_layers(&model.graph));
     report
 }
@@ -147,13 +184,14 @@ fn simplify_rec(
     g: &mut Graph,
     weights: Option<&Weights>,
     table: &RootTable,
+    relax: Relax,
     report: &mut SimplifyReport,
 ) {
-    simplify_graph(g, weights, table, report);
+    simplify_graph(g, weights, table, relax, report);
     let with_bodies: Vec<NodeId> = g.nodes().filter(|&n| !g[n].bodies.is_empty()).collect();
     for n in with_bodies {
         for bi in 0..g[n].bodies.len() {
-            simplify_rec(&mut g[n].bodies[bi].graph, weights, table, report);
+            simplify_rec(&mut g[n].bodies[bi].graph, weights, table, relax, report);
         }
     }
 }
@@ -163,6 +201,7 @@ fn simplify_graph(
     g: &mut Graph,
     weights: Option<&Weights>,
     table: &RootTable,
+    relax: Relax,
     report: &mut SimplifyReport,
 ) {
     let mut next_id = g.layers().map(|l| l.id).max().map_or(0, |m| m + 1);
@@ -186,6 +225,7 @@ fn simplify_graph(
                 order: &order,
                 classes: &classes,
                 bit: 1 << i,
+                relax,
             };
             let n = (p.run)(&mut cx);
             next_id = cx.next_id;
@@ -221,6 +261,8 @@ pub struct Cx<'a> {
     /// Per layer index, a bit per pass that starts from it (at the start of the round).
     classes: &'a [u16],
     bit: u16,
+    /// What `fold --relax` allows beyond exact, name-keeping rewrites.
+    pub relax: Relax,
 }
 
 /// An op type compared and hashed ignoring ASCII case.

@@ -12,7 +12,7 @@ use super::{norm_axes, port_like, Cx};
 use crate::ir::*;
 
 /// The reductions with a `keep_dims` attribute.
-const REDUCTIONS: &[&str] = &[
+pub(super) const REDUCTIONS: &[&str] = &[
     "ReduceL1",
     "ReduceL2",
     "ReduceLogicalAnd",
@@ -97,6 +97,23 @@ fn fuse(cx: &mut Cx, p: NodeId, n: NodeId) -> Option<String> {
     if !mid.is_empty() && cx.feeds_result(n, 0) {
         return None;
     }
+    let new = reduction_instead(cx, p, n, false)?;
+    cx.move_names(&[p], mid, new);
+    let (ty, how) = (cx.g[p].ty.as_str(), cx.g[n].ty.as_str());
+    Some(format!(
+        "'{}': {ty} with keep_dims and a {how} dropping its axes as one {ty} without",
+        cx.g[new].name
+    ))
+}
+
+/// A copy of reduction `p` with `keep_dims` set as given, in place of `n` (its name, its
+/// output port, its readers); `None` (nothing changed) when the replacement is refused.
+pub(super) fn reduction_instead(
+    cx: &mut Cx,
+    p: NodeId,
+    n: NodeId,
+    keep_dims: bool,
+) -> Option<NodeId> {
     let (x, axes) = (cx.input(p, 0)?, cx.input(p, 1)?);
     let (xet, xshape) = cx.out(x.0, x.1)?;
     let xshape = xshape.clone();
@@ -114,7 +131,7 @@ fn fuse(cx: &mut Cx, p: NodeId, n: NodeId) -> Option<String> {
     };
     let mut r = Layer::new(&ty, &version, &name);
     let mut data = cx.g[p].data.clone().unwrap_or_default();
-    data.set("keep_dims", "false");
+    data.set("keep_dims", if keep_dims { "true" } else { "false" });
     r.data = Some(data);
     r.rt_info = super::merged_rt_info(cx.g, &[p, n]);
     r.inputs.push(port_like(0, xet, &xshape));
@@ -128,13 +145,9 @@ fn fuse(cx: &mut Cx, p: NodeId, n: NodeId) -> Option<String> {
     let (xp, ap) = (cx.g[x.0].outputs[x.1].id, cx.g[axes.0].outputs[axes.1].id);
     cx.g.connect(x.0, xp, new, 0);
     cx.g.connect(axes.0, ap, new, 1);
-    let how = cx.g[n].ty.as_str().to_string();
     if !cx.replace((n, 0), (new, 0)) {
         cx.g.remove_layer(new);
         return None;
     }
-    cx.move_names(&[p], mid, new);
-    Some(format!(
-        "'{name}': {ty} with keep_dims and a {how} dropping its axes as one {ty} without"
-    ))
+    Some(new)
 }

@@ -40,8 +40,11 @@ pub fn run(cx: &mut Cx) -> usize {
                 break;
             }
             // A tensor read by several chains goes once all are fused: its names would go
-            // with it, so it stays (with its names) unless it has none.
-            if cx.g.users_of(p, 0).len() > 1 && !cx.g[p].outputs[0].names().is_empty() {
+            // with it, so it stays (with its names) unless it has none, or names may go.
+            if cx.g.users_of(p, 0).len() > 1
+                && !cx.g[p].outputs[0].names().is_empty()
+                && !cx.relax.names
+            {
                 break;
             }
             chain.push(p);
@@ -67,14 +70,23 @@ fn fuse(cx: &mut Cx, chain: &[NodeId]) -> Option<String> {
     let last = *chain.last()?;
     let src = cx.input(head, 0)?;
     let in_rank = cx.out(src.0, src.1)?.1.rank()?;
-    // Names of the tensors in between: kept on the fused output, unless that is a model output.
-    let mid_names: Vec<String> = chain[..chain.len() - 1]
+    // Names of the tensors in between: kept on the fused output, unless that is a model output
+    // (then, with `--relax names`, dropped).
+    let mut mid_names: Vec<String> = chain[..chain.len() - 1]
         .iter()
         .filter(|&&n| cx.g.users_of(n, 0).len() == 1)
         .flat_map(|&n| cx.g[n].outputs[0].names().to_vec())
         .collect();
     if !mid_names.is_empty() && cx.feeds_result(last, 0) {
-        return None;
+        if !cx.relax.names {
+            return None;
+        }
+        for &n in &chain[..chain.len() - 1] {
+            if cx.g.users_of(n, 0).len() == 1 {
+                cx.g[n].outputs[0].set_names(Vec::new());
+            }
+        }
+        mid_names.clear();
     }
     let prov = provenance(cx, chain, in_rank);
     let name = cx.g[last].name.clone();
