@@ -345,6 +345,25 @@ impl Cx<'_> {
             .collect()
     }
 
+    /// Try `rewrite` from each of this pass's start layers still in the graph, in order: each
+    /// rewrite it makes (`Some(description)`) is logged and counted.
+    pub fn each_root(
+        &mut self,
+        mut rewrite: impl FnMut(&mut Self, NodeId) -> Option<String>,
+    ) -> usize {
+        let mut n_done = 0;
+        for n in self.order() {
+            if self.g.get(n).is_none() {
+                continue;
+            }
+            if let Some(why) = rewrite(self, n) {
+                self.note(why);
+                n_done += 1;
+            }
+        }
+        n_done
+    }
+
     /// A log line for `--verbose`.
     pub fn note(&mut self, what: String) {
         self.log.push(format!("{}: {what}", self.pass));

@@ -31,25 +31,18 @@ const MOVERS: &[&str] = &[
 ];
 
 pub fn run(cx: &mut Cx) -> usize {
-    let mut n_done = 0;
-    for n in cx.order() {
-        if cx.g.get(n).is_none() || cx.g[n].outputs.len() != 1 {
-            continue;
-        }
-        let Some(p) = reduction_read(cx, n) else {
-            continue;
-        };
-        if let Some(why) = fuse(cx, p, n) {
-            cx.note(why);
-            n_done += 1;
-        }
-    }
-    n_done
+    cx.each_root(|cx, n| {
+        let p = reduction_read(cx, n)?;
+        fuse(cx, p, n)
+    })
 }
 
 /// The `keep_dims=false` reduction Unsqueeze/Reshape `n` reads, when `n` puts back exactly its
 /// axes, is its only reader, and what reads `n` is fine with a `keep_dims` reduction.
 fn reduction_read(cx: &Cx, n: NodeId) -> Option<NodeId> {
+    if cx.g[n].outputs.len() != 1 {
+        return None;
+    }
     let (p, 0) = cx.input(n, 0)? else {
         return None;
     };

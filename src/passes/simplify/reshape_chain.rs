@@ -72,19 +72,22 @@ fn fuse(cx: &mut Cx, chain: &[NodeId]) -> Option<String> {
     let in_rank = cx.out(src.0, src.1)?.1.rank()?;
     // Names of the tensors in between: kept on the fused output, unless that is a model output
     // (then, with `--relax names`, dropped).
-    let mut mid_names: Vec<String> = chain[..chain.len() - 1]
+    // (A tensor read by other chains too keeps its names until the last of them fuses.)
+    let single: Vec<NodeId> = chain[..chain.len() - 1]
         .iter()
-        .filter(|&&n| cx.g.users_of(n, 0).len() == 1)
+        .copied()
+        .filter(|&n| cx.g.users_of(n, 0).len() == 1)
+        .collect();
+    let mut mid_names: Vec<String> = single
+        .iter()
         .flat_map(|&n| cx.g[n].outputs[0].names().to_vec())
         .collect();
     if !mid_names.is_empty() && cx.feeds_result(last, 0) {
         if !cx.relax.names {
             return None;
         }
-        for &n in &chain[..chain.len() - 1] {
-            if cx.g.users_of(n, 0).len() == 1 {
-                cx.g[n].outputs[0].set_names(Vec::new());
-            }
+        for &n in &single {
+            cx.g[n].outputs[0].set_names(Vec::new());
         }
         mid_names.clear();
     }
@@ -96,17 +99,7 @@ fn fuse(cx: &mut Cx, chain: &[NodeId]) -> Option<String> {
     if new != src.0 {
         cx.g[new].rt_info = super::merged_rt_info(cx.g, chain);
     }
-    if !mid_names.is_empty() {
-        for &n in &chain[..chain.len() - 1] {
-            if cx.g.users_of(n, 0).is_empty() {
-                cx.g[n].outputs[0].set_names(Vec::new());
-            }
-        }
-        let port = &mut cx.g[new].outputs[0];
-        let mut names = port.names().to_vec();
-        names.extend(mid_names);
-        port.set_names(names);
-    }
+    cx.move_names(&single, mid_names, new);
     let types: Vec<&str> = chain.iter().map(|&n| cx.g[n].ty.as_str()).collect();
     Some(if new == src.0 {
         format!(

@@ -7,18 +7,10 @@ use super::{port_like, Cx};
 use crate::ir::*;
 
 pub fn run(cx: &mut Cx) -> usize {
-    let order = cx.order();
-    let mut n_done = 0;
-    for last in order {
-        if cx.g.get(last).is_none() || !cx.g[last].is("Reshape") {
-            continue;
-        }
-        if let Some(msg) = fuse(cx, last) {
-            cx.note(msg);
-            n_done += 1;
-        }
-    }
-    n_done
+    cx.each_root(|cx, last| match cx.g[last].is("Reshape") {
+        true => fuse(cx, last),
+        false => None,
+    })
 }
 
 fn fuse(cx: &mut Cx, last: NodeId) -> Option<String> {

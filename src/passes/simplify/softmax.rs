@@ -17,17 +17,7 @@ pub fn run(cx: &mut Cx) -> usize {
     if !cx.relax.rounding {
         return 0;
     }
-    let mut n_done = 0;
-    for n in cx.order() {
-        if cx.g.get(n).is_none() {
-            continue;
-        }
-        if let Some(why) = fuse(cx, n) {
-            cx.note(why);
-            n_done += 1;
-        }
-    }
-    n_done
+    cx.each_root(fuse)
 }
 
 /// Divide `n` as one SoftMax, when it is `Exp(x) / ReduceSum(Exp(x), [axis], keep_dims)`.
