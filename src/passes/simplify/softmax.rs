@@ -3,7 +3,8 @@
 //! `keep_dims=false` sum and an Unsqueeze/Reshape) becomes `SoftMax(x)` on that axis.
 //!
 //! The same function, but not the same values: OpenVINO's SoftMax subtracts the maximum before
-//! `exp` and sums in its own order, so results differ in the last bits (magika: up to 3e-8), and
+//! `exp` and sums in its own order, so results can differ in the last bits (magika without input
+//! overrides: up to 3e-8; with them, bit for bit, as the CPU plugin then fuses it itself), and
 //! where `exp(x)` overflows the unfused graph gives NaN (inf/inf) while SoftMax gives the
 //! value. By default irc keeps what the CPU computes bit for bit, so it does not fire.
 //!
