@@ -12,7 +12,7 @@ use super::{norm_axes, port_like, Cx};
 use crate::ir::*;
 
 /// The reductions with a `keep_dims` attribute.
-pub(super) const REDUCTIONS: &[&str] = &[
+const REDUCTIONS: &[&str] = &[
     "ReduceL1",
     "ReduceL2",
     "ReduceLogicalAnd",
@@ -34,25 +34,7 @@ pub fn run(cx: &mut Cx) -> usize {
 /// The `keep_dims=true` reduction Squeeze/Reshape `n` reads, when `n` drops exactly its axes
 /// and is its only reader.
 fn reduction_read(cx: &Cx, n: NodeId) -> Option<NodeId> {
-    if cx.g[n].outputs.len() != 1 {
-        return None;
-    }
-    let (p, 0) = cx.input(n, 0)? else {
-        return None;
-    };
-    let pl = &cx.g[p];
-    if !REDUCTIONS.iter().any(|t| pl.is(t))
-        || pl.attr("keep_dims") != Some("true")
-        || pl.inputs.len() != 2
-        || pl.outputs.len() != 1
-        || cx.g.users_of(p, 0).len() != 1
-    {
-        return None;
-    }
-    let rank = cx.in_port(p, 0)?.1.rank()?;
-    let mut axes = norm_axes(&cx.const_ints(p, 1)?, rank)?;
-    axes.sort_unstable();
-    axes.dedup();
+    let (p, rank, axes) = sole_reduction(cx, n, true)?;
     let (et, kept) = cx.out(p, 0)?;
     let kept = kept.dims()?;
     if kept.len() != rank || axes.iter().any(|&a| kept[a].get() != Some(1)) {
@@ -79,6 +61,41 @@ fn reduction_read(cx: &Cx, n: NodeId) -> Option<NodeId> {
         (l.is("Squeeze") || l.is("Reshape")) && out.is_static()
     };
     exact.then_some(p)
+}
+
+/// The reduction with `keep_dims` as given whose output 0 `n` (a layer of one output) reads,
+/// when `n` is its only reader: it, its input's rank and its axes (from a Const; normalized,
+/// sorted, without repeats).
+pub(super) fn sole_reduction(
+    cx: &Cx,
+    n: NodeId,
+    keep_dims: bool,
+) -> Option<(NodeId, usize, Vec<usize>)> {
+    if cx.g[n].outputs.len() != 1 {
+        return None;
+    }
+    let (p, 0) = cx.input(n, 0)? else {
+        return None;
+    };
+    let pl = &cx.g[p];
+    let keeps = match pl.attr("keep_dims") {
+        Some("true") => true,
+        None | Some("false") => false,
+        Some(_) => return None,
+    };
+    if !REDUCTIONS.iter().any(|t| pl.is(t))
+        || keeps != keep_dims
+        || pl.inputs.len() != 2
+        || pl.outputs.len() != 1
+        || cx.g.users_of(p, 0).len() != 1
+    {
+        return None;
+    }
+    let rank = cx.in_port(p, 0)?.1.rank()?;
+    let mut axes = norm_axes(&cx.const_ints(p, 1)?, rank)?;
+    axes.sort_unstable();
+    axes.dedup();
+    Some((p, rank, axes))
 }
 
 /// Reduction `p` without `keep_dims` in place of `n`; `None` (nothing changed) when names

@@ -14,7 +14,7 @@
 //! It is the reverse of `reduce-squeeze`; neither undoes the other (this one does not fire when
 //! a Squeeze or Reshape reads the Unsqueeze: `reshape-chain` takes that pair).
 
-use super::reduce_squeeze::{reduction_instead, REDUCTIONS};
+use super::reduce_squeeze::{reduction_instead, sole_reduction};
 use super::{norm_axes, Cx};
 use crate::ir::*;
 
@@ -40,26 +40,8 @@ pub fn run(cx: &mut Cx) -> usize {
 /// The `keep_dims=false` reduction Unsqueeze/Reshape `n` reads, when `n` puts back exactly its
 /// axes, is its only reader, and what reads `n` is fine with a `keep_dims` reduction.
 fn reduction_read(cx: &Cx, n: NodeId) -> Option<NodeId> {
-    if cx.g[n].outputs.len() != 1 {
-        return None;
-    }
-    let (p, 0) = cx.input(n, 0)? else {
-        return None;
-    };
-    let pl = &cx.g[p];
-    if !REDUCTIONS.iter().any(|t| pl.is(t))
-        || pl.attr("keep_dims").unwrap_or("false") != "false"
-        || pl.inputs.len() != 2
-        || pl.outputs.len() != 1
-        || cx.g.users_of(p, 0).len() != 1
-    {
-        return None;
-    }
-    let (xet, xshape) = cx.in_port(p, 0)?;
-    let rank = xshape.rank()?;
-    let mut axes = norm_axes(&cx.const_ints(p, 1)?, rank)?;
-    axes.sort_unstable();
-    axes.dedup();
+    let (p, rank, axes) = sole_reduction(cx, n, false)?;
+    let xet = cx.in_port(p, 0)?.0;
     if axes.is_empty() {
         return None;
     }
