@@ -160,13 +160,7 @@ pub fn simplify(model: &mut Model, relax: Relax) -> SimplifyReport {
     let before = total_layers(&model.graph);
     let weights = model.weights.clone();
     let table = root_table();
-    simplify_rec(
-        &mut model.graph,
-        weights.as_deref(),
-        &table,
-        relax,
-        &mut report,
-    );
+    simplify_rec(&mut model.graph, weights.as_deref(), &table, &mut report);
     report.removed = before.saturating_sub(total_layers(&model.graph));
     report
 }
@@ -184,14 +178,13 @@ fn simplify_rec(
     g: &mut Graph,
     weights: Option<&Weights>,
     table: &RootTable,
-    relax: Relax,
     report: &mut SimplifyReport,
 ) {
-    simplify_graph(g, weights, table, relax, report);
+    simplify_graph(g, weights, table, report);
     let with_bodies: Vec<NodeId> = g.nodes().filter(|&n| !g[n].bodies.is_empty()).collect();
     for n in with_bodies {
         for bi in 0..g[n].bodies.len() {
-            simplify_rec(&mut g[n].bodies[bi].graph, weights, table, relax, report);
+            simplify_rec(&mut g[n].bodies[bi].graph, weights, table, report);
         }
     }
 }
@@ -201,9 +194,9 @@ fn simplify_graph(
     g: &mut Graph,
     weights: Option<&Weights>,
     table: &RootTable,
-    relax: Relax,
     report: &mut SimplifyReport,
 ) {
+    let relax = report.relax;
     let mut next_id = g.layers().map(|l| l.id).max().map_or(0, |m| m + 1);
     let mut touched: Vec<NodeId> = Vec::new();
     for _ in 0..MAX_ROUNDS {
