@@ -203,11 +203,23 @@ def run_cases(jobs, only=None):
     return 1 if failed else 0
 
 
+def zoo_dirs(classic=None):
+    """The zoo's directories: ../shared/models/zoo (IRC_ZOO) and next/ beside it (IRC_NEXT: models
+    irc now folds as well as OpenVINO's offline pipeline, which join the zoo), those present."""
+    from pathlib import Path
+    if classic is None:
+        repo = Path(__file__).resolve().parents[2]
+        classic = Path(os.environ.get("IRC_SHARED_MODELS") or str(repo.parent / "shared" / "models"))
+    dirs = [Path(os.environ.get("IRC_ZOO") or str(classic / "zoo")),
+            Path(os.environ.get("IRC_NEXT") or str(classic / "next"))]
+    return [d for d in dirs if d.is_dir()]
+
+
 def model_set():
     """The shared and zoo models the model suites run on: (CLASSIC, ZOO, [(tag, path,
     overrides)]), tags `NAME` and `zoo_NAME`, overrides from each directory's models.json.
-    CLASSIC is ../shared/models (IRC_SHARED_MODELS), ZOO its zoo/ (IRC_ZOO); the list is empty
-    when CLASSIC is missing."""
+    CLASSIC is ../shared/models (IRC_SHARED_MODELS), ZOO its zoo/ (IRC_ZOO) and next/ (IRC_NEXT,
+    see zoo_dirs); the list is empty when CLASSIC is missing."""
     import json
     from pathlib import Path
     repo = Path(__file__).resolve().parents[2]
@@ -215,14 +227,15 @@ def model_set():
     zoo = Path(os.environ.get("IRC_ZOO") or str(classic / "zoo"))
     if not classic.is_dir():
         return classic, zoo, []
+    zoos = zoo_dirs(classic)
     overrides = {}
-    for d in (classic, zoo):
+    for d in [classic] + zoos:
         mj = d / "models.json"
         if mj.exists():
             for k, v in json.loads(mj.read_text()).items():
                 overrides[(d, k)] = v.get("inputs", []) if isinstance(v, dict) else []
     models = [(classic, p) for p in sorted(classic.glob("*.xml"))]
-    if zoo.is_dir():
-        models += [(zoo, p) for p in sorted(zoo.glob("*.xml"))]
-    return classic, zoo, [(("zoo_" if d == zoo else "") + p.stem, p, overrides.get((d, p.stem), []))
+    for z in zoos:
+        models += [(z, p) for p in sorted(z.glob("*.xml"))]
+    return classic, zoo, [(("zoo_" if d in zoos else "") + p.stem, p, overrides.get((d, p.stem), []))
                           for d, p in models]

@@ -41,7 +41,7 @@ from openvino._offline_transformations import apply_moc_transformations
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import zoo  # noqa: E402  (seeded feeds, CPU runs, output comparison)
-from common import run_cases, run_irc  # noqa: E402
+from common import run_cases, run_irc, zoo_dirs  # noqa: E402
 
 try:
     import openvino_tokenizers  # noqa: F401  (registers the tokenizer's extension ops)
@@ -64,7 +64,17 @@ ABOVE_MOC = {
                              "LSTMSequence state (named) read by two Unsqueezes, and a ReduceMean "
                              "(named) into the Unsqueeze that is the model output; irc keeps tensor "
                              "names, so it leaves them (--relax names: 34, bit for bit)"),
+    "moc_gpt2_small_fp16": (112, "a Reshape of the attention_mask input to its own shape: removing it "
+                                 "moves its tensor names (104, attention_mask.3) onto the model input, as "
+                                 "MOC does; irc keeps a model input's names as they are (--relax names "
+                                 "drops them: 110, bit for bit)"),
+    "moc_mobilevit_xs_onnx": (289, "9 pairs of Transposes that cancel out (the key transposed twice "
+                                   "before each ScaledDotProductAttention): the inner one's tensor is "
+                                   "named, and MOC drops that name; irc keeps tensor names (--relax "
+                                   "names: 271, bit for bit)"),
 }
+# Of those, the ones --relax names alone brings to MOC (a moc_names_ case each, bit for bit).
+ABOVE_MOC_BY_NAMES = {"moc_gpt2_small_fp16", "moc_mobilevit_xs_onnx"}
 
 
 # ---------------------------------------------------------------------------
@@ -387,6 +397,69 @@ def g_noop_to_parameter_names():
     return model(o1.relu(r), [x])
 
 
+def g_mul_one_decompressed():
+    # LayerNorm's gamma of ones, stored in f16 behind a decompression Convert (saved with
+    # compress_to_fp16): x * 1 all the same.
+    x = P([2, 3])
+    return model(o1.relu(o1.multiply(x, C([[1.0, 1.0, 1.0]], np.float32))), [x])
+
+
+g_mul_one_decompressed.compress = True
+
+
+def g_mul_almost_one_decompressed_stays():
+    x = P([2, 3])
+    return model(o1.relu(o1.multiply(x, C([[1.0, 1.0, 1.5]], np.float32))), [x])
+
+
+g_mul_almost_one_decompressed_stays.compress = True
+
+
+def g_transpose_pair_named():
+    # Two Transposes that cancel out; the inner tensor is named (MobileViT's key, transposed
+    # twice before a ScaledDotProductAttention): its name goes with it.
+    x = P([2, 3, 4])
+    t = o1.transpose(x, C([0, 2, 1]))
+    t.output(0).get_tensor().set_names({"kt"})
+    return model(o1.relu(o1.transpose(t, C([0, 2, 1]))), [x])
+
+
+def g_cse_named_consts():
+    # x + 16 twice, each 16 a named constant (GPT-2's kv_length): one Add, both names kept.
+    x = P([2, 3])
+    a, b = C([16.0], np.float32), C([16.0], np.float32)
+    a.output(0).get_tensor().set_names({"c_a"})
+    b.output(0).get_tensor().set_names({"c_b"})
+    return model(o1.multiply(o1.add(x, a), o1.add(x, b)), [x])
+
+
+def g_cse_named_consts_differ_stays():
+    x = P([2, 3])
+    a, b = C([16.0], np.float32), C([17.0], np.float32)
+    a.output(0).get_tensor().set_names({"c_a"})
+    b.output(0).get_tensor().set_names({"c_b"})
+    return model(o1.multiply(o1.add(x, a), o1.add(x, b)), [x])
+
+
+def g_symbols_reshape_minus_one():
+    # Reshape(ids, [-1, 0]) with special_zero keeps both dims (GPT-2's input_ids view): the
+    # batch read from it is the batch read from the ids.
+    x = P([-1, -1], np.int32, "ids")
+    r = o1.relu(o1.reshape(x, C([-1, 0]), True))
+    a = o8.gather(o1.shape_of(x), C(0), C(0))
+    b = o8.gather(o1.shape_of(r), C(0), C(0))
+    return model([r, o1.add(a, b)], [x])
+
+
+def g_symbols_reshape_minus_one_other_stays():
+    # Reshape(ids, [-1, 2]): the -1 is ids' elements over 2, not a dim of ids.
+    x = P([-1, -1], np.int32, "ids")
+    r = o1.relu(o1.reshape(x, C([-1, 2]), False))
+    a = o8.gather(o1.shape_of(x), C(0), C(0))
+    b = o8.gather(o1.shape_of(r), C(0), C(0))
+    return model([r, o1.add(a, b)], [x])
+
+
 def g_shuffle():
     x = P([1, 8, 4, 4])
     r = o1.reshape(o1.relu(x), C([1, 2, 4, 4, 4]), False)
@@ -597,6 +670,21 @@ CASES = {
     "cse_random_stays": (g_cse_random_stays, {"RandomUniform": 2, "Add": 2, "Multiply": 1}, None),
     "cse_outputs_keep_names": (g_cse_outputs_keep_names, {"Relu": 2}, None),
     "noop_to_parameter_names": (g_noop_to_parameter_names, {"Relu": 1, "Reshape": 1}, None),
+    "noop_to_parameter_names_relaxed": (g_noop_to_parameter_names, {"Relu": 1}, "noop",
+                                        ["--relax", "names"]),
+    "mul_one_decompressed": (g_mul_one_decompressed, {"Relu": 1}, "noop"),
+    "mul_almost_one_decompressed_stays": (g_mul_almost_one_decompressed_stays,
+                                          {"Relu": 1, "Multiply": 1, "Convert": 1}, None),
+    "transpose_pair_named_stays": (g_transpose_pair_named, {"Relu": 1, "Transpose": 2}, None),
+    "transpose_pair_named_names": (g_transpose_pair_named, {"Relu": 1}, "transpose",
+                                   ["--relax", "names"]),
+    "cse_named_consts": (g_cse_named_consts, {"Add": 1, "Multiply": 1}, "cse"),
+    "cse_named_consts_differ_stays": (g_cse_named_consts_differ_stays, {"Add": 2, "Multiply": 1}, None),
+    "symbols_reshape_minus_one": (g_symbols_reshape_minus_one,
+                                  {"Reshape": 1, "Relu": 1, "ShapeOf": 1, "Gather": 1, "Add": 1}, "symbols"),
+    "symbols_reshape_minus_one_other_stays": (g_symbols_reshape_minus_one_other_stays,
+                                              {"Reshape": 1, "Relu": 1, "ShapeOf": 2, "Gather": 2,
+                                               "Add": 1}, None),
 }
 
 
@@ -755,7 +843,7 @@ def fold(src, out, *extra):
 def save_and_fold(build, wd, *extra):
     """Build a case's graph, save it, fold it: (source, output, report, both read by OpenVINO)."""
     src, out = wd / "in.xml", wd / "out.xml"
-    ov.save_model(build(), str(src), compress_to_fp16=False)
+    ov.save_model(build(), str(src), compress_to_fp16=getattr(build, "compress", False))
     rep = fold(src, out, *extra)
     return src, out, rep, CORE.read_model(str(src)), CORE.read_model(str(out))
 
@@ -877,7 +965,10 @@ def case_model(xml, inputs, wd, cpu, feed_inputs=None, relax=None):
 
 def model_jobs():
     jobs = []
-    for d, cpu in ((SHARED, True), (SHARED / "zoo", False)):
+    # The zoo's folds are run on the CPU by zoo.py; next/'s here (bit for bit, --relax names
+    # included: what reaches MOC there drops names only).
+    dirs = [(SHARED, True)] + [(z, z.name == "next") for z in zoo_dirs(SHARED)]
+    for d, cpu in dirs:
         mj = d / "models.json"
         if not mj.exists():
             continue
@@ -894,7 +985,7 @@ def model_jobs():
             # counted only, as above).
             jobs.append(("moc_relaxed_" + name,
                          lambda wd, x=xml, i=ins, c=cpu: case_model(x, i, wd, c, relax="names,rounding")))
-            if d == SHARED and name == "silero_ov16k":
+            if (d == SHARED and name == "silero_ov16k") or "moc_" + name in ABOVE_MOC_BY_NAMES:
                 # Above MOC by names alone: --relax names reaches it, still bit for bit.
                 jobs.append(("moc_names_" + name,
                              lambda wd, x=xml, i=ins: case_model(x, i, wd, True, relax="names")))

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Differential test of irc on the model zoo (../shared/models/zoo), OpenVINO as the oracle.
+"""Differential test of irc on the model zoo (../shared/models/zoo, and next/ beside it), OpenVINO
+as the oracle.
 
 The zoo holds IRs made the way users make them today (optimum-intel LLMs with KV-cache
 state and NNCF-compressed weights, an openvino-tokenizers tokenizer with extension ops,
@@ -46,7 +47,7 @@ Cases, each reported on its own line:
 
 Usage:  python tests/ov/zoo.py [-k SUBSTRING] [-v] [--keep DIR]
 Env:    IRC_BIN (default <repo>/target/release/irc), IRC_ZOO (default ../shared/models/zoo),
-        IRC_SHARED_MODELS (classic set, default ../shared/models)
+        IRC_NEXT (default ../shared/models/next), IRC_SHARED_MODELS (classic set, default ../shared/models)
 Output: one `PASS name` / `FAIL name: reason` line per case, then `N passed, M failed`;
         exit 0 iff nothing failed. A missing zoo directory is skipped (0 passed, 0 failed).
 """
@@ -69,7 +70,7 @@ import openvino as ov
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import (PORT_RE, canon_type, compare, corrupt_port, ov_fold,  # noqa: E402
-                    parse_override, report)
+                    parse_override, report, zoo_dirs)
 
 try:
     import openvino_tokenizers  # noqa: F401  (registers the extension ops)
@@ -542,13 +543,16 @@ def check_fold(name, xml, inputs, wd):
 # ---------------------------------------------------------------------------
 # Main
 # ---------------------------------------------------------------------------
-def jobs_for(zoo, classic):
-    meta_p = zoo / "models.json"
-    meta = json.loads(meta_p.read_text()) if meta_p.exists() else {}
-    models = sorted(zoo.glob("*.xml"))
+def jobs_for(zoos, classic):
+    meta, models = {}, []
+    for zoo in zoos:
+        meta_p = zoo / "models.json"
+        for k, v in (json.loads(meta_p.read_text()) if meta_p.exists() else {}).items():
+            meta[(zoo, k)] = v
+        models += sorted(zoo.glob("*.xml"))
     jobs = []  # (name, fn(wd), verbose report)
     for xml in models:
-        ovr = meta.get(xml.stem, {}).get("inputs", [])
+        ovr = meta.get((xml.parent, xml.stem), {}).get("inputs", [])
         jobs.append(("shapes_%s" % xml.stem, lambda wd, x=xml: check_shapes(x, [], wd)))
         if ovr:
             jobs.append(("shapes_%s_reshaped" % xml.stem, lambda wd, x=xml, i=ovr: check_shapes(x, i, wd)))
@@ -562,7 +566,7 @@ def jobs_for(zoo, classic):
             n += "_classic"
         jobs.append((n, lambda wd, x=xml: check_check(x, wd)))
     for xml in models:
-        ovr = meta.get(xml.stem, {}).get("inputs", [])
+        ovr = meta.get((xml.parent, xml.stem), {}).get("inputs", [])
         jobs.append(("fold_%s" % xml.stem, lambda wd, x=xml, i=ovr, n="fold_%s" % xml.stem: check_fold(n, x, i, wd)))
     return jobs
 
@@ -583,7 +587,8 @@ def main():
     t0 = time.time()
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="irc_zoo_"))
     base.mkdir(parents=True, exist_ok=True)
-    jobs = [j for j in jobs_for(ZOO, CLASSIC) if not args.k or args.k in j[0]]
+    jobs = [j for j in jobs_for([ZOO] + [d for d in zoo_dirs(CLASSIC) if d != ZOO], CLASSIC)
+            if not args.k or args.k in j[0]]
     assert len({j[0] for j in jobs}) == len(jobs), "duplicate case names"
 
     def run(job):

@@ -2,7 +2,8 @@
 //! the same type and version, with the same attributes and rt_info, reading the same inputs,
 //! compute the same values; the first (in order) stays and the others' readers read it.
 //!
-//! Never shared: Parameters, Results, Consts (constant sharing is fold's own step), layers with
+//! Consts with tensor names are shared here, their names kept on the one that stays (fold
+//! shares the unnamed ones). Never shared: Parameters, Results, layers with
 //! bodies, ops with state or randomness (ReadValue, Assign, RandomUniform, Multinomial), sinks,
 //! and ops irc has no rule for (extension ops: what they compute is not known to depend on
 //! their inputs only).
@@ -20,7 +21,7 @@ pub fn run(cx: &mut Cx) -> usize {
     for n in order {
         let Some(h) = signature(cx, n) else { continue };
         let bucket = seen.entry(h).or_default();
-        let Some(&keep) = bucket.iter().find(|&&k| same(cx.g, k, n)) else {
+        let Some(&keep) = bucket.iter().find(|&&k| same(cx, k, n)) else {
             bucket.push(n);
             continue;
         };
@@ -57,9 +58,10 @@ pub fn run(cx: &mut Cx) -> usize {
     n_done
 }
 
-/// An op irc has rules for, without state, randomness or side effects.
+/// An op irc has rules for, without state, randomness or side effects; or a Const.
 fn shareable(l: &Layer) -> bool {
-    crate::ops::lookup(l).is_some_and(|op| !op.def.policy.sink && !STATEFUL.contains(&op.ty))
+    l.is("Const")
+        || crate::ops::lookup(l).is_some_and(|op| !op.def.policy.sink && !STATEFUL.contains(&op.ty))
 }
 
 /// Ops whose outputs are not a function of their inputs and attributes alone.
@@ -70,7 +72,10 @@ const STATEFUL: &[&str] = &["ReadValue", "Assign", "RandomUniform", "Multinomial
 fn signature(cx: &Cx, n: NodeId) -> Option<u64> {
     use std::hash::{Hash, Hasher};
     let l = &cx.g[n];
-    if l.is("Parameter") || l.is("Result") || l.is("Const") || !l.bodies.is_empty() {
+    if l.is("Const") {
+        return const_signature(cx, n);
+    }
+    if l.is("Parameter") || l.is("Result") || !l.bodies.is_empty() {
         return None;
     }
     if l.outputs.is_empty() || l.inputs.is_empty() {
@@ -94,8 +99,34 @@ fn signature(cx: &Cx, n: NodeId) -> Option<u64> {
     Some(h.finish())
 }
 
+/// A named Const (fold shares the unnamed ones, which have no names to keep): a hash of its
+/// type, dims and bytes (small ones only).
+fn const_signature(cx: &Cx, n: NodeId) -> Option<u64> {
+    use std::hash::{Hash, Hasher};
+    let l = &cx.g[n];
+    if l.outputs.len() != 1 || l.outputs[0].names().is_empty() {
+        return None;
+    }
+    let (et, dims, bytes) = cx.const_view(n)?;
+    let mut h = FastHasher::default();
+    "Const".hash(&mut h);
+    et.hash(&mut h);
+    dims.hash(&mut h);
+    h.write(bytes);
+    l.rt_info.is_some().hash(&mut h);
+    Some(h.finish())
+}
+
 /// Do layers `a` and `b` compute the same (what [`signature`] hashes, compared in full)?
-fn same(g: &Graph, a: NodeId, b: NodeId) -> bool {
+fn same(cx: &Cx, a: NodeId, b: NodeId) -> bool {
+    let g = &*cx.g;
+    if g[a].is("Const") || g[b].is("Const") {
+        return g[a].is("Const")
+            && g[b].is("Const")
+            && g[a].rt_info == g[b].rt_info
+            && cx.const_view(a).is_some()
+            && cx.const_view(a) == cx.const_view(b);
+    }
     let (x, y) = (&g[a], &g[b]);
     let same_data = x.data == y.data;
     x.ty.as_str() == y.ty.as_str()

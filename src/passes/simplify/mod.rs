@@ -109,8 +109,8 @@ pub const PASSES: &[Pass] = &[
     },
     Pass {
         name: "cse",
-        about: "identical layers (type, version, attributes, inputs) computed once; not state, random or extension ops",
-        roots: Roots::AllBut(&["Parameter", "Result", "Const"]),
+        about: "identical layers (type, version, attributes, inputs) computed once, equal named constants kept once (names kept); not state, random or extension ops",
+        roots: Roots::AllBut(&["Parameter", "Result"]),
         run: cse::run,
     },
 ];

@@ -22,11 +22,23 @@ pub fn run(cx: &mut Cx) -> usize {
         let Some((src, why)) = bypass(cx, n) else {
             continue;
         };
+        // Names would move onto a model input, which keeps its own: with `--relax names`
+        // they are dropped instead (MOC moves them onto the input).
+        let mut dropped = Vec::new();
+        if cx.relax.names && cx.g[src.0].is("Parameter") && !cx.feeds_result(n, 0) {
+            dropped = cx.g[n].outputs[0].names().to_vec();
+            cx.g[n].outputs[0].set_names(Vec::new());
+        }
         if cx.replace((n, 0), src) {
             let l = &cx.g[n];
-            let msg = format!("{} '{}': {why}", l.ty.as_str(), l.name);
+            let mut msg = format!("{} '{}': {why}", l.ty.as_str(), l.name);
+            if !dropped.is_empty() {
+                msg += &format!(" (names dropped: {})", dropped.join(", "));
+            }
             cx.note(msg);
             n_done += 1;
+        } else if !dropped.is_empty() {
+            cx.g[n].outputs[0].set_names(dropped);
         }
     }
     n_done
@@ -134,7 +146,8 @@ fn arithmetic(cx: &Cx, n: NodeId) -> Option<((NodeId, usize), &'static str)> {
     };
     let (out_et, out_shape) = cx.out(n, 0)?;
     for &(x, k) in sides {
-        let Some((et_k, dims_k, bytes)) = cx.input(n, k).and_then(|(p, _)| cx.const_view(p)) else {
+        let Some((et_k, dims_k, bytes)) = cx.input(n, k).and_then(|(p, _)| neutral_view(cx, p))
+        else {
             continue;
         };
         let count = dims_k.iter().product::<u64>() as usize;
@@ -142,7 +155,7 @@ fn arithmetic(cx: &Cx, n: NodeId) -> Option<((NodeId, usize), &'static str)> {
         let Some((et, shape)) = cx.out(src.0, src.1) else {
             continue;
         };
-        if et != out_et || shape != out_shape || et_k != et {
+        if et != out_et || shape != out_shape {
             continue;
         }
         // The constant's broadcast must not grow x: no more dims, and every dim 1 or equal.
@@ -150,12 +163,21 @@ fn arithmetic(cx: &Cx, n: NodeId) -> Option<((NodeId, usize), &'static str)> {
         if dims_k.len() > xr || dims_k.iter().any(|&d| d != 1) && !shape.is_static() {
             continue;
         }
+        // A decompressed constant is read as stored (a widening Convert keeps every value:
+        // f16 1.0 is f32 1.0, an integer 0 becomes +0.0).
+        if et_k != et && !(et.is_float() && cx.g[cx.input(n, k)?.0].is_decompression()) {
+            continue;
+        }
         let neutral = |v: &crate::ir::tensor::Scalar, want_one: bool| -> bool {
             if et.is_integral() {
                 let i = v.as_i64();
                 return if want_one { i == 1 } else { i == 0 };
             }
-            let f = v.as_f64();
+            let f = match v {
+                // Integers convert to +0.0, never -0.0.
+                crate::ir::tensor::Scalar::F(f) => *f,
+                other => other.as_f64().abs(),
+            };
             match (ty, want_one) {
                 (_, true) => f == 1.0,
                 ("Subtract", false) => f == 0.0 && f.is_sign_positive(),
@@ -174,7 +196,7 @@ fn arithmetic(cx: &Cx, n: NodeId) -> Option<((NodeId, usize), &'static str)> {
         // Element by element from the borrowed bytes: most constants fail on the first one
         // (a decompression chain's scales are up to 64 KiB).
         let all = (0..count)
-            .all(|i| crate::ir::tensor::get(et, bytes, i).is_some_and(|v| neutral(&v, want_one)));
+            .all(|i| crate::ir::tensor::get(et_k, bytes, i).is_some_and(|v| neutral(&v, want_one)));
         if all && count > 0 {
             let why = match ty {
                 "Add" => "adds zero",
@@ -186,4 +208,14 @@ fn arithmetic(cx: &Cx, n: NodeId) -> Option<((NodeId, usize), &'static str)> {
         }
     }
     None
+}
+
+/// The bytes of Const `p`, or of the Const behind `p` when `p` is a weight-decompression
+/// Convert (`f16 Const -> Convert f32`: LayerNorm's gamma of ones, exported in f16).
+fn neutral_view<'a>(cx: &'a Cx, p: NodeId) -> Option<(ElementType, Vec<u64>, &'a [u8])> {
+    if cx.g[p].is("Convert") && cx.g[p].is_decompression() {
+        let (c, _) = cx.input(p, 0)?;
+        return cx.const_view(c);
+    }
+    cx.const_view(p)
 }

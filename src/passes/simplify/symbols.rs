@@ -230,6 +230,42 @@ fn chained_extremum(cx: &mut Cx, s: &Syms, n: NodeId) -> Option<String> {
 }
 
 /// Numbers as elements.
+/// A Reshape's `-1` dim, as OpenVINO resolves it: the product of the input dims not copied by
+/// `special_zero` over the product of the pattern's other dims, where equal static dims (not 0)
+/// cancel out. A symbol only when that leaves exactly one input symbol over nothing (`[-1, 0]`
+/// of `[a, b]` is `a`, whatever `b` is, 0 included); else unknown (`E::S(0)`).
+fn minus_one_dim(data: &Es, pattern: &[i64], special_zero: bool) -> E {
+    let mut ins: Es = Es::new();
+    for (i, &d) in data.iter().enumerate() {
+        if !(special_zero && pattern.get(i) == Some(&0)) {
+            ins.push(d);
+        }
+    }
+    let mut outs: Vec<i64> = Vec::new();
+    for &p in pattern {
+        if p > 0 || (p == 0 && !special_zero) {
+            outs.push(p);
+        }
+    }
+    if pattern.iter().filter(|&&p| p == -1).count() != 1 {
+        return E::S(0);
+    }
+    ins.retain(|e| *e != E::I(1));
+    outs.retain(|&p| p != 1);
+    for p in std::mem::take(&mut outs) {
+        match ins.iter().position(|e| *e == E::I(p) && p != 0) {
+            Some(k) => {
+                ins.remove(k);
+            }
+            None => outs.push(p),
+        }
+    }
+    match (ins.as_slice(), outs.is_empty()) {
+        ([E::S(x)], true) => E::S(*x),
+        _ => E::S(0),
+    }
+}
+
 fn ints(v: &[i64]) -> Es {
     v.iter().map(|&x| E::I(x)).collect()
 }
@@ -415,6 +451,7 @@ fn rule(cx: &Cx, s: &Syms, n: NodeId, o: usize) -> Option<Es> {
             let data = inp(0)?;
             let zero = l.attr("special_zero").is_some_and(|v| v == "true");
             let pattern = cx.const_ints(n, 1)?;
+            let minus_one = minus_one_dim(data, &pattern, zero);
             Some(
                 pattern
                     .iter()
@@ -422,6 +459,7 @@ fn rule(cx: &Cx, s: &Syms, n: NodeId, o: usize) -> Option<Es> {
                     .map(|(i, &p)| match p {
                         0 if zero => data.get(i).copied().unwrap_or(E::S(0)),
                         p if p > 0 => E::I(p),
+                        -1 => minus_one,
                         _ => E::S(0),
                     })
                     .collect(),

@@ -1,7 +1,8 @@
 //! Transposes (OpenVINO's TransposeSinking Transpose∘Transpose fusion and TransposeToReshape):
 //!
 //! - a Transpose of a Transpose read by it only is one Transpose by the composed order, or
-//!   none when that order is the identity;
+//!   none when that order is the identity; not when the inner tensor has names (they would be
+//!   lost), unless `--relax names` (they are dropped, as MOC drops them);
 //! - a Transpose that keeps every dim not known to be 1 in its order moves no element: it is
 //!   a Reshape to its output shape (which `reshape-chain` may then fuse with its neighbours).
 
@@ -22,10 +23,16 @@ pub fn run(cx: &mut Cx) -> usize {
         // Transpose ∘ Transpose.
         if cx.g[src.0].is("Transpose") && cx.g.users_of(src.0, 0).len() == 1 {
             if let (Some(inner), Some(x)) = (perm_of(cx, src.0), cx.input(src.0, 0)) {
-                if inner.len() == perm.len() && cx.g[src.0].outputs[0].names().is_empty() {
+                // The inner tensor goes: with names, only under `--relax names` (dropped).
+                let lost = cx.g[src.0].outputs[0].names().to_vec();
+                if inner.len() == perm.len() && (lost.is_empty() || cx.relax.names) {
                     let composed: Vec<i64> = perm.iter().map(|&p| inner[p as usize]).collect();
                     if let Some(msg) = compose(cx, n, x, &composed) {
                         gone[n.index()] = true;
+                        let msg = match lost.is_empty() {
+                            true => msg,
+                            false => format!("{msg} (names dropped: {})", lost.join(", ")),
+                        };
                         cx.note(msg);
                         n_done += 1;
                         continue;
