@@ -184,6 +184,28 @@ fn role(name: &str) -> Role {
     }
 }
 
+/// `--input` names as OpenVINO names the inputs: an input given by its friendly name or by any
+/// of its tensor names (as `fold` takes them) is named by its smallest tensor name, what
+/// OpenVINO's `get_any_name` returns (a GPT-2 export's `input_ids` may have the friendly name
+/// `80`); a name irc does not find is left as given.
+fn ov_input_names(o: &Options, ir: &Ir) -> Options {
+    let mut out = o.clone();
+    let Ok(m) = ir.model() else { return out };
+    for ov in &mut out.inputs {
+        let param = m.graph.layers().find(|l| {
+            l.is("Parameter")
+                && (l.name == ov.name || l.outputs.iter().any(|p| p.names().contains(&ov.name)))
+        });
+        if let Some(smallest) = param
+            .and_then(|l| l.outputs.first())
+            .and_then(|p| p.names().iter().min())
+        {
+            ov.name = smallest.clone();
+        }
+    }
+    out
+}
+
 /// The sequence length of the first step; later steps add one token each.
 const SEQ: u64 = 8;
 /// Token ids are drawn below this when the model's vocabulary cannot be read (see [`vocab_of`]).
@@ -711,6 +733,8 @@ pub fn verify_with(
     // Each XML is read once: its text (appended to for the divergence search) and irc's
     // reading of it (vocabulary, static inputs, layers to compare).
     let ir = (read_ir(reference), read_ir(candidate));
+    let renamed = ov_input_names(o, &ir.0);
+    let o = &renamed;
     let mut exts = o.extensions.clone();
     if exts.is_empty() && has_extension_ops(&ir.0.text) {
         exts.extend(crate::ovrt::tokenizers_lib());

@@ -153,6 +153,8 @@ struct Api {
     compile: unsafe extern "C" fn(P, P, *const c_char, usize, *const OvProperty, *mut P) -> Status,
     compiled_free: unsafe extern "C" fn(P),
     inputs_size: unsafe extern "C" fn(P, *mut usize) -> Status,
+    model_inputs_size: unsafe extern "C" fn(P, *mut usize) -> Status,
+    model_input_by_index: unsafe extern "C" fn(P, usize, *mut P) -> Status,
     outputs_size: unsafe extern "C" fn(P, *mut usize) -> Status,
     input_by_index: unsafe extern "C" fn(P, usize, *mut P) -> Status,
     output_by_index: unsafe extern "C" fn(P, usize, *mut P) -> Status,
@@ -347,6 +349,8 @@ impl Runtime {
             compile: sym!("ov_core_compile_model_props"),
             compiled_free: sym!("ov_compiled_model_free"),
             inputs_size: sym!("ov_compiled_model_inputs_size"),
+            model_inputs_size: sym!("ov_model_inputs_size"),
+            model_input_by_index: sym!("ov_model_const_input_by_index"),
             outputs_size: sym!("ov_compiled_model_outputs_size"),
             input_by_index: sym!("ov_compiled_model_input_by_index"),
             output_by_index: sym!("ov_compiled_model_output_by_index"),
@@ -489,6 +493,7 @@ impl Runtime {
                 return Err(e);
             }
         }
+        let input_names = self.model_input_names(model);
         let keys: Vec<CString> = props
             .iter()
             .map(|(k, _)| CString::new(*k).unwrap_or_default())
@@ -529,7 +534,46 @@ impl Runtime {
         Ok(Compiled {
             rt: self,
             ptr: compiled,
+            input_names,
         })
+    }
+
+    /// A port's name (OpenVINO's `get_any_name`), empty when it has none.
+    fn any_name(&self, port: P) -> String {
+        let mut name: *mut c_char = std::ptr::null_mut();
+        // SAFETY: a live port; the string is freed here.
+        unsafe {
+            match (self.api.port_any_name)(port, &mut name) {
+                0 if !name.is_null() => {
+                    let s = CStr::from_ptr(name).to_string_lossy().into_owned();
+                    (self.api.free_str)(name);
+                    s
+                }
+                _ => String::new(),
+            }
+        }
+    }
+
+    /// The names of a read (not yet compiled) model's inputs, in order.
+    fn model_input_names(&self, model: P) -> Vec<String> {
+        let mut n = 0usize;
+        // SAFETY: queries of a live model; ports freed here.
+        unsafe {
+            if (self.api.model_inputs_size)(model, &mut n) != 0 {
+                return Vec::new();
+            }
+            (0..n)
+                .map(|i| {
+                    let mut port: P = std::ptr::null_mut();
+                    if (self.api.model_input_by_index)(model, i, &mut port) != 0 {
+                        return String::new();
+                    }
+                    let s = self.any_name(port);
+                    (self.api.port_free)(port);
+                    s
+                })
+                .collect()
+        }
     }
 }
 
@@ -555,6 +599,10 @@ pub struct PortInfo {
 pub struct Compiled<'a> {
     rt: &'a Runtime,
     ptr: P,
+    /// Each input's name in the model as read (before compiling): the plugin's own passes may
+    /// move other tensor names onto an input (a Reshape of `input_ids` removed gives the input
+    /// the Reshape's names too), which changes what the compiled model's port calls itself.
+    input_names: Vec<String>,
 }
 
 impl Compiled<'_> {
@@ -580,14 +628,9 @@ impl Compiled<'_> {
                 if st != 0 {
                     return Err(self.rt.err("reading a port", st));
                 }
-                let mut name: *mut c_char = std::ptr::null_mut();
-                let name = match (api.port_any_name)(port, &mut name) {
-                    0 if !name.is_null() => {
-                        let s = CStr::from_ptr(name).to_string_lossy().into_owned();
-                        (api.free_str)(name);
-                        s
-                    }
-                    _ => String::new(),
+                let name = match (outputs, self.input_names.get(i)) {
+                    (false, Some(n)) if !n.is_empty() => n.clone(),
+                    _ => self.rt.any_name(port),
                 };
                 let mut et = 0u32;
                 let et = match (api.port_element_type)(port, &mut et) {

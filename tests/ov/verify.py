@@ -27,7 +27,7 @@ Cases, each reported on its own line:
       counts them as `varying`.
 
 Usage:  python tests/ov/verify.py [-k SUBSTRING] [-v]
-Env:    IRC_BIN (default <repo>/target/release/irc), IRC_ZOO, IRC_SHARED_MODELS
+Env:    IRC_BIN (default <repo>/target/release/irc), IRC_ZOO, IRC_NEXT, IRC_SHARED_MODELS
 Output: `PASS name` / `FAIL name: reason` per case, then `N passed, M failed`.
 """
 import argparse
@@ -44,10 +44,15 @@ from pathlib import Path
 import numpy as np
 import openvino as ov
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import zoo_dirs  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 IRC_BIN = os.environ.get("IRC_BIN", str(REPO / "target" / "release" / "irc"))
 SHARED = Path(os.environ.get("IRC_SHARED_MODELS") or REPO.parent / "shared" / "models")
 ZOO = Path(os.environ.get("IRC_ZOO") or SHARED / "zoo")
+# The zoo and next/ beside it (its models join the zoo: tests/ov/common.py zoo_dirs).
+ZOOS = [ZOO] + [z for z in zoo_dirs(SHARED) if z != ZOO]
 SAMPLES = REPO / "ir-samples" / "models"
 OV_DIR = Path(ov.__file__).resolve().parent
 OV_LIB = sorted((OV_DIR / "libs").glob("libopenvino_c.so*"))
@@ -93,7 +98,7 @@ def verify(ref, cand, inputs=(), extra=()):
 
 def models():
     out = []
-    for d in (SAMPLES, SHARED, ZOO):
+    for d in [SAMPLES, SHARED] + ZOOS:
         if not d.is_dir():
             continue
         meta = json.loads((d / "models.json").read_text()) if (d / "models.json").exists() else {}
@@ -402,6 +407,28 @@ def main():
                 why = "openvino %r, the package is %r" % (rep["openvino"], ov.get_version())
             record("json", why)
 
+        # --- --input by tensor name or friendly name (a GPT-2 export's Parameter `80` is the
+        # tensor `input_ids`): verify takes every name fold takes -----------------------------
+        if want("input_tensor_name"):
+            d = work / "tensor_name"
+            d.mkdir()
+            ren = copy_model(SAMPLES / "silero_seq.xml", d, "renamed")
+            ren.write_text(ren.read_text().replace('<layer id="0" name="input" type="Parameter"',
+                                                   '<layer id="0" name="80" type="Parameter"', 1))
+            why = None
+            for given in ("input", "80"):
+                folded = d / ("folded_%s.xml" % given)
+                rc, _, err = irc("fold", ren, "-o", folded, "-q", "--input", given + "[4,576]")
+                if rc != 0:
+                    why = "fold --input %s: exit %d: %s" % (given, rc, err[:300])
+                    break
+                rc, rep, err = verify(ren, folded, [given + "[4,576]"])
+                if rc != 0 or rep is None or "input[4,576] f32" not in rep["inputs"]:
+                    why = "verify --input %s[4,576]: exit %d %s %s" % (
+                        given, rc, rep and rep.get("inputs"), err[:300])
+                    break
+            record("input_tensor_name", why)
+
         # --- --data: inputs from a numpy.savez file ------------------------------------------
         if want("data_npz"):
             npz = work / "inputs.npz"
@@ -504,7 +531,7 @@ def main():
                 record(name, why)
 
         # --- corruptions -------------------------------------------------------------------
-        zoo = [(x, i) for x, i in models() if x.parent == ZOO]
+        zoo = [(x, i) for x, i in models() if x.parent in ZOOS]
         for kind, fn in CORRUPTIONS:
             for x, inputs in zoo:
                 name = "corrupt_%s_%s" % (kind, x.stem)
