@@ -486,10 +486,63 @@ pub fn commit_pair(mut bin: TempOut, mut xml: TempOut) -> Result<(), String> {
     let fail = |what: &Path, e: io::Error| format!("cannot write {}: {e}", what.display());
     bin.link().map_err(|e| fail(&bt, e))?;
     xml.link().map_err(|e| fail(&xt, e))?;
+    // The previous `.bin` under a second (temporary) name, so a failure to rename the `.xml`
+    // can put it back: the pair left is then the previous one, never new `.bin` + old `.xml`.
+    let previous = keep_previous(&bt);
     bin.rename_into_place().map_err(|e| fail(&bt, e))?;
     stall("renamed-bin");
-    xml.rename_into_place().map_err(|e| fail(&xt, e))?;
+    if let Err(e) = xml.rename_into_place() {
+        let undo = match &previous {
+            Previous::Kept { name, .. } => std::fs::rename(name, &bt)
+                .map(|_| format!("{} is the previous one again", bt.display())),
+            Previous::None => {
+                std::fs::remove_file(&bt).map(|_| format!("the new {} was removed", bt.display()))
+            }
+            Previous::NotKept(why) => Err(io::Error::other(format!(
+                "the previous one could not be kept aside ({why})"
+            ))),
+        };
+        return Err(match undo {
+            Ok(how) => format!("{}; nothing was written ({how})", fail(&xt, e)),
+            Err(u) => format!(
+                "{}; {} is the new one but {} the previous one, and it could not be undone: {u}",
+                fail(&xt, e),
+                bt.display(),
+                xt.display()
+            ),
+        });
+    }
+    if let Previous::Kept { name, .. } = previous {
+        let _ = std::fs::remove_file(name);
+    }
     Ok(())
+}
+
+/// A target `.bin` as it was before a pair is put in place.
+enum Previous {
+    /// There was none.
+    None,
+    /// Hard-linked under this temporary name (registered for removal on a signal).
+    Kept { name: PathBuf, _reg: Registered },
+    /// There was one, but no second name could be made for it (a filesystem without links).
+    NotKept(io::Error),
+}
+
+fn keep_previous(target: &Path) -> Previous {
+    if std::fs::symlink_metadata(target).is_err() {
+        return Previous::None;
+    }
+    let mut last = io::Error::other("no free temporary name");
+    for _ in 0..100 {
+        let name = temp_name(target);
+        let reg = register(&name);
+        match std::fs::hard_link(target, &name) {
+            Ok(()) => return Previous::Kept { name, _reg: reg },
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
+            Err(e) => return Previous::NotKept(e),
+        }
+    }
+    Previous::NotKept(last)
 }
 
 /// Write one file (a picture, a report) through a temporary and a rename: a reader sees the old

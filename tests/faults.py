@@ -801,6 +801,42 @@ def _(d):
     check("other.xml" in left and "other.bin" in left, f"out/ holds {left}")
 
 
+def second_rename_fails(d, previous):
+    """The .bin is in place, then renaming the .xml fails (a directory took its name while irc
+    was stalled between the two renames): the previous pair is left as it was (the previous
+    .bin put back, or the new .bin removed when there was none), and irc says so (exit 1)."""
+    copy_sample(d)
+    small = copy_sample(d, stem="small")
+    out = os.path.join(d, "out")
+    os.mkdir(out)
+    if previous:
+        rc, _, err, _ = run(["normalize", small, "-o", "out/o.xml"], cwd=d)
+        check(rc == 0, f"the previous pair: {sig_name(rc)}: {first_line(err)}")
+    before_bin = sha(os.path.join(out, "o.bin")) if previous else None
+    p = Proc(["fold", "m.xml", "-o", "out/o.xml"], cwd=d,
+             env=env_with(IRC_TEST_STALL="renamed-bin:3000"))
+    p.wait_stall("renamed-bin", timeout=60)
+    # The injected failure: the .xml's name is now a non-empty directory.
+    if previous:
+        os.remove(os.path.join(out, "o.xml"))
+    os.mkdir(os.path.join(out, "o.xml"))
+    write(os.path.join(out, "o.xml", "keep"), b"x")
+    rc = p.finish()
+    err = p.stderr()
+    check(rc == 1, f"{sig_name(rc)}, want 1: {first_line(err)}")
+    check("o.xml" in err and "nothing was written" in err, f"stderr: {err.strip()[-300:]!r}")
+    left = listing(out)
+    if previous:
+        check(left == ["o.bin", "o.xml"] and sha(os.path.join(out, "o.bin")) == before_bin,
+              f"out/ holds {left}; o.bin is {'the previous one' if sha(os.path.join(out, 'o.bin')) == before_bin else 'not the previous one'}")
+    else:
+        check(left == ["o.xml"], f"out/ holds {left} (the new o.bin must go)")
+
+
+case("second_rename_fails_previous_bin_back")(lambda d: second_rename_fails(d, True))
+case("second_rename_fails_new_bin_removed")(lambda d: second_rename_fails(d, False))
+
+
 @case("stale_tmp_removed_live_kept")
 def _(d):
     small = copy_sample(d, stem="small")
