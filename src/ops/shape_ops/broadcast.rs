@@ -26,11 +26,15 @@ fn broadcast_mode(cx: &Ctx) -> String {
     }
 }
 
-/// An explicit Broadcast's `axes_mapping` (input 2), as OpenVINO checks it: present (OpenVINO
-/// gives a 2-input Broadcast-1 a scalar one, which fails the rank check), rank 1, one axis per
-/// input dim, sorted, below the target's rank, and mapping each input dim to a target dim it
-/// broadcasts to (messages as OpenVINO's).
-fn explicit_axes_valid(cx: &Ctx, x: &PartialShape) -> R<()> {
+/// An explicit Broadcast's `axes_mapping` (input 2), as OpenVINO's `broadcast_base_shape_infer`
+/// checks it: present (OpenVINO gives a 2-input Broadcast-1 a scalar one, which fails the rank
+/// check) and of rank 1; then, only when the input's rank, the target input's rank and the axes'
+/// shape are static, one axis per input dim (a scalar input counts as rank 1 there), and only
+/// when the target's values and the axes are known too (`validate_target_shape_none`): sorted,
+/// below the target's rank, each input dim compatible with the target dim it maps to (or with
+/// 1). An input of dynamic rank, or a target of unknown values, takes the target as it is
+/// (`[0,2,1]` included). Messages as OpenVINO's.
+fn explicit_axes_valid(cx: &Ctx, x: &PartialShape, target: Option<&Dims>) -> R<()> {
     let Some(axes) = cx.inputs.get(2) else {
         return Err(OpError::attr(
             "mode",
@@ -45,73 +49,65 @@ fn explicit_axes_valid(cx: &Ctx, x: &PartialShape) -> R<()> {
             ));
         }
     }
-    let len = axes.shape.dims().and_then(|d| d[0].get());
-    if let (Some(xr), Some(n)) = (x.rank(), len) {
-        if xr as u64 != n {
-            return Err(OpError::input(
-                2,
-                format!(
-                    "Broadcast axes_mapping shape [{n}] doesn't match rank of input tensor {xr}"
-                ),
-            ));
-        }
+    let (Some(xr), Some(_), Some(ad)) =
+        (x.rank(), cx.input(1)?.shape.rank(), axes.shape.to_static())
+    else {
+        return Ok(());
+    };
+    let n = ad.first().copied().unwrap_or(0);
+    let input_rank = if xr == 0 && n > 0 { 1 } else { xr as u64 };
+    if n != input_rank {
+        return Err(OpError::input(
+            2,
+            format!("Broadcast axes_mapping shape [{n}] doesn't match rank of input tensor {input_rank}"),
+        ));
     }
-    let Some(av) = cx.ints(2) else { return Ok(()) };
+    let (Some(t), Some(av)) = (target, cx.ints(2)) else {
+        return Ok(());
+    };
+    // Compared as size_t: a negative axis is past every rank.
     if av.windows(2).any(|w| (w[0] as u64) > (w[1] as u64)) {
         return Err(OpError::input(
             2,
             format!("Broadcast doesn't permit transposes. axes_mapping {av:?} not in sorted order"),
         ));
     }
-    let target = target_dims(cx, 1);
-    let trank = target.as_ref().map(|t| t.len()).or_else(|| {
-        cx.input(1)
-            .ok()?
-            .shape
-            .to_static()?
-            .first()
-            .map(|&n| n as usize)
-    });
-    if let Some(tr) = trank {
-        for (i, &a) in av.iter().enumerate() {
-            if a < 0 || a as u64 >= tr as u64 {
-                return Err(OpError::input(
-                    2,
-                    format!(
-                        "Broadcast axes_mapping[{i}]: {} exceeds target rank {tr}",
-                        a as u64
-                    ),
-                ));
-            }
+    let tr = t.len() as u64;
+    let at = |i: usize| -> R<Dim> {
+        let a = av[i] as u64;
+        if a >= tr {
+            return Err(OpError::input(
+                2,
+                format!("Broadcast axes_mapping[{i}]: {a} exceeds target rank {tr}"),
+            ));
+        }
+        Ok(t[a as usize])
+    };
+    let one = Dim::known(1);
+    if xr == 0 && !av.is_empty() {
+        let td = at(0)?;
+        if merge_dim(td, one).is_none() {
+            return Err(format!("Broadcast target[axes_mapping[0]]. Expected 1. Got {td}").into());
         }
     }
-    if let (Some(t), Some(xd)) = (target, x.dims()) {
-        for (i, (&a, xd)) in av.iter().zip(xd).enumerate() {
-            let td = t.get(a as usize).and_then(|d| d.get());
-            if let (Some(want), Some(got)) = (xd.get(), td) {
-                if want != 1 && want != got {
-                    return Err(format!(
-                        "Broadcast target[axes_mapping[{i}]] Expected {want}. Got {got}"
-                    )
-                    .into());
-                }
+    let xd = x.dims().unwrap_or(&[]);
+    for i in 0..av.len() {
+        let td = at(i)?;
+        if let Some(&d) = xd.get(i) {
+            if merge_dim(td, d).is_none() && merge_dim(d, one).is_none() {
+                return Err(
+                    format!("Broadcast target[axes_mapping[{i}]] Expected {d}. Got {td}").into(),
+                );
             }
         }
     }
     Ok(())
 }
 
-pub(super) fn broadcast_infer(cx: &Ctx) -> R<Vec<Fact>> {
-    cx.expect_inputs(2, 3)?;
-    cx.expect_int(1, "target_shape")?;
-    let x = cx.input(0)?;
-    let mode = broadcast_mode(cx);
-    if mode == "explicit" {
-        explicit_axes_valid(cx, &x.shape)?;
-    }
-    // No values or bounds: OpenVINO still reads a Concat of single elements, the `Const`
-    // ones as values, the others `?`.
-    let t = target_dims(cx, 1).or_else(|| {
+/// The target shape as OpenVINO reads it: its values or bounds, else a 1-D Concat of single
+/// elements (the `Const` ones as values, the others `?`).
+fn target_as_shape(cx: &Ctx) -> Option<Dims> {
+    target_dims(cx, 1).or_else(|| {
         let parts = cx.input(1).ok()?.concat_consts.clone()?;
         Some(
             parts
@@ -119,7 +115,18 @@ pub(super) fn broadcast_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 .map(|v| v.map_or(Dim::any(), |v| crate::ops::ovdim::Iv::int(v).dim()))
                 .collect(),
         )
-    });
+    })
+}
+
+pub(super) fn broadcast_infer(cx: &Ctx) -> R<Vec<Fact>> {
+    cx.expect_inputs(2, 3)?;
+    cx.expect_int(1, "target_shape")?;
+    let x = cx.input(0)?;
+    let mode = broadcast_mode(cx);
+    let t = target_as_shape(cx);
+    if mode == "explicit" {
+        explicit_axes_valid(cx, &x.shape, t.as_ref())?;
+    }
     let Some(t) = t else {
         let n = cx
             .input(1)?
