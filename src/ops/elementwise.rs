@@ -6,7 +6,7 @@ use super::*;
 use super::{convert, math};
 use crate::ir::{tensor::Tensor, ElementType as E, PartialShape};
 
-mod broadcast;
+pub(crate) mod broadcast;
 mod int_unary;
 mod kernels;
 use broadcast::*;
@@ -165,6 +165,12 @@ fn binary_infer(cx: &Ctx) -> R<Vec<Fact>> {
                 f.bounds = Some(Arc::new(bd));
             }
         }
+    }
+    if super::fbounds::followed(et)
+        && matches!(kind, Bin::Add | Bin::Sub | Bin::Mul | Bin::Div)
+        && binary_has_kernel(ty, et)
+    {
+        f.fbounds = super::fbounds::binary(cx, ty).map(Arc::new);
     }
     Ok(vec![f])
 }
@@ -674,6 +680,62 @@ fn unary_infer(cx: &Ctx) -> R<Vec<Fact>> {
     Ok(vec![f])
 }
 
+/// FakeQuantize as OpenVINO's reference computes it in f32 (`fake_quantize_details::quantize`):
+/// at or below min(in_low, in_high) out_low, above max(in_low, in_high) out_high, else
+/// `nearbyint((x - in_low) / (in_high - in_low) * (levels - 1)) / (levels - 1) *
+/// (out_high - out_low) + out_low`, each operation rounded to f32. Only where every range is a
+/// single element or all four have one shape: OpenVINO's reference indexes `out_high` by
+/// `out_low`'s strides when their inner strides differ, which this does not reproduce.
+fn fake_quantize_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
+    let x = cx.value(0)?;
+    if x.et != E::F32 {
+        return Err("FakeQuantize is computed for f32 only".into());
+    }
+    let levels = cx.attr_i64("levels", 0)?;
+    if levels < 2 {
+        return Err(format!("levels must be at least 2, is {levels}").into());
+    }
+    let ranges: Vec<Arc<Tensor>> = (1..5).map(|i| cx.value(i)).collect::<R<_>>()?;
+    let one = ranges.iter().all(|r| r.len() == 1);
+    if !one && ranges.iter().any(|r| r.shape != ranges[0].shape) {
+        return Err("FakeQuantize ranges of different shapes are not computed".into());
+    }
+    if ranges.iter().any(|r| r.et != E::F32) {
+        return Err("FakeQuantize ranges must be f32".into());
+    }
+    let out_shape = outs[0].shape.to_static().ok_or("output not static")?;
+    let (shape, ix, ir) = if one {
+        let n = x.len();
+        (x.shape.clone(), (0..n).collect(), vec![0; n])
+    } else {
+        bcast_maps(&x.shape, &ranges[0].shape).ok_or("cannot broadcast")?
+    };
+    if shape != out_shape {
+        return Err("the ranges broadcast the data to another shape".into());
+    }
+    let xs = math::f32s(&x).ok_or("bad")?;
+    let r: Vec<Vec<f32>> = ranges
+        .iter()
+        .map(|t| math::f32s(t).ok_or("bad"))
+        .collect::<Result<_, _>>()?;
+    let lm1 = (levels - 1) as f32;
+    let v: Vec<f32> = ix
+        .iter()
+        .zip(&ir)
+        .map(|(&i, &j)| {
+            let (a, il, ih, ol, oh) = (xs[i], r[0][j], r[1][j], r[2][j], r[3][j]);
+            if a <= il.min(ih) {
+                ol
+            } else if a > il.max(ih) {
+                oh
+            } else {
+                ((a - il) / (ih - il) * lm1).round_ties_even() / lm1 * (oh - ol) + ol
+            }
+        })
+        .collect();
+    Ok(vec![Fact::with_value(math::from_f32s(shape, &v))])
+}
+
 /// Clamp's limits for an integer type: min rounds up, max rounds down, both saturated to the
 /// type's range (OpenVINO: `min = -3.4e38` on i8 clamps everything to -128, measured).
 fn clamp_int_limits(et: E, min: f64, max: f64) -> (f64, f64) {
@@ -732,6 +794,11 @@ fn convert_infer(cx: &Ctx) -> R<Vec<Fact>> {
         if let Some(b) = x.bounds.as_ref().filter(|_| x.value.is_none()) {
             f.bounds = convert_bounds(x.et, et, b).map(Arc::new);
         }
+    } else {
+        // To or from a float type (a shape computed in f32).
+        let (b, fb) = super::fbounds::convert(x, et);
+        f.bounds = b.map(Arc::new);
+        f.fbounds = fb.map(Arc::new);
     }
     Ok(vec![f])
 }
@@ -1088,11 +1155,15 @@ pub(super) fn register(r: &mut Reg) {
     for &ty in UNARY_SHAPE_ONLY {
         r.add(ty, &all, OpDef::shape_only(unary_infer));
     }
-    // FakeQuantize has a kernel in OpenVINO but is never folded (`can_constant_fold` false).
+    // FakeQuantize has a kernel in OpenVINO but is never folded (`can_constant_fold` false);
+    // its shape inference and bound evaluation run that kernel all the same (a NonZero of it
+    // is static), so its value is computed but never folded (`bound_eval`).
     r.add(
         "FakeQuantize",
         &all,
-        OpDef::shape_only(unary_infer).never_folds(),
+        OpDef::with_eval(unary_infer, fake_quantize_eval)
+            .never_folds()
+            .bound_eval(),
     );
     r.add(
         "Reverse",

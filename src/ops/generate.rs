@@ -147,7 +147,30 @@ fn random_uniform_infer(cx: &Ctx) -> R<Vec<Fact>> {
             shape = PartialShape::Ranked((0..hi).map(|_| Dim::any()).collect());
         }
     }
-    Ok(vec![Fact::new(et, shape)])
+    let mut f = Fact::new(et, shape);
+    // Every value lies in [min, max): bounds (not the values, which are drawn at run time;
+    // OpenVINO draws them for a shape rule that reads them, differently on each validation),
+    // so that a NonZero of values that cannot be 0 is static, as in OpenVINO.
+    let n = f
+        .shape
+        .to_static()
+        .and_then(|d| PartialShape::element_count(&d));
+    if let (true, Some(n), Some(a), Some(b)) = (
+        super::fbounds::followed(et),
+        n.filter(|&n| n <= 1 << 16),
+        cx.input(1)?.value.as_ref().and_then(|t| t.get(0)),
+        cx.input(2)?.value.as_ref().and_then(|t| t.get(0)),
+    ) {
+        let (lo, hi) = (
+            super::fbounds::round_to(et, a.as_f64()),
+            super::fbounds::round_to(et, b.as_f64()),
+        );
+        f.fbounds = Some(std::sync::Arc::new(crate::ops::FBounds {
+            lo: vec![lo; n as usize],
+            hi: vec![hi; n as usize],
+        }));
+    }
+    Ok(vec![f])
 }
 
 /// Multinomial-13: probs `[batch, classes]`, num_samples → `[batch, num_samples]` of

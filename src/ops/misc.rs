@@ -191,8 +191,69 @@ fn cell_infer(cx: &Ctx) -> R<Vec<Fact>> {
 /// and (unless causal) an attention mask of rank >= 3 broadcast; L is query's (broadcast with
 /// the mask's), E merges query's and key's, S key's and value's (and the mask's); the output is
 /// `batch + [L, Ev]`.
+/// ScaledDotProductAttention-13's element type as OpenVINO merges it: the query's, merged with
+/// every other input's (the scale's and the attention sink's too), the mask skipped when it is
+/// boolean or `causal` is set; the mask (without `causal`) floating, boolean or dynamic, and
+/// the result floating or dynamic.
+fn sdpa_type(cx: &Ctx, causal: bool) -> R<E> {
+    let mut et = cx.input(0)?.et;
+    if let (Some(m), false) = (cx.inputs.get(3), causal) {
+        if !(m.et.is_float() || m.et == E::Boolean || m.et == E::Dynamic) {
+            return Err(OpError::input(
+                3,
+                format!(
+                    "the attention mask must be floating-point or boolean, is {}",
+                    m.et
+                ),
+            ));
+        }
+    }
+    for (i, f) in cx.inputs.iter().enumerate().skip(1) {
+        if i == 3 && (f.et == E::Boolean || causal) {
+            continue;
+        }
+        et = merge_et(et, f.et).map_err(|_| {
+            OpError::input(
+                i,
+                format!("mixed input types are not supported: {} and {}", et, f.et),
+            )
+        })?;
+    }
+    if !(et.is_float() || et == E::Dynamic) {
+        return Err(format!("the inputs must be floating-point, are {et}").into());
+    }
+    Ok(et)
+}
+
+/// The attention sink (input 5, OpenVINO 2026): of the query's rank, its last dim 1 and the
+/// others broadcastable to the query's; it never changes the output.
+fn sdpa_sink(q: &PartialShape, sink: &PartialShape) -> R<()> {
+    let (Some(q), Some(s)) = (q.dims(), sink.dims()) else {
+        return Ok(());
+    };
+    let bad = || -> OpError {
+        OpError::input(
+            5,
+            format!(
+                "the attention sink {} does not fit the query {}: it must be [..., L, 1] broadcastable to the query's dims",
+                sh(sink),
+                sh(&PartialShape::Ranked(q.iter().copied().collect()))
+            ),
+        )
+    };
+    if s.len() != q.len() || merge_dim(s[s.len() - 1], Dim::known(1)).is_none() {
+        return Err(bad());
+    }
+    for (&a, &b) in s[..s.len() - 1].iter().zip(&q[..q.len() - 1]) {
+        if broadcast_dim(a, b).is_none() {
+            return Err(bad());
+        }
+    }
+    Ok(())
+}
+
 fn sdpa_infer(cx: &Ctx) -> R<Vec<Fact>> {
-    cx.expect_inputs(3, 5)?;
+    cx.expect_inputs(3, 6)?;
     let (q, k, v) = (cx.input(0)?, cx.input(1)?, cx.input(2)?);
     let bad = |what: &str| -> OpError {
         format!("{what} input shape not compatible with other inputs").into()
@@ -222,6 +283,10 @@ fn sdpa_infer(cx: &Ctx) -> R<Vec<Fact>> {
         ev = d[d.len() - 1];
     }
     let causal = cx.attr_bool("causal", false)?;
+    let et = sdpa_type(cx, causal)?;
+    if let Some(sink) = cx.inputs.get(5) {
+        sdpa_sink(&q.shape, &sink.shape)?;
+    }
     if let (Some(m), false) = (cx.inputs.get(3).and_then(|m| m.shape.dims()), causal) {
         if !m.is_empty() {
             if m.len() < 2 {
@@ -250,7 +315,7 @@ fn sdpa_infer(cx: &Ctx) -> R<Vec<Fact>> {
         }
         PartialShape::Dynamic => PartialShape::Dynamic,
     };
-    Ok(vec![Fact::new(q.et, out)])
+    Ok(vec![Fact::new(et, out)])
 }
 
 fn nonzero_infer(cx: &Ctx) -> R<Vec<Fact>> {
@@ -260,6 +325,19 @@ fn nonzero_infer(cx: &Ctx) -> R<Vec<Fact>> {
         None => E::I64,
     };
     let x = cx.input(0)?;
+    // Every element known not to be 0 (float bounds on one side of it: a RandomUniform over
+    // [1, 2)): OpenVINO's shape inference evaluates the input and counts them all.
+    if let (Some(b), Some(dims)) = (super::fbounds::of(x), x.shape.to_static()) {
+        if b.lo.iter().zip(&b.hi).all(|(&l, &h)| l > 0.0 || h < 0.0) {
+            let n = PartialShape::element_count(&dims).ok_or("too many elements")?;
+            return Ok(vec![fact(
+                et,
+                [Dim::known(dims.len().max(1) as u64), Dim::known(n)]
+                    .into_iter()
+                    .collect(),
+            )]);
+        }
+    }
     // Dynamic rank, and (as OpenVINO has it) a scalar input: [?, ?].
     let Some(d) = x.shape.dims().filter(|d| !d.is_empty()) else {
         return Ok(vec![fact(
@@ -900,8 +978,48 @@ fn select_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
 }
 
 /// Pad-1/12: constant, edge, reflect, symmetric; negative pads (v12) crop.
+/// Sub-byte integer types whose elements the movement kernels move as codes ([`on_codes`]).
+fn moves_as_codes(et: E) -> bool {
+    matches!(et, E::U1 | E::U2 | E::U3 | E::U4 | E::U6 | E::I4)
+}
+
+/// A data-movement kernel on a sub-byte integer tensor (u1, u2, u3, u4, u6, i4): the data and
+/// the inputs in `also` that move into it (a pad value, updates) unpacked to one u8 code an
+/// element, moved by the byte kernel `f`, packed back. OpenVINO's own folding moves whole
+/// bytes there and writes wrong bits (docs/openvino-differences.md); this moves the elements.
+fn on_codes(cx: &Ctx, outs: &[Fact], also: &[usize], f: EvalFn) -> R<Vec<Fact>> {
+    let et = cx.value(0)?.et;
+    let mut inputs = cx.inputs.to_vec();
+    for &i in std::iter::once(&0).chain(also) {
+        if let Some(v) = cx.inputs.get(i).and_then(|x| x.value.as_ref()) {
+            if v.et != et {
+                return Err(format!("input {i} is {}, the data {et}", v.et).into());
+            }
+            inputs[i] = Fact::with_value(super::convert::unpack_codes(v).ok_or("codes")?);
+        }
+    }
+    let outs: Vec<Fact> = outs
+        .iter()
+        .map(|o| Fact::new(E::U8, o.shape.clone()))
+        .collect();
+    let bytes = Ctx {
+        inputs: &inputs,
+        ..*cx
+    };
+    f(&bytes, &outs)?
+        .into_iter()
+        .map(|r| {
+            let t = r.value.ok_or_else(|| bug("no value"))?;
+            Ok(Fact::with_value(super::convert::pack_codes(&t, et)))
+        })
+        .collect()
+}
+
 fn pad_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
     let x = cx.value(0)?;
+    if moves_as_codes(x.et) {
+        return on_codes(cx, outs, &[3], pad_eval);
+    }
     let (pb, pe) = (cx.ints(1).ok_or("pads")?, cx.ints(2).ok_or("pads")?);
     let mode = cx
         .attr_enum("pad_mode", "constant")
@@ -1333,7 +1451,10 @@ fn scatter_elements_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
 }
 
 /// ScatterUpdate-3: out = data; out[..., indices[i], ...] = updates[..., i, ...] along axis.
-fn scatter_update_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
+fn scatter_update_eval(cx: &Ctx, outs: &[Fact]) -> R<Vec<Fact>> {
+    if moves_as_codes(cx.value(0)?.et) {
+        return on_codes(cx, outs, &[2], scatter_update_eval);
+    }
     let (d, idx_t, u) = (cx.value(0)?, cx.value(1)?, cx.value(2)?);
     let idx = idx_t.to_i64s().ok_or(crate::ops::bug("indices"))?;
     let ax = norm_axis(
@@ -1458,24 +1579,28 @@ pub(super) fn register(r: &mut Reg) {
     r.add(
         "ScatterUpdate",
         &all,
-        OpDef::with_eval(same_as_input0, scatter_update_eval),
+        // Bounds move with the kernel (OpenVINO's default evaluate_lower/upper): known elements of
+        // a shape vector updated at constant indices stay known.
+        OpDef::with_eval(same_as_input0, scatter_update_eval).movement(0b101),
     );
     r.add(
         "ScatterNDUpdate",
         &all,
         // OpenVINO 2026.4.1 folds these types only (measured, v3 and v15, every reduction).
-        OpDef::with_eval(same_as_input0, scatter_nd_update_eval).kernel_types(|_, t| {
-            matches!(
-                t,
-                E::Boolean | E::I32 | E::U32 | E::I64 | E::U64 | E::F16 | E::Bf16 | E::F32
-            )
-        }),
+        OpDef::with_eval(same_as_input0, scatter_nd_update_eval)
+            .kernel_types(|_, t| {
+                matches!(
+                    t,
+                    E::Boolean | E::I32 | E::U32 | E::I64 | E::U64 | E::F16 | E::Bf16 | E::F32
+                )
+            })
+            .movement(0b101),
     );
     r.add(
         "ScatterElementsUpdate",
         &all,
-        OpDef::with_eval(scatter_elements_infer, scatter_elements_update_eval).kernel_types(
-            |_, t| {
+        OpDef::with_eval(scatter_elements_infer, scatter_elements_update_eval)
+            .kernel_types(|_, t| {
                 matches!(
                     t,
                     E::Boolean
@@ -1488,8 +1613,8 @@ pub(super) fn register(r: &mut Reg) {
                         | E::Bf16
                         | E::F32
                 )
-            },
-        ),
+            })
+            .movement(0b101),
     );
 
     r.add(
@@ -1503,7 +1628,13 @@ pub(super) fn register(r: &mut Reg) {
         OpDef::with_eval(gather_elements_infer, gather_elements_eval),
     );
     r.add("Einsum", &all, d(einsum_infer));
-    r.add("Pad", &all, OpDef::with_eval(pad_infer, pad_eval));
+    // Bounds of the data and the pad value move with the kernel (pads must be known), as
+    // OpenVINO's Pad evaluate_lower/upper.
+    r.add(
+        "Pad",
+        &all,
+        OpDef::with_eval(pad_infer, pad_eval).movement(0b1001),
+    );
     r.add("Select", &all, OpDef::with_eval(select_infer, select_eval));
     // Pure data movement: OpenVINO folds them for every element type.
     r.add(

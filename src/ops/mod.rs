@@ -15,6 +15,7 @@ pub(crate) mod elementwise;
 mod embedding;
 pub mod enums;
 mod fake_convert;
+pub mod fbounds;
 mod generate;
 mod grid_sample;
 mod interpolate;
@@ -170,6 +171,14 @@ impl Bounds {
     }
 }
 
+/// Bounds of a float tensor's elements (see [`fbounds`]): each an exact value of its type, held
+/// as f64; the type's maximum marks "unbounded".
+#[derive(Debug, Clone, PartialEq)]
+pub struct FBounds {
+    pub lo: Vec<f64>,
+    pub hi: Vec<f64>,
+}
+
 /// What inference knows about one output: element type, shape, and possibly its value.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fact {
@@ -179,6 +188,8 @@ pub struct Fact {
     pub value: Option<Arc<Tensor>>,
     /// Integer bounds of the value (shape subgraphs), when known.
     pub bounds: Option<Arc<Bounds>>,
+    /// Bounds of a float value (a shape computed in f32), when known.
+    pub fbounds: Option<Arc<FBounds>>,
     /// For f16/bf16 values computed by folding: the unrounded f32 result. OpenVINO folds such
     /// ops in f32 and feeds the f32 constant to folded consumers, rounding only where an unfolded
     /// consumer reads it; this carries that f32 value.
@@ -190,6 +201,10 @@ pub struct Fact {
     /// A 1-D Concat of single elements without values or bounds: per element, the value of a
     /// `Const` input (others `None`). OpenVINO's Broadcast reads such a target this way.
     pub concat_consts: Option<Arc<Vec<Option<i64>>>>,
+    /// The value (or bounds) comes from an op OpenVINO evaluates for shape inference but never
+    /// folds ([`Policy::bound_eval`]), directly or through what computes from it: it decides
+    /// shapes, but the layer is not folded.
+    pub unfoldable: bool,
 }
 
 impl Fact {
@@ -199,9 +214,11 @@ impl Fact {
             shape,
             value: None,
             bounds: None,
+            fbounds: None,
             wide: None,
             compressed: None,
             concat_consts: None,
+            unfoldable: false,
         }
     }
     pub fn with_value(t: Tensor) -> Self {
@@ -211,9 +228,11 @@ impl Fact {
             shape,
             value: Some(Arc::new(t)),
             bounds: None,
+            fbounds: None,
             wide: None,
             compressed: None,
             concat_consts: None,
+            unfoldable: false,
         }
     }
     pub fn with_bounds(mut self, b: Bounds) -> Self {
@@ -360,6 +379,11 @@ pub struct Policy {
     /// The element types (of input 0) OpenVINO has a kernel for, when not all of them (called
     /// with the op type, so one table can serve a family).
     pub kernel_types: Option<fn(&str, ElementType) -> bool>,
+    /// OpenVINO never folds the op, but its shape inference runs the op's `evaluate` when a
+    /// rule reads its value (FakeQuantize): the value is computed (when its inputs are known)
+    /// and marked [`Fact::unfoldable`], so it decides shapes but nothing folds from it, but for
+    /// the ops whose `constant_fold` reads bounds ([`FOLDS_BOUNDS`]).
+    pub bound_eval: bool,
     /// False: OpenVINO has no `evaluate` for the op at all (its ConstantFolding never folds
     /// it and no value or bound passes through it into a shape), though irc has a kernel.
     /// Shape inference then gives the op no values, as OpenVINO's; `fold` still computes it
@@ -371,6 +395,9 @@ pub struct Policy {
 /// ConstantFolding leaves every constant case of tests/ov/shapes.py), by (type, versions).
 const OV_NO_EVALUATE: &[(&str, &[u32])] = &[
     ("Bucketize", &ALL_VERSIONS),
+    // No `evaluate` either (its ConstantFolding folds it through `constant_fold`, and so does
+    // irc's fold): a NonZero of it is `[1,..3]` where the values would give `[1,2]`.
+    ("ConvertLike", &ALL_VERSIONS),
     ("GatherElements", &ALL_VERSIONS),
     ("GatherND", &ALL_VERSIONS),
     ("GatherTree", &ALL_VERSIONS),
@@ -396,8 +423,14 @@ const DEFAULT_POLICY: Policy = Policy {
     native_precision: false,
     native_for_shapes: false,
     kernel_types: None,
+    bound_eval: false,
     ov_evaluates: true,
 };
+
+/// Ops whose OpenVINO `constant_fold` evaluates its input's bounds, so they fold where an input
+/// is only known through bound evaluation (a NonZero or a StridedSlice behind a FakeQuantize of
+/// constants; measured: Reshape, Slice, Gather, Concat… do not).
+pub const FOLDS_BOUNDS: &[&str] = &["NonZero", "StridedSlice"];
 
 /// Keyed by (type as spelled in the opset table, op version). Built with the constructors and
 /// the policy setters: `OpDef::with_eval(infer, eval).movement(0b1)`.
@@ -439,6 +472,11 @@ impl OpDef {
     /// The kernel needs only the first `n` inputs as values.
     pub const fn value_inputs(mut self, n: usize) -> Self {
         self.policy.value_inputs = n;
+        self
+    }
+    /// Computed for shape rules (never folded): see [`Policy::bound_eval`].
+    pub const fn bound_eval(mut self) -> Self {
+        self.policy.bound_eval = true;
         self
     }
     /// Evaluated in its own precision even for f16/bf16.

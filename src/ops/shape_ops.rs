@@ -1084,7 +1084,14 @@ pub(super) fn register(r: &mut Reg) {
         OpDef::with_eval(shape_of_infer, |cx, _| shape_of_infer(cx)).value_inputs(0),
     );
     r.add("Reshape", &all, def(reshape_infer, reshape_eval, 0b1));
-    r.add("Squeeze", &all, def(squeeze_infer, squeeze_eval, 0b1));
+    // Only the data is needed as a value: an axis known only at run time still gives a static
+    // output where every choice squeezes the same (a constant [1] by any axis is a scalar), and
+    // OpenVINO folds that.
+    r.add(
+        "Squeeze",
+        &all,
+        def(squeeze_infer, squeeze_eval, 0b1).value_inputs(1),
+    );
     r.add("Unsqueeze", &all, def(unsqueeze_infer, unsqueeze_eval, 0b1));
     r.add("Concat", &all, def(concat_infer, concat_eval, u32::MAX));
     // OpenVINO 2026.4.1 has no Gather kernel for i16/u16/f64, sub-byte or f8 data and no

@@ -216,9 +216,9 @@ fn foldable(g: &Graph, facts: &Facts, order: &[NodeId]) -> NodeSet {
             continue;
         }
         let all = (0..l.outputs.len()).all(|o| {
-            facts
-                .get(n, o)
-                .is_some_and(|f| f.compressed.is_some() || fact_value(f).is_some())
+            facts.get(n, o).is_some_and(|f| {
+                !f.unfoldable && (f.compressed.is_some() || fact_value(f).is_some())
+            })
         });
         if all {
             folded.insert(n);

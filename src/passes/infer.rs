@@ -563,7 +563,11 @@ impl<'a> Infer<'a> {
         }
         // A decompression Convert is never computed: its weights stay compressed. Outside
         // folding, an op OpenVINO cannot evaluate gives no values, as in OpenVINO.
-        if never_folds(l) || head || (!self.fold_mode && !op.def.policy.ov_evaluates) {
+        let bound_eval = op.def.policy.bound_eval && !l.is_decompression();
+        if (never_folds(l) && !bound_eval)
+            || head
+            || (!self.fold_mode && !op.def.policy.ov_evaluates)
+        {
             return outs;
         }
         if !pending.is_empty()
@@ -596,7 +600,21 @@ impl<'a> Infer<'a> {
 
     /// Values of a layer's outputs: exact when every input the kernel reads is known and the
     /// result is small, else bounds for movement ops.
-    fn values(
+    fn values(&mut self, l: &Layer, op: &ops::Resolved, cx: &Ctx, outs: Vec<Fact>) -> Vec<Fact> {
+        let mut outs = self.values_of(l, op, cx, outs);
+        // Known only through OpenVINO's bound evaluation of an op it never folds: so is what
+        // is computed from it, but for the ops whose own folding reads bounds.
+        let unfoldable = op.def.policy.bound_eval
+            || (cx.inputs.iter().any(|f| f.unfoldable) && !ops::FOLDS_BOUNDS.contains(&op.ty));
+        if unfoldable {
+            for o in &mut outs {
+                o.unfoldable = o.value.is_some() || o.bounds.is_some();
+            }
+        }
+        outs
+    }
+
+    fn values_of(
         &mut self,
         l: &Layer,
         op: &ops::Resolved,
@@ -638,6 +656,7 @@ impl<'a> Infer<'a> {
                         o.value = Some(self.share(t));
                         o.wide = v.wide.map(|w| self.share(w));
                         o.bounds = None;
+                        o.fbounds = None;
                     }
                 }
             }
@@ -648,9 +667,12 @@ impl<'a> Infer<'a> {
                 return outs;
             }
             if let Some(b) = movement_bounds(cx, mask, op.def.infer, eval) {
-                for (o, bo) in outs.iter_mut().zip(b) {
+                for (o, (bo, fo)) in outs.iter_mut().zip(b) {
                     if let Some(bo) = bo {
                         o.bounds = Some(Arc::new(bo));
+                    }
+                    if let Some(fo) = fo {
+                        o.fbounds = Some(Arc::new(fo));
                     }
                 }
             }
@@ -1178,19 +1200,33 @@ fn materialize(f: &Fact) -> Fact {
     g
 }
 
-/// Run a movement op's value rule on lower and on upper bounds.
+/// Bounds of one output of a movement op: integer or float ones.
+type OutBounds = (Option<ops::Bounds>, Option<ops::FBounds>);
+
+/// Run a movement op's value rule on lower and on upper bounds (floats in their own type, so
+/// a float constant and float bounds move together; integers as i64).
 fn movement_bounds(
     cx: &Ctx,
     mask: u32,
     infer: ops::InferFn,
     eval: ops::EvalFn,
-) -> Option<Vec<Option<ops::Bounds>>> {
+) -> Option<Vec<OutBounds>> {
     let mut any = false;
     let mut lo_in = Vec::with_capacity(cx.inputs.len());
     let mut hi_in = Vec::with_capacity(cx.inputs.len());
     for (i, f) in cx.inputs.iter().enumerate() {
         let may_bound = ops::mask_has(mask, i);
-        if let Some(v) = f.ints() {
+        if may_bound && ops::fbounds::followed(f.et) {
+            let b = ops::fbounds::of(f)?;
+            any |= f.value.is_none();
+            let dims = f.shape.to_static()?;
+            lo_in.push(Fact::with_value(ops::fbounds::tensor(
+                f.et,
+                dims.clone(),
+                &b.lo,
+            )?));
+            hi_in.push(Fact::with_value(ops::fbounds::tensor(f.et, dims, &b.hi)?));
+        } else if let Some(v) = f.ints() {
             // Bounds are carried as i64 whatever the element type, so inputs stay uniform.
             let t = Tensor::from_i64s(ElementType::I64, f.shape.to_static()?, &v)?;
             lo_in.push(Fact::with_value(t.clone()));
@@ -1238,11 +1274,15 @@ fn movement_bounds(
         lo.iter()
             .zip(hi.iter())
             .map(|(a, b)| {
-                let (a, b) = (a.value.as_ref()?, b.value.as_ref()?);
-                Some(ops::Bounds {
-                    lo: a.to_i64s()?,
-                    hi: b.to_i64s()?,
-                })
+                let (Some(a), Some(b)) = (a.value.as_ref(), b.value.as_ref()) else {
+                    return (None, None);
+                };
+                if ops::fbounds::followed(a.et) {
+                    let f = a.to_f64s().zip(b.to_f64s());
+                    return (None, f.map(|(lo, hi)| ops::FBounds { lo, hi }));
+                }
+                let i = a.to_i64s().zip(b.to_i64s());
+                (i.map(|(lo, hi)| ops::Bounds { lo, hi }), None)
             })
             .collect(),
     )

@@ -85,6 +85,8 @@ def run_case(name, build, verbose):
     wantc = [(w[0], _no_empty(w[1].replace(" ", ""))) for w in want]
     gotc = [(canon(g[0]), g[1]) for g in got]
     if wantc != gotc:
+        if [w[1] for w in wantc] == [g[1] for g in gotc]:  # the shapes agree: name the types
+            return "OpenVINO %s, irc %s" % (["%s%s" % w for w in wantc], ["%s%s" % g for g in gotc])
         return "OpenVINO %s, irc %s" % ([w[1] for w in wantc], [g[1] for g in gotc])
     if verbose:
         print("   %s: %s" % (name, [w[1] for w in wantc]))
@@ -1449,6 +1451,254 @@ def _():
     x = P([2, 3])
     s = o.reshape(op3.shape_of(x), C([1, 2]), False)
     return [x], [op12.pad(s, C([0, -2]), C([0, -2]), "edge")]
+
+
+# --- issue 37: corners where irc disagreed with OpenVINO (each case failed before the fix) -------
+import openvino.opset4 as op4  # noqa: E402
+
+
+def _i37_typed(shape, et, name):
+    """A Parameter of any ov.Type (ov.Type.dynamic included) and a shape as P takes it."""
+    ps = ov.PartialShape.dynamic() if shape is None else ov.PartialShape(
+        [ov.Dimension(*d) if isinstance(d, tuple) else ov.Dimension(d) for d in shape])
+    return o.parameter(ps, et, name=name)
+
+
+# Broadcast-1/3 explicit with an axes_mapping out of order (or past the target rank). OpenVINO
+# checks the mapping (sorted, below the target rank, dims compatible) only when the data rank is
+# static, the target's values are known (a constant, bounds, or a Concat of one-element inputs)
+# and the axes are constant (broadcast_shape_inference.hpp, validate_target_shape_none): data
+# of dynamic rank, or a target of unknown values, takes the target as the output shape. With
+# static-rank data and a known target it refuses ("doesn't permit transposes"): not a case.
+def _i37_bcast_explicit(ver, xs, tk, axes):
+    x = P(xs)
+    if tk == "const":
+        ps, t = [], C([2, 4, 3])
+    elif tk == "bounds":
+        z = P([2, (1, 4), 3], name="z")
+        ps, t = [z], op3.shape_of(z)
+    elif tk == "concat":
+        z = P([(1, 4)], name="z")
+        ps, t = [z], o.concat([C([2]), op3.shape_of(z), C([3])], 0)
+    else:  # an unknown target of 3 elements, or of unknown length
+        z = P([3] if tk == "param" else [-1], np.int64, name="z")
+        ps, t = [z], z
+    return [x] + ps, [_nf(ver, "Broadcast", [x, t, C(axes)], {"mode": "explicit"}).output(0)]
+
+
+for _n, _a in {"bcast1_explicit_unsorted_dynrank_const": ("opset1", None, "const", [0, 2, 1]),
+               "bcast3_explicit_unsorted_dynrank_const": ("opset3", None, "const", [0, 2, 1]),
+               "bcast3_explicit_unsorted_dynrank_bounds": ("opset3", None, "bounds", [2, 0, 1]),
+               "bcast1_explicit_unsorted_dynrank_concat": ("opset1", None, "concat", [0, 2, 1]),
+               "bcast3_explicit_descending_dynrank": ("opset3", None, "const", [2, 1]),
+               "bcast3_explicit_axis_past_rank_dynrank": ("opset3", None, "const", [0, 1, 5]),
+               "bcast1_explicit_unsorted_static_unknown_target": ("opset1", [2, 3, 4], "param", [0, 2, 1]),
+               "bcast3_explicit_unsorted_static_unknown_length": ("opset3", [2, 3, 4], "param_dyn", [2, 0, 1]),
+               "bcast3_explicit_axis_past_rank_unknown_target": ("opset3", [(1, 3), -1, 4], "param",
+                                                                 [0, 1, 5])}.items():
+    CASES.append(("i37_" + _n, (lambda a=_a: _i37_bcast_explicit(*a))))
+
+
+# A Reshape pattern computed in f32 from interval dims (type_prop/reshape.cpp
+# interval_value_propagation_mul_div*): ShapeOf -> Convert f32 -> Multiply -> Divide -> Convert
+# -> Reshape keeps the intervals, the constant scalar or 1-D on either side; the last Convert
+# truncates (3..9 / 2 is 1..4).
+def _i37_f32_shape(ds, mul, div, mul_lhs, div_lhs):
+    f = lambda v: o.constant(np.array(v, np.float32))
+    x = P(ds)
+    c = o.convert(op3.shape_of(x), "f32")
+    m = o.multiply(f(mul), c) if mul_lhs else o.multiply(c, f(mul))
+    d = o.divide(f(div), m) if div_lhs else o.divide(m, f(div))
+    return [x], [o.reshape(x, o.convert(d, "i32"), False)]
+
+
+for _n, _a in {"mul_div": ([(2, 8), (4, 16), 2], [-2, 2, -4], [-2, 2, -4], False, False),
+               "mul_div_rhs_shape": ([(1, 5), (0, 4), (2, 3)], 2, [10, 16, 12], True, True),
+               "mul_lhs_scalar_div": ([(2, 8), (4, 16), 6], 2, [2, 1, 3], True, False),
+               "mul_rhs_scalar_div": ([(2, 8), (4, 16), 6], 2, [2, 1, 3], False, False),
+               "mul_rhs_1d_div": ([(2, 8), (4, 16), 6], [2], [2, 1, 3], False, False),
+               "mul_div_lhs_1d": ([(2, 8), (4, 16), 6], [2], 192, False, True)}.items():
+    CASES.append(("i37_reshape_f32_" + _n, (lambda a=_a: _i37_f32_shape(*a))))
+
+
+def _i37_f32_dim(x, i):
+    return o.convert(op8.gather(op3.shape_of(x), C([i]), C(0)), "f32")
+
+
+@case("i37_reshape_f32_dims_mul")
+def _():
+    x = P([(2, 8), (3, 6), 4])
+    t = o.concat([_i37_f32_dim(x, 0), o.multiply(_i37_f32_dim(x, 1), _i37_f32_dim(x, 2))], 0)
+    return [x], [o.reshape(x, o.convert(t, "i64"), False)]
+
+
+@case("i37_reshape_f32_dims_mul_div_truncates")
+def _():
+    x, y = P([(3, 9), (3, 6), 4]), P(None, name="y")
+    f = o.constant(np.array([2], np.float32))
+    t = o.concat([o.divide(o.multiply(_i37_f32_dim(x, 0), _i37_f32_dim(x, 1)), _i37_f32_dim(x, 1)),
+                  o.divide(_i37_f32_dim(x, 0), f), o.multiply(_i37_f32_dim(x, 2), f)], 0)
+    return [x, y], [o.reshape(y, o.convert(t, "i64"), False)]
+
+
+# Partial values through Pad (a ShapeOf padded, every mode; the pad value, negative pads, an
+# unknown element kept as ?) and ScatterUpdate (known elements updated at constant indices,
+# updates from a ShapeOf), read as a Broadcast target or a Reshape pattern
+# (type_prop/pad.cpp pad_preserve_partial_values_and_labels_on_inputs,
+# type_prop/scatter_update.cpp scatter_update_v3_*_propagation).
+def _i37_pad_target(ver, mode, pb, pe, value=None, xs=(1, (2, 5), (1, 3)), consumer="numpy"):
+    x = P(list(xs), np.int32)
+    pad = (op1.pad if ver == 1 else op12.pad)(op3.shape_of(x), C(pb), C(pe), mode,
+                                             None if value is None else C(value))
+    if consumer == "reshape":
+        y = P(None, name="y")
+        return [x, y], [o.reshape(y, pad, False)]
+    y = P([1], name="y")
+    return [x, y], [op3.broadcast(y, pad, consumer)]
+
+
+for _n, _a in {"pad1_edge_bidirectional": (1, "edge", [1], [2], None, (1, (2, 5), (1, 3)), "bidirectional"),
+               "pad12_constant_default_value": (12, "constant", [1], [2]),
+               "pad1_constant_value": (1, "constant", [1], [2], 7),
+               "pad12_reflect_reshape": (12, "reflect", [1], [2], None, (1, (2, 5), (1, 3), 4), "reshape"),
+               "pad1_symmetric_reshape": (1, "symmetric", [1], [2], None, (1, (2, 5), (1, 3)), "reshape"),
+               "pad12_negative_reshape": (12, "constant", [-1], [1], 3, (1, (2, 5), (1, 3), 4), "reshape"),
+               "pad1_unknown_element": (1, "constant", [1], [2], 5, (-1, (2, 5), 3), "reshape")}.items():
+    CASES.append(("i37_" + _n, (lambda a=_a: _i37_pad_target(*a))))
+
+
+@case("i37_scatter_update_shapeof_updates")
+def _():
+    x = P([(5, 7)], np.int8)
+    su = op3.scatter_update(C([1, 0]), C([1]), op3.shape_of(x), C([0]))
+    return [x], [op3.broadcast(C([[4]]), su, "numpy")]
+
+
+@case("i37_scatter_update_strided_slice_end")
+def _():
+    x = P([(5, 7)], np.int8)
+    su = op3.scatter_update(C([1, 0]), C([1]), op3.shape_of(x), C([0]))
+    ss = op1.strided_slice(C([list(range(1, 10)) + [0]]), C([0, 0]), su, C([1, 1]), [], [])
+    return [x], [o.reshape(ss, su, False)]
+
+
+@case("i37_scatter_update_known_elements")
+def _():
+    x, y = P([(1, 5), -1, (2, 3), 4]), P(None, name="y")
+    return [x, y], [o.reshape(y, op3.scatter_update(op3.shape_of(x), C([1, 3]), C([8, 6]), C(0)), False)]
+
+
+@case("i37_scatter_update_2d_indices_i32")
+def _():
+    x, y = P([(1, 5), -1, (2, 3), 4]), P([1], name="y")
+    su = op3.scatter_update(op3.shape_of(x, "i32"), C([[1], [2]], "i32"), C([[7], [9]], "i32"), C(-1))
+    return [x, y], [op3.broadcast(y, su, "numpy")]
+
+
+# NonZero reads its data's value when OpenVINO's bound evaluation gives it (equal bounds):
+# through any op with an `evaluate` whose inputs are all known (a FakeQuantize of constants, a
+# RandomUniform: here with min >= 1, so the count does not depend on the values drawn). A
+# ConvertLike has no evaluate: the data is unknown and the count an interval.
+# (src/core/src/op/non_zero.cpp: get_constant_from_source, i.e. has_and_set_equal_bounds.)
+def _i37_nonzero(kind):
+    x = P([1], name="x")  # the model's Parameter; its output is a second Result
+    f = lambda v: o.constant(np.array(v, np.float32))
+    if kind.startswith("fake_quantize"):
+        levels = 256 if kind == "fake_quantize" else 2
+        d = o.fake_quantize(f([0.1, 2.0, -3.0, 0.2]), f(0.0), f(1.0), f(0.0), f(1.0), levels)
+    elif kind.startswith("random_uniform"):
+        shape = [] if kind == "random_uniform_scalar" else [3]
+        d = op8.random_uniform(o.constant(np.array(shape, np.int64)), f(1.0), f(2.0), "f32", 1, 2)
+    elif kind == "convert_like":
+        d = o.convert_like(C([0, 3, 5]), f([0.0]))
+    else:  # convert_like_2d
+        d = o.convert_like(f([[0.0, 1.5, 0.0], [2.0, 0.0, 0.0]]), C([0], "i32"))
+    return [x], [op3.non_zero(d), o.add(x, x)]
+
+
+for _k in ("fake_quantize", "fake_quantize_levels2", "random_uniform_scalar", "random_uniform_3",
+           "convert_like", "convert_like_2d"):
+    CASES.append(("i37_nonzero_" + _k, (lambda k=_k: _i37_nonzero(k))))
+
+
+# ScaledDotProductAttention-13 with a sixth input, the attention sink (accepted by OpenVINO
+# 2026: the query's rank, last dim 1, the others compatible with the query's or a broadcast 1;
+# otherwise refused, not a case), and its output type merged
+# from the typed inputs when the query's is dynamic: q, k, v, the scale and the sink merge; a
+# floating mask merges too, a boolean one does not, and with causal the mask is not read at all
+# (an i64 mask passes then; without causal it is refused: not a case).
+def _i37_sdpa(specs, causal=False):
+    names = ["q", "k", "v", "m", "s", "sink"]
+    ps = [_i37_typed(sh, getattr(ov.Type, et), names[i]) for i, (sh, et) in enumerate(specs)]
+    return ps, [_nf("opset13", "ScaledDotProductAttention", ps, {"causal": causal}).output(0)]
+
+
+_I37_SDPA = {
+    "sink_3d": ([([2, 3, 4], "f32"), ([2, 5, 4], "f32"), ([2, 5, 6], "f32"), ([3, 5], "f32"), ([], "f32"),
+                 ([2, 3, 1], "f32")], False),
+    "sink_4d_dynamic": ([([2, -1, -1, 4], "f32"), ([-1, -1, -1, -1], "f32"), ([-1, -1, -1, -1], "f32"),
+                         ([-1, -1], "f32"), ([], "f32"), ([-1, -1, 3, -1], "f32")], True),
+    "sink_4d_causal": ([([2, 4, 3, 4], "f32"), ([2, 4, 5, 4], "f32"), ([2, 4, 5, 6], "f32"), ([], "f32"),
+                        ([], "f32"), ([2, 4, 3, 1], "f32")], True),
+    "sink_broadcast": ([([2, 3, 4], "f32"), ([2, 5, 4], "f32"), ([2, 5, 6], "f32"), ([3, 5], "f32"), ([], "f32"),
+                        ([1, 3, 1], "f32")], False),
+    "sink_dynamic_rank": ([(None, "f32")] * 6, False),
+    # the sink is only checked against the others: its dims refine nothing
+    "sink_refines_nothing": ([([-1, (1, 5), 4], "f32"), ([-1, 5, 4], "f32"), ([-1, 5, 6], "f32"), ([], "f32"),
+                              ([], "f32"), ([(2, 3), (3, 7), 1], "f32")], False),
+    "type_from_key_f64": ([([2, 3, 4], "dynamic"), ([2, 5, 4], "f64"), ([2, 5, 6], "dynamic"), ([3, 5], "f64")], False),
+    "type_from_scale_f32": ([([2, 3, 4], "dynamic"), ([2, 5, 4], "dynamic"), ([2, 5, 6], "dynamic"),
+                             ([1, 3, 5], "dynamic"), ([], "f32")], False),
+    "type_from_mask_f16": ([([2, 3, 4], "dynamic"), ([2, 5, 4], "dynamic"), ([2, 5, 6], "dynamic"), ([3, 5], "f16")],
+                           False),
+    "type_bool_mask": ([([2, 3, 4], "dynamic"), ([2, 5, 4], "f64"), ([2, 5, 6], "dynamic"),
+                        ([1, 3, 5], "boolean")], False),
+    "type_i64_mask_causal": ([([(1, 4), 3, (1, 5), 4], "dynamic"), ([(4, 8), (1, 4), 5, 4], "f64"),
+                              ([(2, 4), 3, 5, (3, 7)], "dynamic"), ([57, 3, (4, 7), 5], "i64"), ([], "f64")], True),
+    "type_from_sink_f64": ([([2, 3, 4], "dynamic"), ([2, 5, 4], "dynamic"), ([2, 5, 6], "dynamic"),
+                            ([3, 5], "dynamic"), ([], "dynamic"), ([2, 3, 1], "f64")], False),
+}
+for _n, (_s, _c) in _I37_SDPA.items():
+    CASES.append(("i37_sdpa_" + _n, (lambda s=_s, c=_c: _i37_sdpa(s, c))))
+
+
+# Value bounds through ScatterNDUpdate-3/15 and ScatterElementsUpdate-3/12 (reductions on the
+# bounds too): updates from a ShapeOf of interval dims into a constant, or constants into a
+# ShapeOf, read as a Broadcast target / Reshape pattern
+# (type_prop scatter_nd_update.cpp / scatter_elements_update.cpp
+# preserve_partial_values_and_*_via_evaluates_bounds).
+def _i37_scatter(kind, red=None):
+    z = P([(10, 20), (3, 4)], np.int64, "u")
+    u, d = op3.shape_of(z), C([2, 3, 15, 4])
+    if kind == "nd3":
+        s = op4.scatter_nd_update(d, C([[2], [0]]), u)
+    elif kind == "nd15":
+        s = op15.scatter_nd_update(d, C([[2], [0]]), u, red)
+    elif kind == "elements3":
+        s = op3.scatter_elements_update(d, C([3, 0]), u, o.constant(np.array(0, np.int16)))
+    else:
+        s = op12.scatter_elements_update(d, C([3, 0]), u, o.constant(np.array(0, np.int16)), red)
+    y = P([1], name="y")
+    return [z, y], [op3.broadcast(y, s, "bidirectional")]
+
+
+for _n, _a in {"scatter_nd3": ("nd3",), "scatter_nd15_none": ("nd15", "none"), "scatter_nd15_sum": ("nd15", "sum"),
+               "scatter_nd15_max": ("nd15", "max"), "scatter_elements3": ("elements3",),
+               "scatter_elements12_sum": ("elements12", "sum")}.items():
+    CASES.append(("i37_" + _n, (lambda a=_a: _i37_scatter(*a))))
+
+
+@case("i37_scatter_nd3_into_shapeof")
+def _():
+    x, y = P([(1, 5), 3, (2, 9), 4]), P(None, name="y")
+    return [x, y], [o.reshape(y, op4.scatter_nd_update(op3.shape_of(x), C([[1]]), C([7])), False)]
+
+
+@case("i37_scatter_elements3_into_shapeof")
+def _():
+    x, y = P([(1, 5), 3, (2, 9), 4]), P(None, name="y")
+    return [x, y], [o.reshape(y, op3.scatter_elements_update(op3.shape_of(x), C([3, 1]), C([6, 2]), C(-1)), False)]
+
 
 
 def main():

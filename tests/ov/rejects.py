@@ -83,6 +83,40 @@ def const(name, values, dtype=np.int64):
     return edit
 
 
+# --- ScaledDotProductAttention-13 with an attention sink (OpenVINO 2026): types and shapes -------
+def _sdpa_sink():
+    from openvino.utils.node_factory import NodeFactory
+    q, k, v = P([2, 3, 4], "q"), P([2, 5, 4], "k"), P([2, 5, 6], "v")
+    m, sc, sink = P([2, 3, 5], "m"), P([], "sc"), P([2, 3, 1], "sink")
+    n = NodeFactory("opset13").create("ScaledDotProductAttention",
+                                      [x.output(0) for x in (q, k, v, m, sc, sink)], {"causal": False})
+    return ov.Model([o.result(n)], [q, k, v, m, sc, sink])
+
+
+@case("sdpa_sink_last_dim_2", attr('<data shape="2,3,1" element_type="f32" />',
+                                   '<data shape="2,3,2" element_type="f32" />'))
+def _():
+    return _sdpa_sink()
+
+
+@case("sdpa_sink_rank_2", attr('<data shape="2,3,1" element_type="f32" />',
+                               '<data shape="3,1" element_type="f32" />'))
+def _():
+    return _sdpa_sink()
+
+
+@case("sdpa_mask_i64", attr('<data shape="2,3,5" element_type="f32" />',
+                            '<data shape="2,3,5" element_type="i64" />'))
+def _():
+    return _sdpa_sink()
+
+
+@case("sdpa_sink_f16_mixed", attr('<data shape="2,3,1" element_type="f32" />',
+                                  '<data shape="2,3,1" element_type="f16" />'))
+def _():
+    return _sdpa_sink()
+
+
 # --- enum attributes (src/ops/enums.rs) ----------------------------------------------------------
 @case("round_mode_bogus", attr('mode="half_to_even"', 'mode="bogus"'))
 def _():

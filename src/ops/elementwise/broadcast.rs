@@ -4,7 +4,7 @@
 use super::*;
 
 /// Flat index maps for numpy broadcasting of two static shapes.
-pub(super) fn bcast_maps(a: &[u64], b: &[u64]) -> Option<(Vec<u64>, Vec<usize>, Vec<usize>)> {
+pub(crate) fn bcast_maps(a: &[u64], b: &[u64]) -> Option<(Vec<u64>, Vec<usize>, Vec<usize>)> {
     // Fast paths: equal shapes, or one side holding a single element.
     let (na, nb) = (a.iter().product::<u64>(), b.iter().product::<u64>());
     if a == b || (nb == 1 && a.len() >= b.len()) || (na == 1 && b.len() >= a.len()) {
