@@ -135,22 +135,20 @@ fn resize_by_scales(
         out[a] = match &scales {
             Some(s) => {
                 let sc = *s.get(k).ok_or("scales is shorter than axes")? as f32;
-                // A product past i64::MAX is no dim: OpenVINO's is `?` (measured).
-                if padded[a].get().is_some() {
-                    padded[a].map_bounds(|v: u64| {
-                        let r = ((v as f32) * sc + 1.0e-5f32).floor().max(0.0);
-                        (r < i64::MAX as f32).then_some(r as u64)
-                    })
-                } else {
-                    // Interval bounds: OpenVINO's multiply_bound_and_scale, the bound times
-                    // (scale + 1e-6) in f32, truncated (a bound near 2^62 times 2 lands 2^39
-                    // above the exact product; fuzz 1717:19986).
-                    let m = sc + 1.0e-6f32;
-                    padded[a].map_bounds(|v: u64| {
-                        let r = ((v as f32) * m).trunc().max(0.0);
-                        (r < i64::MAX as f32).then_some(r as u64)
-                    })
+                // OpenVINO's multiply_bound_and_scale, static dims and interval bounds alike:
+                // the dim times (scale + 1e-6) in f32, truncated (a static 46691964 times 3 is
+                // 140075936, fuzz 6161:49372; a bound near 2^62 times 2 lands 2^39 above the
+                // exact product, fuzz 1717:19986). A product past i64::MAX is `?` (measured).
+                // A scale of exactly 1 keeps the dim (OpenVINO skips it: 16777216 stays).
+                if sc == 1.0 {
+                    out[a] = padded[a];
+                    continue;
                 }
+                let m = sc + 1.0e-6f32;
+                padded[a].map_bounds(|v: u64| {
+                    let r = ((v as f32) * m).trunc().max(0.0);
+                    (r < i64::MAX as f32).then_some(r as u64)
+                })
             }
             None => Dim::any(),
         };

@@ -1453,6 +1453,22 @@ def _():
     return [x], [op12.pad(s, C([0, -2]), C([0, -2]), "edge")]
 
 
+# Interpolate by scales on a static dim: OpenVINO's multiply_bound_and_scale, (scale + 1e-6) in
+# f32, truncated (46691964 * 3 is 140075936; fuzz 6161:49372); a scale of exactly 1 keeps the dim.
+def _interp_scales(ver, dim, scale):
+    x = P([dim])
+    attrs = {"mode": "linear", "shape_calculation_mode": "scales", "coordinate_transformation_mode": "asymmetric",
+             "nearest_mode": "floor", "antialias": False, "pads_begin": [0], "pads_end": [0], "cube_coeff": -0.75}
+    sc = o.constant(np.array([scale], np.float32))
+    ins = [x, C([1]), sc, C([0])] if ver == "opset4" else [x, sc, C([0])]
+    return [x], [_nf(ver, "Interpolate", ins, attrs).output(0)]
+
+
+for _v in ("opset4", "opset11"):
+    for _d, _s in ((46691964, 3.0), (99999999, 1.5), (16777216, 1.0), (99999999, 1.0), (17, 0.35294117647)):
+        CASES.append(("interp_scales_static_%s_%d_%s" % (_v, _d, _s), lambda v=_v, d=_d, s=_s: _interp_scales(v, d, s)))
+
+
 # --- issue 37: corners where irc disagreed with OpenVINO (each case failed before the fix) -------
 import openvino.opset4 as op4  # noqa: E402
 
