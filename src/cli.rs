@@ -6,6 +6,7 @@
 
 use crate::error::{Diag, Error, Kind};
 use crate::passes::infer::{self, InputOverride};
+use crate::passes::symbolic::Symbolic;
 use crate::progress::Progress;
 use crate::report::{self, to_json};
 use crate::xml;
@@ -1353,14 +1354,19 @@ fn cmd_infer_shapes(
         crate::trace("write");
     }
     drop(bar);
-    if json {
-        let mut r = report::io(&parsed.model);
-        if ports {
-            r.ports = Some(report::ports_of(&parsed.model.graph));
+    if json || output.is_none() {
+        let m = &parsed.model;
+        let sym = Symbolic::of(&m.graph, m.weights.as_deref(), &overrides);
+        crate::trace("symbolic");
+        if json {
+            let mut r = report::io_of(&m.graph, Some(&sym));
+            if ports {
+                r.ports = Some(report::ports_of(&m.graph, Some(&sym)));
+            }
+            out(&to_json(&r));
+        } else {
+            out(&io_summary(m, &sym));
         }
-        out(&to_json(&r));
-    } else if output.is_none() {
-        out(&io_summary(&parsed.model));
     }
     Ok(0)
 }
@@ -1570,8 +1576,9 @@ impl Drop for Held {
     }
 }
 
-/// Inputs and outputs with their (inferred) types and shapes.
-fn io_summary(m: &crate::ir::Model) -> String {
+/// Inputs and outputs with their (inferred) types and shapes, dynamic dims as their symbolic
+/// expressions (`seq`, `past+seq`), then the symbols and where each comes from.
+fn io_summary(m: &crate::ir::Model, sym: &Symbolic) -> String {
     use std::fmt::Write;
     let g = &m.graph;
     let mut s = String::new();
@@ -1580,23 +1587,43 @@ fn io_summary(m: &crate::ir::Model) -> String {
         let l = &g[n];
         if l.is("Parameter") {
             let p = &l.outputs[0];
-            let shape = l.attr("shape").unwrap_or("");
+            let shape = l
+                .attr("shape")
+                .and_then(|x| crate::ir::PartialShape::parse(x).ok())
+                .unwrap_or_else(|| p.shape.clone());
             let et = p.precision.map_or("?".into(), |e| e.to_string());
-            let _ = writeln!(s, "input  {}: {et}[{shape}]", l.name);
+            let _ = writeln!(s, "input  {}: {et}{}", l.name, sym.shape_text(n, 0, &shape));
         }
     }
     for &n in &order {
         let l = &g[n];
         if l.is("Result") {
-            if let Some(p) = l.inputs.first() {
-                let names = g
-                    .input_of(n, 0)
-                    .map(|(src, o)| g[src].outputs[o].names().join(","))
+            if let (Some(p), Some((src, o))) = (l.inputs.first(), g.input_of(n, 0)) {
+                let names = Some(g[src].outputs[o].names().join(","))
                     .filter(|x| !x.is_empty())
                     .unwrap_or_else(|| l.name.clone());
                 let et = p.precision.map_or("?".into(), |e| e.to_string());
-                let _ = writeln!(s, "output {names}: {et}[{}]", p.shape);
+                let _ = writeln!(
+                    s,
+                    "output {names}: {et}{}",
+                    sym.shape_text(src, o, &p.shape)
+                );
             }
+        }
+    }
+    let free = sym.free();
+    if !free.is_empty() {
+        let _ = writeln!(s, "symbols:");
+        for x in free {
+            let from = match &x.origin {
+                crate::passes::symbolic::Origin::Input { input, axis } => {
+                    format!("input {input}, axis {axis}")
+                }
+                crate::passes::symbolic::Origin::Port { layer, port, axis } => {
+                    format!("layer '{layer}' port {port}, axis {axis}")
+                }
+            };
+            let _ = writeln!(s, "  {}: {from}", x.name);
         }
     }
     s

@@ -117,13 +117,13 @@ fn diff_with(
     let cx = Cx { a, b, marks };
     cx.graph(&a.graph, &b.graph, "", &[], &mut r);
     io_diff(
-        &io_of(&a.graph).inputs,
-        &io_of(&b.graph).inputs,
+        &io_of(&a.graph, None).inputs,
+        &io_of(&b.graph, None).inputs,
         &mut r.inputs,
     );
     io_diff(
-        &io_of(&a.graph).outputs,
-        &io_of(&b.graph).outputs,
+        &io_of(&a.graph, None).outputs,
+        &io_of(&b.graph, None).outputs,
         &mut r.outputs,
     );
     rt_diff(

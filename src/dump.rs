@@ -31,11 +31,38 @@ pub fn dump(model: &Model) -> String {
         ins,
         outs
     );
-    graph(model, g, 0, &mut out);
+    // Dynamic dims as expressions over symbols (`[batch,seq,96]`), from the shapes as the file
+    // records them; the symbols are listed at the end.
+    let sym = crate::passes::symbolic::Symbolic::of(g, model.weights.as_deref(), &[]);
+    graph(model, g, 0, Some(&sym), &mut out);
+    let free = sym.free();
+    if !free.is_empty() {
+        let _ = writeln!(out, "symbols:");
+        for x in free {
+            let _ = writeln!(out, "  {}", sym_origin(x));
+        }
+    }
     out
 }
 
-fn graph(model: &Model, g: &Graph, depth: usize, out: &mut String) {
+/// `name: input NAME axis K` or `name: 'LAYER' port P axis K`.
+pub(crate) fn sym_origin(x: &crate::passes::symbolic::Sym) -> String {
+    use crate::passes::symbolic::Origin;
+    match &x.origin {
+        Origin::Input { input, axis } => format!("{}: input \"{input}\" axis {axis}", x.name),
+        Origin::Port { layer, port, axis } => {
+            format!("{}: \"{layer}\" port {port} axis {axis}", x.name)
+        }
+    }
+}
+
+fn graph(
+    model: &Model,
+    g: &Graph,
+    depth: usize,
+    sym: Option<&crate::passes::symbolic::Symbolic>,
+    out: &mut String,
+) {
     let Some(order) = g.ordered() else {
         let _ = writeln!(out, "{}<graph has a cycle>", "  ".repeat(depth));
         return;
@@ -81,15 +108,19 @@ fn graph(model: &Model, g: &Graph, depth: usize, out: &mut String) {
         if l.is("Parameter") {
             let et = l.attr("element_type").unwrap_or("?");
             let sh = l.attr("shape").unwrap_or("");
-            let _ = write!(
-                out,
-                " -> {et}[{}]",
-                PartialShape::parse(sh)
-                    .map(|s| s.to_string())
-                    .unwrap_or_else(|_| sh.to_string())
-            );
+            let shown = match (PartialShape::parse(sh), sym) {
+                (Ok(s), Some(sym)) => sym.shape_text(n, 0, &s),
+                (Ok(s), None) => format!("[{s}]"),
+                (Err(_), _) => format!("[{sh}]"),
+            };
+            let _ = write!(out, " -> {et}{shown}");
         } else if !l.outputs.is_empty() {
-            let outs: Vec<String> = l.outputs.iter().map(port_type).collect();
+            let outs: Vec<String> = l
+                .outputs
+                .iter()
+                .enumerate()
+                .map(|(o, p)| port_type(p, sym.map(|s| (s, n, o))))
+                .collect();
             let _ = write!(out, " -> {}", outs.join(", "));
         }
         if let Some(k) = &l.konst {
@@ -111,15 +142,18 @@ fn graph(model: &Model, g: &Graph, depth: usize, out: &mut String) {
         out.push('\n');
         for b in &l.bodies {
             let _ = writeln!(out, "{pad}  {} {{", b.tag);
-            graph(model, &b.graph, depth + 2, out);
+            graph(model, &b.graph, depth + 2, None, out);
             let _ = writeln!(out, "{pad}  }}");
         }
     }
 }
 
-fn port_type(p: &Port) -> String {
+fn port_type(p: &Port, sym: Option<(&crate::passes::symbolic::Symbolic, NodeId, usize)>) -> String {
     let et = p.precision.map_or("?", |e| e.name());
-    format!("{et}{}", shape::Bracketed(&p.shape))
+    match sym {
+        Some((s, n, o)) => format!("{et}{}", s.shape_text(n, o, &p.shape)),
+        None => format!("{et}{}", shape::Bracketed(&p.shape)),
+    }
 }
 
 fn fmt_scalar(s: Scalar) -> String {

@@ -3,8 +3,9 @@
 //! so tests and CI scripts parse exactly what irc writes; docs/json.md shows one of each.
 
 use crate::error::Error;
-use crate::ir::{Dim, Graph, Model, PartialShape};
+use crate::ir::{Dim, Graph, Model, NodeId, PartialShape};
 use crate::passes::infer::Drift;
+use crate::passes::symbolic::{Origin, Symbolic};
 use serde::{Deserialize, Serialize};
 
 /// One dimension: an integer when static, `"?"` when unbounded, `"1..10"` (also `"..10"`,
@@ -42,6 +43,49 @@ pub struct Io {
     pub names: Vec<String>,
     pub element_type: String,
     pub shape: JsonShape,
+    /// Beside `shape`, one entry per dim: `null` where static, else the dim's expression over
+    /// the report's `symbols` (`"seq"`, `"past+seq"`, `"(h-1)//2+1"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbolic: Option<Vec<Option<String>>>,
+}
+
+/// A free symbol of a report: where its value comes from, a model input's axis or, for a dim
+/// known only at run time (data-dependent, a state variable's, one no rule expresses), a
+/// layer's output port and axis.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SymbolJson {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<usize>,
+    pub axis: usize,
+}
+
+/// The free symbols of `sym`, in order.
+pub fn symbols_json(sym: &Symbolic) -> Vec<SymbolJson> {
+    sym.free()
+        .into_iter()
+        .map(|s| match &s.origin {
+            Origin::Input { input, axis } => SymbolJson {
+                name: s.name.clone(),
+                input: Some(input.clone()),
+                layer: None,
+                port: None,
+                axis: *axis,
+            },
+            Origin::Port { layer, port, axis } => SymbolJson {
+                name: s.name.clone(),
+                input: None,
+                layer: Some(layer.clone()),
+                port: Some(*port),
+                axis: *axis,
+            },
+        })
+        .collect()
 }
 
 /// `infer-shapes --format json`.
@@ -54,6 +98,9 @@ pub struct IoReport {
     /// shapes, intervals kept (which ports written to a file lose).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ports: Option<Vec<LayerPorts>>,
+    /// The symbols the `symbolic` expressions are written in (see [`SymbolJson`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbols: Option<Vec<SymbolJson>>,
 }
 
 /// One layer's output ports (`infer-shapes --ports`).
@@ -71,10 +118,22 @@ pub struct LayerPorts {
 pub struct PortShape {
     pub element_type: String,
     pub shape: JsonShape,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbolic: Option<Vec<Option<String>>>,
+}
+
+/// `symbolic` of output `o` of `n` (when `sym` is given and the port has a rank).
+fn sym_of(
+    sym: Option<&Symbolic>,
+    n: NodeId,
+    o: usize,
+    shape: &PartialShape,
+) -> Option<Vec<Option<String>>> {
+    sym?.symbolic(n, o, shape)
 }
 
 /// Every layer's output ports, in the writer's order (see [`IoReport::ports`]).
-pub fn ports_of(g: &Graph) -> Vec<LayerPorts> {
+pub fn ports_of(g: &Graph, sym: Option<&Symbolic>) -> Vec<LayerPorts> {
     let et = |p: &crate::ir::Port| p.precision.map_or("dynamic".into(), |e| e.to_string());
     g.ordered()
         .unwrap_or_default()
@@ -87,9 +146,11 @@ pub fn ports_of(g: &Graph) -> Vec<LayerPorts> {
                 outputs: l
                     .outputs
                     .iter()
-                    .map(|p| PortShape {
+                    .enumerate()
+                    .map(|(o, p)| PortShape {
                         element_type: et(p),
                         shape: json_shape(&p.shape),
+                        symbolic: sym_of(sym, n, o, &p.shape),
                     })
                     .collect(),
             }
@@ -100,15 +161,17 @@ pub fn ports_of(g: &Graph) -> Vec<LayerPorts> {
 /// The model's inputs (Parameters) and outputs (Results) in the writer's order, with the types
 /// and shapes their ports carry (apply inference first to get inferred ones).
 pub fn io(m: &Model) -> IoReport {
-    io_of(&m.graph)
+    io_of(&m.graph, None)
 }
 
-pub fn io_of(g: &Graph) -> IoReport {
+/// [`io`] with each shape's `symbolic` and the report's `symbols` from `sym`.
+pub fn io_of(g: &Graph, sym: Option<&Symbolic>) -> IoReport {
     let order = g.ordered().unwrap_or_default();
     let mut r = IoReport {
         inputs: Vec::new(),
         outputs: Vec::new(),
         ports: None,
+        symbols: sym.map(symbols_json),
     };
     let et = |p: &crate::ir::Port| p.precision.map_or("dynamic".into(), |e| e.to_string());
     for &n in &order {
@@ -127,6 +190,7 @@ pub fn io_of(g: &Graph) -> IoReport {
                 name: l.name.clone(),
                 names,
                 element_type: et(p),
+                symbolic: sym_of(sym, n, 0, &shape),
                 shape: json_shape(&shape),
             });
         } else if l.is("Result") {
@@ -136,11 +200,15 @@ pub fn io_of(g: &Graph) -> IoReport {
                 .map(|(src, o)| g[src].outputs[o].names().to_vec())
                 .unwrap_or_default();
             names.sort();
+            let symbolic = g
+                .input_of(n, 0)
+                .and_then(|(src, o)| sym_of(sym, src, o, &p.shape));
             r.outputs.push(Io {
                 name: l.name.clone(),
                 names,
                 element_type: et(p),
                 shape: json_shape(&p.shape),
+                symbolic,
             });
         }
     }

@@ -41,6 +41,17 @@ pub fn pipeline(xml: &[u8], bin: Option<&[u8]>) -> bool {
         let mut drift = Vec::new();
         irc::passes::infer::drift(&parsed.model.graph, &facts, Some(&parsed.source_map), &mut drift);
         write(&m, differential);
+        // ... its dims as expressions (what every report shows), on the inferred shapes and on
+        // the file's own (dump reads those) ...
+        for g in [&m.graph, &parsed.model.graph] {
+            let sym = irc::passes::symbolic::Symbolic::of(g, m.weights.as_deref(), &[]);
+            for n in g.nodes() {
+                for (o, p) in g[n].outputs.iter().enumerate() {
+                    let _ = sym.symbolic(n, o, &p.shape);
+                }
+            }
+        }
+        let _ = irc::dump::dump(&parsed.model);
         // ... drawing it (what render does; both collapse modes) ...
         for collapse in [irc::render::Collapse::Auto, irc::render::Collapse::None] {
             let opts = irc::render::Options { collapse, around: None };

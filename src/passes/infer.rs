@@ -41,6 +41,18 @@ impl Facts {
 pub struct InputOverride {
     pub name: String,
     pub shape: PartialShape,
+    /// A name given where a dim goes (`input_ids[batch,seq]`): that dim is dynamic and its
+    /// symbol has this name (the same name on two inputs' dims makes them one symbol).
+    /// Empty, or one entry per dim.
+    pub dim_names: Vec<Option<String>>,
+}
+
+/// An identifier as a symbol name: `[A-Za-z_][A-Za-z0-9_]*`.
+pub fn is_identifier(s: &str) -> bool {
+    let mut c = s.chars();
+    c.next()
+        .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+        && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
 }
 
 /// The bytes `n` elements of `et` take as stored; 8 an element for dynamic and string types
@@ -236,10 +248,31 @@ pub fn parse_input_spec(s: &str) -> Result<InputOverride, String> {
         return Err(format!("--input '{s}': the input name is empty"));
     }
     let inner = &s[open + 1..s.len() - 1];
-    let shape = PartialShape::parse(inner).map_err(|e| format!("--input '{s}': {e}"))?;
+    let tokens: Vec<&str> = inner.split(',').map(str::trim).collect();
+    if !tokens.iter().any(|t| is_identifier(t)) {
+        let shape = PartialShape::parse(inner).map_err(|e| format!("--input '{s}': {e}"))?;
+        return Ok(InputOverride {
+            name: name.to_string(),
+            shape,
+            dim_names: Vec::new(),
+        });
+    }
+    // Names where dims go: each a dynamic dim of that name.
+    let mut dims = Vec::with_capacity(tokens.len());
+    let mut dim_names = Vec::with_capacity(tokens.len());
+    for t in tokens {
+        if is_identifier(t) {
+            dims.push(crate::ir::Dim::any());
+            dim_names.push(Some(t.to_string()));
+        } else {
+            dims.push(crate::ir::Dim::parse(t).map_err(|e| format!("--input '{s}': {e}"))?);
+            dim_names.push(None);
+        }
+    }
     Ok(InputOverride {
         name: name.to_string(),
-        shape,
+        shape: PartialShape::Ranked(dims.into_iter().collect()),
+        dim_names,
     })
 }
 

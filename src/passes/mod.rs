@@ -8,3 +8,4 @@ pub mod fold;
 pub mod infer;
 pub mod record;
 pub mod simplify;
+pub mod symbolic;

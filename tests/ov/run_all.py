@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SUITES = ["roundtrip.py", "shapes.py", "bounds.py", "spellings.py", "rejects.py", "fold.py", "edit.py", "extract.py", "compress.py", "simplify.py", "nokernel.py", "fuzz.py", "zoo.py", "verify.py", "review.py", "render.py"]
+SUITES = ["roundtrip.py", "shapes.py", "bounds.py", "spellings.py", "rejects.py", "fold.py", "edit.py", "extract.py", "compress.py", "simplify.py", "symbols.py", "nokernel.py", "fuzz.py", "zoo.py", "verify.py", "review.py", "render.py"]
 
 total_p = total_f = 0
 broken = []
