@@ -306,6 +306,18 @@ fn int_scalar(kind: Bin, et: E, x: i64, y: i64) -> Option<i64> {
 /// (measured: `[2^31-1, 5] / [1, 1]` read by a NonZero folds to `[0, 5]`, alone to
 /// `[2^31-1, 5]`). `None` when nothing changes; numpy broadcasting only.
 pub fn divide_lower_bound(a: &Tensor, b: &Tensor, out: &Tensor) -> Option<Tensor> {
+    zero_where_max(a, b, out)
+}
+
+/// The same for an integer Mod (`mod::evaluate_bound`, whose undefined-result mask is a
+/// dividend or divisor at the type's maximum, or a divisor of 0; measured: u8
+/// `[10, 255] mod [255, 9]` read by a NonZero folds to `[0, 0]`, alone to `[10, 3]`). A divisor
+/// of 0 never gets here: irc's kernel does not fold it.
+pub fn mod_lower_bound(a: &Tensor, b: &Tensor, out: &Tensor) -> Option<Tensor> {
+    zero_where_max(a, b, out)
+}
+
+fn zero_where_max(a: &Tensor, b: &Tensor, out: &Tensor) -> Option<Tensor> {
     if !a.et.is_integral() || a.et == E::Boolean || a.et != b.et || out.et != a.et {
         return None;
     }

@@ -827,10 +827,14 @@ impl<'a> Infer<'a> {
                 "Convert" => input(0)
                     .zip(out)
                     .and_then(|(i, o)| ops::convert::translate_max(i, o)),
-                // and Divide's gives 0 where an input is its type's maximum (measured when
+                // and Divide's and Mod's give 0 where an input is its type's maximum (measured when
                 // folding; what shape inference reads there is not characterized)
                 "Divide" if self.fold_mode => match (input(0), input(1), out) {
                     (Some(a), Some(b), Some(o)) => ops::elementwise::divide_lower_bound(a, b, o),
+                    _ => None,
+                },
+                "Mod" if self.fold_mode => match (input(0), input(1), out) {
+                    (Some(a), Some(b), Some(o)) => ops::elementwise::mod_lower_bound(a, b, o),
                     _ => None,
                 },
                 _ => None,

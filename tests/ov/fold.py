@@ -2673,6 +2673,12 @@ for _t, _m in (("i32", 2 ** 31 - 1), ("i64", 2 ** 63 - 1), ("u32", 2 ** 32 - 1))
     add("divide_%s_max_read_by_nonzero" % _t, lambda t=_t, m=_m: (lambda d: [d, o.non_zero(d)])(
         o.divide(C([m, 5, 6, 9], t), C([1, 1, 2, m], t))))
     add("divide_%s_max_alone" % _t, lambda t=_t, m=_m: [o.divide(C([m, 5, 6, 9], t), C([1, 1, 2, m], t))])
+# So does an integer Mod (mod.cpp's undefined-result mask: either input at the maximum), with
+# numpy broadcasting (fuzz 8383:31417).
+for _t, _m in (("u8", 255), ("u16", 2 ** 16 - 1), ("i8", 127), ("i32", 2 ** 31 - 1), ("u64", 2 ** 64 - 1)):
+    add("mod_%s_max_read_by_nonzero" % _t, lambda t=_t, m=_m: (lambda d: [d, o.non_zero(d)])(
+        o.mod(C([[10, 3, m, 7], [m, 9, 1, 0]], t), C([[m, m, 9, 3]], t))))
+    add("mod_%s_max_alone" % _t, lambda t=_t, m=_m: [o.mod(C([[10, 3, m, 7], [m, 9, 1, 0]], t), C([[m, m, 9, 3]], t))])
 # Pads taking a dim below zero: `?` to the shape rule, 0 to the kernel: an empty output folds.
 add("pad12_reflect_below_zero_empty", lambda: [op12.pad(C(np.zeros([0, 1]), "f16"), C([-1, 0]), C([-1, -1]), "reflect")])
 add("pad12_reflect_below_zero_empty_3d", lambda: [op12.pad(C([[[4.0, 3.0]]], "f16"), C([-1, 0, 0]), C([-2, -1, -2]), "reflect")])
