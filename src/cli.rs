@@ -1312,13 +1312,29 @@ fn cmd_infer_shapes(
             &mut drift,
         );
         drop(bar);
+        // The inferred ports' dims as expressions, for the ports that differ.
+        let inferred = (!drift.is_empty()).then(|| {
+            let mut g = parsed.model.graph.clone();
+            infer::apply(&mut g, &facts, &overrides, true);
+            let sym = Symbolic::of(&g, parsed.model.weights.as_deref(), &overrides);
+            (g, sym)
+        });
+        let symbolic = |d: &infer::Drift| -> Option<String> {
+            let ((g, sym), (n, o)) = (inferred.as_ref()?, d.node?);
+            let p = g[n].outputs.get(o)?;
+            if p.shape.is_static() {
+                return None;
+            }
+            let et = p.precision.map_or("?", |e| e.name());
+            Some(format!("{et}{}", sym.shape_text(n, o, &p.shape)))
+        };
         if json {
             let src = if drift.is_empty() {
                 None
             } else {
                 std::fs::read_to_string(&parsed.path).ok()
             };
-            out(&to_json(&report::check(&drift, src.as_deref())));
+            out(&to_json(&report::check(&drift, src.as_deref(), &symbolic)));
             return Ok(if drift.is_empty() { 0 } else { 1 });
         }
         if drift.is_empty() {
@@ -1334,8 +1350,11 @@ fn cmd_infer_shapes(
                 Diag::new(
                     Kind::Shape,
                     format!(
-                        "output port {}: recorded {}, inferred {}",
-                        d.port, d.recorded, d.inferred
+                        "output port {}: recorded {}, inferred {}{}",
+                        d.port,
+                        d.recorded,
+                        d.inferred,
+                        symbolic(d).map_or(String::new(), |s| format!(" = {s}"))
                     ),
                 )
                 .at(d.pos)
@@ -1390,6 +1409,7 @@ fn cmd_diff(
             let opts = crate::render::Options {
                 collapse: collapse.into(),
                 around: None,
+                inputs: Vec::new(),
             };
             let pic = crate::render::render_diff(&pa.model, &pb.model, &marks, &opts)
                 .map_err(Fail::Usage)?;
@@ -1468,6 +1488,7 @@ fn cmd_render(a: RenderArgs) -> Result<i32, Fail> {
     let opts = crate::render::Options {
         collapse: a.collapse.into(),
         around: a.around.map(|l| (l, a.depth)),
+        inputs: parse_inputs(&a.inputs)?,
     };
     let pic = crate::render::render(&parsed.model, &opts).map_err(Fail::Usage)?;
     crate::trace("render");
@@ -1521,7 +1542,9 @@ fn read_inferred(
 
 fn cmd_stats(input: PathBuf, inputs: Vec<String>, format: Format) -> Result<i32, Fail> {
     let (parsed, trusted) = read_inferred(&input, &inputs)?;
-    let s = crate::stats::stats(&parsed.model, &trusted);
+    let m = &parsed.model;
+    let sym = Symbolic::of(&m.graph, m.weights.as_deref(), &parse_inputs(&inputs)?);
+    let s = crate::stats::stats(m, &trusted, Some(&sym));
     match format {
         Format::Json => out(&to_json(&s)),
         Format::Text => out(&crate::stats::render_text(&s)),
@@ -1583,6 +1606,13 @@ fn io_summary(m: &crate::ir::Model, sym: &Symbolic) -> String {
     let g = &m.graph;
     let mut s = String::new();
     let order = g.ordered().unwrap_or_default();
+    // The symbols the lines use, listed after them.
+    let mut used: Vec<crate::passes::symbolic::SymId> = Vec::new();
+    let mut note = |n, o| {
+        for e in sym.dims(n, o).unwrap_or_default() {
+            e.syms(&mut used);
+        }
+    };
     for &n in &order {
         let l = &g[n];
         if l.is("Parameter") {
@@ -1593,6 +1623,7 @@ fn io_summary(m: &crate::ir::Model, sym: &Symbolic) -> String {
                 .unwrap_or_else(|| p.shape.clone());
             let et = p.precision.map_or("?".into(), |e| e.to_string());
             let _ = writeln!(s, "input  {}: {et}{}", l.name, sym.shape_text(n, 0, &shape));
+            note(n, 0);
         }
     }
     for &n in &order {
@@ -1603,18 +1634,15 @@ fn io_summary(m: &crate::ir::Model, sym: &Symbolic) -> String {
                     .filter(|x| !x.is_empty())
                     .unwrap_or_else(|| l.name.clone());
                 let et = p.precision.map_or("?".into(), |e| e.to_string());
-                let _ = writeln!(
-                    s,
-                    "output {names}: {et}{}",
-                    sym.shape_text(src, o, &p.shape)
-                );
+                let shape = sym.shape_text(src, o, &p.shape);
+                let _ = writeln!(s, "output {names}: {et}{shape}");
+                note(src, o);
             }
         }
     }
-    let free = sym.free();
-    if !free.is_empty() {
+    if !used.is_empty() {
         let _ = writeln!(s, "symbols:");
-        for x in free {
+        for x in used.iter().filter_map(|&i| sym.symbols().get(i as usize)) {
             let from = match &x.origin {
                 crate::passes::symbolic::Origin::Input { input, axis } => {
                     format!("input {input}, axis {axis}")

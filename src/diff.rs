@@ -11,6 +11,7 @@
 use crate::ir::hash_bytes;
 use crate::ir::shape::Bracketed;
 use crate::ir::*;
+use crate::passes::symbolic::Symbolic;
 use crate::report::{io_of, Io};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -114,18 +115,25 @@ fn diff_with(
     marks: Option<&std::cell::RefCell<HashMap<String, GraphMarks>>>,
 ) -> DiffReport {
     let mut r = DiffReport::default();
-    let cx = Cx { a, b, marks };
+    // Dims as expressions (of the shapes the files record), so a relation that changed shows
+    // though the shapes read the same (`[batch,seq]` to `[batch,seq+1]`).
+    let syms = (
+        Symbolic::of(&a.graph, a.weights.as_deref(), &[]),
+        Symbolic::of(&b.graph, b.weights.as_deref(), &[]),
+    );
+    let cx = Cx {
+        a,
+        b,
+        marks,
+        syms: &syms,
+    };
     cx.graph(&a.graph, &b.graph, "", &[], &mut r);
-    io_diff(
-        &io_of(&a.graph, None).inputs,
-        &io_of(&b.graph, None).inputs,
-        &mut r.inputs,
+    let (ia, ib) = (
+        io_of(&a.graph, Some(&syms.0)),
+        io_of(&b.graph, Some(&syms.1)),
     );
-    io_diff(
-        &io_of(&a.graph, None).outputs,
-        &io_of(&b.graph, None).outputs,
-        &mut r.outputs,
-    );
+    io_diff(&ia.inputs, &ib.inputs, (&syms.0, &syms.1), &mut r.inputs);
+    io_diff(&ia.outputs, &ib.outputs, (&syms.0, &syms.1), &mut r.outputs);
     rt_diff(
         "",
         a.graph.rt_info.as_ref(),
@@ -156,6 +164,8 @@ struct Cx<'m> {
     a: &'m Model,
     b: &'m Model,
     marks: Option<&'m std::cell::RefCell<HashMap<String, GraphMarks>>>,
+    /// The top-level graphs' symbolic dims.
+    syms: &'m (Symbolic, Symbolic),
 }
 
 /// A layer's signature and the (paired) producers of its inputs.
@@ -449,9 +459,28 @@ impl Cx<'_> {
                 lb.outputs.len()
             ));
         }
+        // Symbolic forms at the top level (bodies have none), compared where both are over
+        // input symbols only (a fresh symbol's number says nothing across two models).
+        let top = std::ptr::eq(ga, &self.a.graph) && std::ptr::eq(gb, &self.b.graph);
         for (o, (x, y)) in la.outputs.iter().zip(&lb.outputs).enumerate() {
-            if x.precision != y.precision || x.shape != y.shape {
-                w.push(format!("output {o}: {} -> {}", port(x), port(y)));
+            let (sx, sy) = match top {
+                true => (
+                    self.syms.0.shape_text(m, o, &x.shape),
+                    self.syms.1.shape_text(n, o, &y.shape),
+                ),
+                false => (
+                    Bracketed(&x.shape).to_string(),
+                    Bracketed(&y.shape).to_string(),
+                ),
+            };
+            let relation = top
+                && sx != sy
+                && comparable(&self.syms.0, m, o)
+                && comparable(&self.syms.1, n, o)
+                && !same_values(self.syms, (m, o), (n, o));
+            if x.precision != y.precision || x.shape != y.shape || relation {
+                let et = |p: &Port| p.precision.map_or("?", |e| e.name()).to_string();
+                w.push(format!("output {o}: {}{sx} -> {}{sy}", et(x), et(y)));
             }
             let (mut na, mut nb) = (x.names().to_vec(), y.names().to_vec());
             na.sort();
@@ -529,12 +558,37 @@ fn src(g: &Graph, p: Option<(NodeId, usize)>) -> String {
     }
 }
 
-fn port(p: &Port) -> String {
-    format!(
-        "{}{}",
-        p.precision.map_or("?", |e| e.name()),
-        Bracketed(&p.shape)
-    )
+/// Whether two ports' expressions (over input symbols, matched by name) agree on several
+/// assignments of the inputs' dims: two forms of one relation are not a change.
+fn same_values(syms: &(Symbolic, Symbolic), a: (NodeId, usize), b: (NodeId, usize)) -> bool {
+    let (Some(da), Some(db)) = (syms.0.dims(a.0, a.1), syms.1.dims(b.0, b.1)) else {
+        return false;
+    };
+    if da.len() != db.len() {
+        return false;
+    }
+    (0..3u64).all(|k| {
+        let value = |sym: &Symbolic, s: crate::passes::symbolic::SymId| {
+            let name = &sym.symbols()[s as usize].name;
+            Some((2 + (crate::ir::hash_bytes(name.as_bytes()) ^ k) % 61 + 13 * k) as i64)
+        };
+        let fa = |s| value(&syms.0, s);
+        let fb = |s| value(&syms.1, s);
+        da.iter()
+            .zip(&db)
+            .all(|(x, y)| x.eval(&fa).is_some() && x.eval(&fa) == y.eval(&fb))
+    })
+}
+
+/// Whether output `o` of `n` is expressed over model inputs' symbols only.
+fn comparable(sym: &Symbolic, n: NodeId, o: usize) -> bool {
+    sym.dims(n, o).is_some_and(|d| {
+        let mut v = Vec::new();
+        for e in &d {
+            e.syms(&mut v);
+        }
+        v.iter().all(|&s| sym.is_input_symbol(s))
+    })
 }
 
 /// rt_info differences, by attribute name.
@@ -613,23 +667,27 @@ fn children_diff(prefix: &str, a: &XmlElement, b: &XmlElement, out: &mut Vec<Str
 }
 
 fn io_text(x: &Io) -> String {
-    let shape = match &x.shape {
-        None => "[...]".to_string(),
-        Some(d) => {
-            let v: Vec<String> = d
-                .iter()
-                .map(|d| match d {
-                    crate::report::JsonDim::Static(v) => v.to_string(),
-                    crate::report::JsonDim::Dynamic(s) => s.clone(),
-                })
-                .collect();
-            format!("[{}]", v.join(","))
-        }
-    };
-    format!("{}{shape}", x.element_type)
+    format!("{}{}", x.element_type, crate::report::io_shape_text(x))
 }
 
-fn io_diff(a: &[Io], b: &[Io], out: &mut IoDiff) {
+/// The `symbolic` of an input or output when every expression in it is over input symbols.
+fn io_relation<'x>(x: &'x Io, sym: &Symbolic) -> Option<&'x Vec<Option<String>>> {
+    let s = x.symbolic.as_ref()?;
+    let inputs: std::collections::HashSet<&str> = sym
+        .symbols()
+        .iter()
+        .filter(|t| matches!(t.origin, crate::passes::symbolic::Origin::Input { .. }))
+        .map(|t| t.name.as_str())
+        .collect();
+    let ok = s.iter().flatten().all(|e| {
+        e.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+            .all(|w| inputs.contains(w) || w == "min" || w == "max")
+    });
+    ok.then_some(s)
+}
+
+fn io_diff(a: &[Io], b: &[Io], syms: (&Symbolic, &Symbolic), out: &mut IoDiff) {
     for x in a {
         if !b.iter().any(|y| y.name == x.name) {
             out.removed.push(x.clone());
@@ -641,7 +699,11 @@ fn io_diff(a: &[Io], b: &[Io], out: &mut IoDiff) {
             continue;
         };
         let mut w = Vec::new();
-        if x.element_type != y.element_type || x.shape != y.shape {
+        let relation = match (io_relation(x, syms.0), io_relation(y, syms.1)) {
+            (Some(p), Some(q)) => p != q,
+            _ => false,
+        };
+        if x.element_type != y.element_type || x.shape != y.shape || relation {
             w.push(format!("{} -> {}", io_text(x), io_text(y)));
         }
         if x.names != y.names {

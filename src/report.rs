@@ -49,6 +49,27 @@ pub struct Io {
     pub symbolic: Option<Vec<Option<String>>>,
 }
 
+/// An input's or output's shape as text, dynamic dims as their expressions where there are
+/// some (`[batch,seq,96]`, an interval beside its expression: `seq:1..8`), `[...]` for a dynamic
+/// rank.
+pub fn io_shape_text(x: &Io) -> String {
+    let Some(d) = &x.shape else {
+        return "[...]".to_string();
+    };
+    let sym = x.symbolic.as_ref().filter(|s| s.len() == d.len());
+    let v: Vec<String> = d
+        .iter()
+        .enumerate()
+        .map(|(i, d)| match (d, sym.and_then(|s| s[i].as_ref())) {
+            (JsonDim::Static(v), _) => v.to_string(),
+            (JsonDim::Dynamic(s), None) => s.clone(),
+            (JsonDim::Dynamic(s), Some(e)) if s == "?" && e.parse::<i64>().is_err() => e.clone(),
+            (JsonDim::Dynamic(s), Some(e)) => format!("{e}:{s}"),
+        })
+        .collect();
+    format!("[{}]", v.join(","))
+}
+
 /// A free symbol of a report: where its value comes from, a model input's axis or, for a dim
 /// known only at run time (data-dependent, a state variable's, one no rule expresses), a
 /// layer's output port and axis.
@@ -229,6 +250,10 @@ pub struct CheckDiff {
     /// As the file has it: `f32[1,-1,3]`.
     pub recorded: String,
     pub inferred: String,
+    /// The inferred shape with its dynamic dims as expressions (`f32[1,seq,3]`), where it has
+    /// any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbolic: Option<String>,
     pub line: Option<usize>,
     pub column: Option<usize>,
 }
@@ -241,8 +266,13 @@ pub struct CheckReport {
     pub diffs: Vec<CheckDiff>,
 }
 
-/// The `--check` report; `source` is the XML text (for lines and columns), when available.
-pub fn check(drift: &[Drift], source: Option<&str>) -> CheckReport {
+/// The `--check` report; `source` is the XML text (for lines and columns), when available;
+/// `symbolic` the inferred ports' symbolic forms (see [`Drift::node`]).
+pub fn check(
+    drift: &[Drift],
+    source: Option<&str>,
+    symbolic: &dyn Fn(&Drift) -> Option<String>,
+) -> CheckReport {
     let pos: Vec<Option<usize>> = drift.iter().map(|d| d.pos).collect();
     let lc = source.map_or_else(
         || vec![None; pos.len()],
@@ -260,6 +290,7 @@ pub fn check(drift: &[Drift], source: Option<&str>) -> CheckReport {
                 port: d.port,
                 recorded: d.recorded.clone(),
                 inferred: d.inferred.clone(),
+                symbolic: symbolic(d),
                 line: lc.map(|x| x.0),
                 column: lc.map(|x| x.1),
             })

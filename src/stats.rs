@@ -6,7 +6,8 @@
 
 use crate::ir::*;
 use crate::passes::decompress;
-use crate::report::{io, json_shape, Io, JsonShape};
+use crate::passes::symbolic::Symbolic;
+use crate::report::{io_of, json_shape, Io, JsonShape};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write;
@@ -43,6 +44,9 @@ pub struct DynDim {
     pub value: String,
     /// What makes it dynamic: `input 'x' dim 1`, `NonZero 'nz'`, `ReadValue 'kv' (state)` …
     pub because: Vec<String>,
+    /// The dim as an expression over the symbols (`seq`, `past+seq`); see `infer-shapes`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expr: Option<String>,
 }
 
 /// The dynamic dims of one model output.
@@ -110,16 +114,16 @@ const DATA_DEPENDENT: &[&str] = &[
     "ReadValue",
 ];
 
-pub fn stats(m: &Model, trusted: &BTreeMap<String, usize>) -> Stats {
+pub fn stats(m: &Model, trusted: &BTreeMap<String, usize>, sym: Option<&Symbolic>) -> Stats {
     let mut s = Stats {
         trusted: trusted.clone(),
         ..Default::default()
     };
-    let r = io(m);
+    let r = io_of(&m.graph, sym);
     s.inputs = r.inputs;
     s.outputs = r.outputs;
     walk(m, &m.graph, &mut s);
-    s.dynamic = dynamic(m, &m.graph);
+    s.dynamic = dynamic(m, &m.graph, sym);
     s.compute.macs = s.compute.ops.values().map(|c| c.macs).sum();
     s.compute.flops = s.compute.ops.values().map(|c| c.flops).sum();
     s
@@ -398,7 +402,7 @@ fn dim_sources(
 /// Gather, MatMul, SDPA, Reshape/Broadcast through the shape value computed from ShapeOf),
 /// else the input dim at the same position (right-aligned), else input dims of the same
 /// extent, else everything dynamic the inputs depend on.
-fn dynamic(m: &Model, g: &Graph) -> Vec<OutputDyn> {
+fn dynamic(m: &Model, g: &Graph, sym: Option<&Symbolic>) -> Vec<OutputDyn> {
     let mut origins = Origins {
         names: Vec::new(),
         index: HashMap::new(),
@@ -425,7 +429,12 @@ fn dynamic(m: &Model, g: &Graph) -> Vec<OutputDyn> {
         if l.is("Result") {
             if let Some(port) = l.inputs.first() {
                 let p = provs.first().unwrap_or(&empty);
-                res.push(output_dyn(l, port, p, &origins));
+                let exprs = prods
+                    .first()
+                    .copied()
+                    .flatten()
+                    .and_then(|(src, o)| sym?.symbolic(src, o, &port.shape));
+                res.push(output_dyn(l, port, p, &origins, exprs));
             }
             continue;
         }
@@ -478,7 +487,13 @@ fn param_prov(l: &Layer, origins: &mut Origins) -> Prov {
 
 /// The report for one Result: its dynamic dims (or rank) with the sorted names of the
 /// origins each depends on.
-fn output_dyn(l: &Layer, port: &Port, p: &Prov, origins: &Origins) -> OutputDyn {
+fn output_dyn(
+    l: &Layer,
+    port: &Port,
+    p: &Prov,
+    origins: &Origins,
+    exprs: Option<Vec<Option<String>>>,
+) -> OutputDyn {
     let names = |set: &BTreeSet<u32>| -> Vec<String> {
         let mut v: Vec<String> = set
             .iter()
@@ -493,6 +508,7 @@ fn output_dyn(l: &Layer, port: &Port, p: &Prov, origins: &Origins) -> OutputDyn 
             dim: None,
             value: "...".into(),
             because: names(if p.rank.is_empty() { &p.all } else { &p.rank }),
+            expr: None,
         }),
         Some(d) => {
             for (i, x) in d.iter().enumerate() {
@@ -502,6 +518,7 @@ fn output_dyn(l: &Layer, port: &Port, p: &Prov, origins: &Origins) -> OutputDyn 
                         dim: Some(i),
                         value: x.to_string(),
                         because: names(set),
+                        expr: exprs.as_ref().and_then(|e| e.get(i).cloned().flatten()),
                     });
                 }
             }
@@ -811,23 +828,13 @@ pub fn render_text(s: &Stats) -> String {
         }
     }
     let io_line = |x: &Io| {
-        let shape = match &x.shape {
-            None => "...".to_string(),
-            Some(d) => d
-                .iter()
-                .map(|d| match d {
-                    crate::report::JsonDim::Static(v) => v.to_string(),
-                    crate::report::JsonDim::Dynamic(s) => s.clone(),
-                })
-                .collect::<Vec<_>>()
-                .join(","),
-        };
+        let shape = crate::report::io_shape_text(x);
         let names = if x.names.is_empty() {
             String::new()
         } else {
             format!(" ({})", x.names.join(","))
         };
-        format!("{:?}{names}: {}[{shape}]", x.name, x.element_type)
+        format!("{:?}{names}: {}{shape}", x.name, x.element_type)
     };
     for x in &s.inputs {
         let _ = writeln!(t, "input  {}", io_line(x));
@@ -838,11 +845,16 @@ pub fn render_text(s: &Stats) -> String {
     for o in &s.dynamic {
         for d in &o.dynamic {
             let at = d.dim.map_or("rank".to_string(), |i| format!("dim {i}"));
+            // `= seq (1..8)`: the expression, and the interval when it says more than `?`.
+            let value = match (&d.expr, d.value.as_str()) {
+                (Some(e), "?") => e.clone(),
+                (Some(e), v) => format!("{e} ({v})"),
+                (None, v) => v.to_string(),
+            };
             let _ = writeln!(
                 t,
-                "dynamic {:?} {at} = {}: {}",
+                "dynamic {:?} {at} = {value}: {}",
                 o.name,
-                d.value,
                 d.because.join(", ")
             );
         }

@@ -54,7 +54,7 @@ pub fn pipeline(xml: &[u8], bin: Option<&[u8]>) -> bool {
         let _ = irc::dump::dump(&parsed.model);
         // ... drawing it (what render does; both collapse modes) ...
         for collapse in [irc::render::Collapse::Auto, irc::render::Collapse::None] {
-            let opts = irc::render::Options { collapse, around: None };
+            let opts = irc::render::Options { collapse, around: None, inputs: Vec::new() };
             if let Ok(p) = irc::render::render(&m, &opts) {
                 assert!(p.svg.starts_with("<svg ") && p.svg.ends_with("</svg>\n"));
                 let _ = p.html();

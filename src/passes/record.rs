@@ -54,6 +54,8 @@ pub struct Drift {
     pub recorded: String,
     pub inferred: String,
     pub pos: Option<usize>,
+    /// The port (top-level graph only), for its symbolic form.
+    pub node: Option<(NodeId, usize)>,
 }
 
 /// How a port looks in the file: precision and `<dim>`s (non-static dims are `-1`).
@@ -69,6 +71,10 @@ fn port_text(et: Option<ElementType>, s: &PartialShape) -> String {
 
 /// Compare recorded output ports with inferred facts (in the file's lossy form).
 pub fn drift(g: &Graph, facts: &Facts, map: Option<&SourceMap>, out: &mut Vec<Drift>) {
+    drift_in(g, facts, map, true, out)
+}
+
+fn drift_in(g: &Graph, facts: &Facts, map: Option<&SourceMap>, top: bool, out: &mut Vec<Drift>) {
     let Some(order) = g.ordered() else { return };
     for n in order {
         let l = &g[n];
@@ -86,12 +92,13 @@ pub fn drift(g: &Graph, facts: &Facts, map: Option<&SourceMap>, out: &mut Vec<Dr
                     recorded: rec,
                     inferred: inf,
                     pos: map.and_then(|m| m.port_pos(l, port.id)),
+                    node: top.then_some((n, o)),
                 });
             }
         }
         for (bi, b) in l.bodies.iter().enumerate() {
             if let Some(bf) = facts.bodies.get(&(n, bi)) {
-                drift(&b.graph, bf, None, out);
+                drift_in(&b.graph, bf, None, false, out);
             }
         }
     }

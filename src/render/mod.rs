@@ -39,6 +39,9 @@ pub struct Options {
     pub collapse: Collapse,
     /// Only the layers within `depth` edges of this layer (name), with the constants they read.
     pub around: Option<(String, usize)>,
+    /// The `--input` overrides, for the names they give dims (edge labels show dims as
+    /// expressions over symbols).
+    pub inputs: Vec<crate::passes::infer::InputOverride>,
 }
 
 /// What a render produced, for the summary line.
@@ -97,12 +100,15 @@ fn draw(
         Some((name, depth)) => Some(around(&model.graph, name, *depth)?),
         None => None,
     };
+    let sym =
+        crate::passes::symbolic::Symbolic::of(&model.graph, model.weights.as_deref(), &opts.inputs);
     let mut cx = Cx {
         model,
         opts,
         diff,
         details: Vec::new(),
         summary: Summary::default(),
+        sym: &sym,
     };
     let d = cx.graph(&model.graph, "", keep.as_ref());
     Ok(cx.finish(d, title))
@@ -222,6 +228,8 @@ struct Cx<'m> {
     diff: Option<(&'m Model, &'m HashMap<String, GraphMarks>)>,
     details: Vec<serde_json::Value>,
     summary: Summary,
+    /// The drawn model's top-level dims as expressions.
+    sym: &'m crate::passes::symbolic::Symbolic,
 }
 
 fn esc(s: &str) -> String {
@@ -669,7 +677,7 @@ impl<'m> Cx<'m> {
                     to: vt,
                     from_frac,
                     to_frac,
-                    label: ls.outputs.get(o).map(port_label).unwrap_or_default(),
+                    label: self.out_label(g, s, o),
                     data_from: format!("{}:{}", ls.id, ls.outputs.get(o).map_or(0, |p| p.id)),
                     data_to: format!("{}:{}", l.id, l.inputs.get(i).map_or(0, |p| p.id)),
                     removed: false,
@@ -1114,6 +1122,7 @@ impl<'m> Cx<'m> {
                     let opts = Options {
                         collapse: Collapse::None,
                         around: None,
+                        inputs: Vec::new(),
                     };
                     let mut sub = Cx {
                         model: self.model,
@@ -1121,6 +1130,7 @@ impl<'m> Cx<'m> {
                         diff: None,
                         details: Vec::new(),
                         summary: Summary::default(),
+                        sym: self.sym,
                     };
                     let d = sub.graph(g, path, Some(&set));
                     sub.finish(d, &lf.name).svg
@@ -1155,6 +1165,19 @@ impl<'m> Cx<'m> {
         }
     }
 
+    /// Output `o` of `n` as an edge label: its type and shape, dynamic dims as expressions at
+    /// the top level (`f32[batch,seq,96]`).
+    fn out_label(&self, g: &Graph, n: NodeId, o: usize) -> String {
+        let Some(p) = g[n].outputs.get(o) else {
+            return String::new();
+        };
+        if !std::ptr::eq(g, &self.model.graph) {
+            return port_label(p);
+        }
+        let et = p.precision.map_or("?", |e| e.name());
+        format!("{et}{}", self.sym.shape_text(n, o, &p.shape))
+    }
+
     /// A layer's tooltip: name first, then op, attributes and ports.
     fn title(&self, g: &Graph, n: NodeId) -> String {
         let l = &g[n];
@@ -1164,7 +1187,7 @@ impl<'m> Cx<'m> {
             let _ = write!(t, "\n{}", clip(&a, 400));
         }
         for (i, p) in l.outputs.iter().enumerate() {
-            let _ = write!(t, "\nout {i}: {}", port_label(p));
+            let _ = write!(t, "\nout {i}: {}", self.out_label(g, n, i));
             if !p.names().is_empty() {
                 let _ = write!(t, " {}", clip(&p.names().join(","), 200));
             }
@@ -1202,7 +1225,8 @@ impl<'m> Cx<'m> {
         let outputs: Vec<serde_json::Value> = l
             .outputs
             .iter()
-            .map(|p| serde_json::json!([port_label(p), p.names().join(", ")]))
+            .enumerate()
+            .map(|(o, p)| serde_json::json!([self.out_label(g, n, o), p.names().join(", ")]))
             .collect();
         let mut d = serde_json::json!({
             "name": l.name,

@@ -272,6 +272,23 @@ def test_render_same_bytes_and_counts_as_the_cli(xml, inputs, tmp_path):
     assert "OUT.svg or OUT.html" in str(e.value)
 
 
+def test_infer_shapes_symbolic_with_named_dims():
+    # The vendored Llama with its token dims named: the logits are [batch, seq, vocab], the
+    # position ids share the names (the graph ties them), beam_idx's dim is the batch.
+    r = irc_ov.infer_shapes(str(SAMPLES / "llama_fp16.xml"), inputs={"input_ids": ["batch", "seq"]})
+    by = {x["name"]: x for x in r["inputs"] + r["outputs"]}
+    assert by["input_ids"]["symbolic"] == ["batch", "seq"]
+    assert by["position_ids"]["symbolic"] == ["batch", "seq"]
+    assert by["beam_idx"]["symbolic"] == ["batch"]
+    logits = next(x for x in r["outputs"] if "logits" in x["names"])
+    assert logits["symbolic"][:2] == ["batch", "seq"] and logits["symbolic"][2] is None
+    names = {s["name"]: s for s in r["symbols"]}
+    assert names["batch"] == {"name": "batch", "input": "input_ids", "axis": 0}
+    assert names["seq"] == {"name": "seq", "input": "input_ids", "axis": 1}
+    # The same through the list form and the CLI.
+    assert irc_ov.infer_shapes(str(SAMPLES / "llama_fp16.xml"), inputs=["input_ids[batch,seq]"]) == r
+
+
 def test_inputs_forms_agree():
     xml = SAMPLES / "silero_seq.xml"
     want = irc_ov.infer_shapes(xml, inputs=["input[4,576]", "h[1,?,128]"])

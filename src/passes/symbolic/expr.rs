@@ -234,24 +234,59 @@ impl Expr {
     pub fn maximum(&self, o: &Expr) -> Option<Expr> {
         self.extremum(o, false)
     }
+    /// `min`/`max` in a canonical form: nested ones of the same kind flattened, constants
+    /// combined, operands another one provably bounds dropped (`max(d-1, -1)` is `d-1`,
+    /// `max(x, min(x, c))` is `x`), the rest sorted and nested again.
     fn extremum(&self, o: &Expr, min: bool) -> Option<Expr> {
         if self == o {
             return Some(self.clone());
         }
-        // A difference never negative decides it (`max(d-1, -1)` is `d-1`); a constant one
-        // is such a difference one way or the other.
-        for (a, b) in [(self, o), (o, self)] {
-            if a.sub(b)?.nonneg() {
-                return Some(if min { b.clone() } else { a.clone() });
+        let mut ops: Vec<Expr> = Vec::new();
+        flatten(self, min, &mut ops);
+        flatten(o, min, &mut ops);
+        let (consts, mut rest): (Vec<Expr>, Vec<Expr>) =
+            ops.into_iter().partition(|e| e.as_const().is_some());
+        if let Some(k) =
+            consts
+                .iter()
+                .filter_map(Expr::as_const)
+                .reduce(|a, b| if min { a.min(b) } else { a.max(b) })
+        {
+            rest.push(Expr::C(k));
+        }
+        rest.sort();
+        rest.dedup();
+        // x is dropped when another operand y is never beyond it (for min: x >= y).
+        let mut keep = vec![true; rest.len()];
+        for i in 0..rest.len() {
+            for j in 0..rest.len() {
+                if i == j || !keep[j] {
+                    continue;
+                }
+                let (x, y) = (&rest[i], &rest[j]);
+                let beyond = if min { x.sub(y) } else { y.sub(x) };
+                let absorbed = contains_operand(x, min, y);
+                if beyond.is_some_and(|d| d.nonneg()) || absorbed {
+                    keep[i] = false;
+                    break;
+                }
             }
         }
-        let (a, b) = if self <= o { (self, o) } else { (o, self) };
-        let (a, b) = (Box::new(a.clone()), Box::new(b.clone()));
-        Some(Expr::atom(if min {
-            Atom::Min(a, b)
-        } else {
-            Atom::Max(a, b)
-        }))
+        let mut left: Vec<Expr> = rest
+            .into_iter()
+            .zip(keep)
+            .filter_map(|(e, k)| k.then_some(e))
+            .collect();
+        let mut acc = left.pop()?;
+        while let Some(e) = left.pop() {
+            let (a, b) = (Box::new(e), Box::new(acc));
+            acc = Expr::atom(if min {
+                Atom::Min(a, b)
+            } else {
+                Atom::Max(a, b)
+            });
+        }
+        Some(acc)
     }
     /// Known not to be negative: non-negative coefficients over atoms that are never negative.
     pub fn nonneg(&self) -> bool {
@@ -403,6 +438,36 @@ impl Expr {
     }
 }
 
+/// The operands of `e` as a min (`min`) or max of nested ones of the same kind.
+fn flatten(e: &Expr, min: bool, out: &mut Vec<Expr>) {
+    if let Expr::P(p) = e {
+        if let [(m, 1)] = p.terms.as_slice() {
+            match (m.as_slice(), min) {
+                ([Atom::Min(a, b)], true) | ([Atom::Max(a, b)], false) => {
+                    flatten(a, min, out);
+                    flatten(b, min, out);
+                    return;
+                }
+                _ => {}
+            }
+        }
+    }
+    out.push(e.clone());
+}
+
+/// Whether `e` is a max (`max`) or min with `y` among its operands (then `e` is at least, or
+/// at most, `y`).
+fn contains_operand(e: &Expr, max: bool, y: &Expr) -> bool {
+    let is_kind = matches!(e, Expr::P(p) if matches!(p.terms.as_slice(),
+        [(m, 1)] if matches!(m.as_slice(), [Atom::Max(..)] if max) || matches!(m.as_slice(), [Atom::Min(..)] if !max)));
+    if !is_kind {
+        return false;
+    }
+    let mut ops = Vec::new();
+    flatten(e, !max, &mut ops);
+    ops.iter().any(|x| x == y)
+}
+
 fn floor_div(a: i64, b: i64) -> Option<i64> {
     if b == 0 {
         return None;
@@ -543,6 +608,14 @@ mod tests {
         assert_eq!(m.show_plain(), "min(s0,s1)");
         assert_eq!(m, s(1).minimum(&s(0)).unwrap());
         assert_eq!(m.eval(&|x| Some([5, 3][x as usize])), Some(3));
+        // Nested constants combine; an operand a max already holds goes.
+        let a = c(1000).minimum(&s(0)).unwrap();
+        let b = c(2147483647).minimum(&a).unwrap();
+        assert_eq!(b, a);
+        assert_eq!(a.maximum(&s(0)).unwrap(), s(0));
+        let m3 = s(0).minimum(&s(1)).unwrap().minimum(&s(2)).unwrap();
+        assert_eq!(m3, s(2).minimum(&s(1).minimum(&s(0)).unwrap()).unwrap());
+        assert_eq!(m3.show_plain(), "min(s0,min(s1,s2))");
     }
 
     #[test]

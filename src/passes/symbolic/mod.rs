@@ -109,6 +109,13 @@ impl Symbolic {
             .collect()
     }
 
+    /// Whether symbol `s` (as [`Expr::syms`] lists them, resolved) is a model input's dim.
+    pub fn is_input_symbol(&self, s: SymId) -> bool {
+        self.syms
+            .get(s as usize)
+            .is_some_and(|x| matches!(x.origin, Origin::Input { .. }))
+    }
+
     /// The dims of output `o` of `n`, resolved (`None` for a dynamic rank or an unknown port).
     pub fn dims(&self, n: NodeId, o: usize) -> Option<Vec<Expr>> {
         let d = self.ports.get(n.index())?.get(o)?.dims.as_ref()?;
@@ -145,7 +152,8 @@ impl Symbolic {
     }
 
     /// The port's shape as text: `[batch,seq,96]`, a dynamic dim with bounds as `seq:1..8`,
-    /// `[...]` for a dynamic rank.
+    /// one whose expression is a number inference did not find as `16:?`, `[...]` for a
+    /// dynamic rank.
     pub fn shape_text(&self, n: NodeId, o: usize, shape: &PartialShape) -> String {
         let plain = || crate::ir::shape::Bracketed(shape).to_string();
         if shape.is_static() {
@@ -162,6 +170,8 @@ impl Symbolic {
             .zip(&dims)
             .map(|(dim, e)| match (dim.get(), dim.min, dim.max()) {
                 (Some(v), _, _) => v.to_string(),
+                // A number inference did not find (`16:?`): it is not static to OpenVINO.
+                (None, _, _) if e.as_const().is_some() => format!("{}:{dim}", self.show(e)),
                 (None, 0, None) => self.show(e),
                 // The interval beside the expression: `seq:1..8`.
                 (None, _, _) => format!("{}:{dim}", self.show(e)),
