@@ -213,6 +213,46 @@ const VOCAB: u64 = 100;
 
 /// The vocabulary size of a token input: the rows of the embedding table its ids index (the
 /// first Gather they reach, through Convert/Reshape/Squeeze/Unsqueeze), by the input's name.
+/// Each input's dims as the reference's symbols (by its friendly name and every tensor name),
+/// `None` for a static dim: an input dim given with `--input` then sets every dim tied to it
+/// (`input_ids[2,8]` makes `beam_idx` 2 long, as the KV cache's Gather needs).
+type Ties = std::collections::BTreeMap<String, Vec<Option<String>>>;
+
+fn ties_of(m: &crate::ir::Model, inputs: &[InputOverride]) -> Ties {
+    let g = &m.graph;
+    let sym = crate::passes::symbolic::Symbolic::of(g, m.weights.as_deref(), inputs);
+    let mut out = Ties::new();
+    for n in g.nodes() {
+        let l = &g[n];
+        let Some(p) = l.outputs.first().filter(|_| l.is("Parameter")) else {
+            continue;
+        };
+        let Some(dims) = sym.symbolic(n, 0, &p.shape) else {
+            continue;
+        };
+        for name in std::iter::once(&l.name).chain(p.names().iter()) {
+            out.insert(name.clone(), dims.clone());
+        }
+    }
+    out
+}
+
+/// The value of each symbol an input dim given with `--input` (a single value) has.
+fn given_symbols(o: &Options, ties: &Ties) -> std::collections::BTreeMap<String, u64> {
+    let mut out = std::collections::BTreeMap::new();
+    for x in &o.inputs {
+        let (Some(d), Some(t)) = (x.shape.dims(), ties.get(&x.name)) else {
+            continue;
+        };
+        for (dim, sym) in d.iter().zip(t) {
+            if let (Some(v), Some(sym)) = (dim.get(), sym) {
+                out.entry(sym.clone()).or_insert(v);
+            }
+        }
+    }
+    out
+}
+
 fn vocab_of(m: &crate::ir::Model) -> std::collections::BTreeMap<String, u64> {
     let mut out = std::collections::BTreeMap::new();
     let g = &m.graph;
@@ -273,6 +313,7 @@ fn dims_for(
     step: usize,
     seq0: u64,
     kv_mask: bool,
+    tied: &dyn Fn(usize) -> Option<u64>,
 ) -> Result<Vec<u64>, String> {
     let r = role(&p.name);
     let (cur, past) = tokens(seq0, step);
@@ -308,7 +349,13 @@ fn dims_for(
             }
         }
         let (lo, hi) = p.bounds.get(i).copied().unwrap_or((0, -1));
-        let want = if i == 0 && (rank > 1 || r == Role::Beam) {
+        // Tied to a dim given with --input: its value.
+        let tie = tied(i).filter(|_| {
+            step == 0 || !matches!(r, Role::Mask | Role::Positions | Role::Ids) || i == 0
+        });
+        let want = if let Some(v) = tie {
+            v
+        } else if i == 0 && (rank > 1 || r == Role::Beam) {
             1 // batch
         } else if r == Role::Mask && kv_mask {
             past + cur
@@ -362,7 +409,13 @@ fn make_input(
     let vocab = gen.vocab.get(&p.name).copied().unwrap_or(VOCAB).max(1);
     let et =
         p.et.ok_or_else(|| format!("input '{}' has an unknown element type", p.name))?;
-    let shape = dims_for(p, ov, step, seq0, kv_mask)?;
+    let given = given_symbols(gen.o, gen.ties);
+    let syms = gen.ties.get(&p.name);
+    let tied = |i: usize| {
+        let sym = syms?.get(i)?.as_ref()?;
+        given.get(sym).copied()
+    };
+    let shape = dims_for(p, ov, step, seq0, kv_mask, &tied)?;
     let n = shape
         .iter()
         .try_fold(1u64, |a, &d| a.checked_mul(d))
@@ -429,6 +482,7 @@ struct Gen<'a> {
     kv_mask: bool,
     /// Vocabulary sizes of token inputs, by name (see [`vocab_of`]).
     vocab: &'a std::collections::BTreeMap<String, u64>,
+    ties: &'a Ties,
 }
 
 fn step_inputs(
@@ -769,7 +823,13 @@ pub fn verify_with(
             let d = x.shape.dims()?;
             let dims = d
                 .iter()
-                .map(|d| (d.min as i64, d.max().map_or(-1, |m| m as i64)))
+                // The C API's ov_dimension: {-1, -1} is `?`; a max below the min is refused
+                // (INVALID_C_PARAM), so an open interval `2..` has i64::MAX as its max.
+                .map(|d| match (d.min, d.max()) {
+                    (0, None) => (-1, -1),
+                    (min, None) => (min as i64, i64::MAX),
+                    (min, Some(max)) => (min as i64, max as i64),
+                })
                 .collect();
             Some((x.name.clone(), dims))
         })
@@ -778,12 +838,18 @@ pub fn verify_with(
     // see). A difference is therefore confirmed on fresh compiles of both models; it is
     // reported only when every attempt differs, and a pass after a failed attempt says so.
     let vocab = ir.0.model.as_ref().map(vocab_of).unwrap_or_default();
+    let ties =
+        ir.0.model
+            .as_ref()
+            .map(|m| ties_of(m, &o.inputs))
+            .unwrap_or_default();
     let su = Setup {
         o,
         data,
         props: &props,
         reshape: &reshape,
         vocab: &vocab,
+        ties: &ties,
         ir: (&ir.0, &ir.1),
     };
     let mut report = once(rt, reference, candidate, &su)?;
@@ -823,6 +889,8 @@ struct Setup<'a> {
     reshape: &'a [(String, Vec<(i64, i64)>)],
     /// Vocabulary sizes of the reference's token inputs.
     vocab: &'a std::collections::BTreeMap<String, u64>,
+    /// Each input's dims as symbols of the reference (see [`ties_of`]).
+    ties: &'a Ties,
     /// The reference and the candidate as read once (see [`read_ir`]).
     ir: (&'a Ir, &'a Ir),
 }
@@ -1006,6 +1074,7 @@ fn search(
             seq0: first_tokens(o, data),
             kv_mask: kv_cache(&ri),
             vocab: su.vocab,
+            ties: su.ties,
         };
         let mut rng = run_rng(o, bad_run);
         let mut inputs = Vec::with_capacity(bad_step + 1);
@@ -1350,6 +1419,7 @@ fn once(rt: &Runtime, reference: Files, candidate: Files, su: &Setup) -> Result<
         seq0,
         kv_mask,
         vocab: su.vocab,
+        ties: su.ties,
     };
     // Per run, per step: the inputs and the reference's outputs.
     let mut ref_runs: Vec<Vec<(Vec<HostTensor>, Vec<HostTensor>)>> = Vec::with_capacity(o.runs);

@@ -145,3 +145,41 @@ fn text_reports_show_expressions() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("input_ids[b-1,seq]"), "{err}");
 }
+
+#[test]
+fn auto_names_never_join_a_user_name() {
+    // A user's name that is also another input's auto name (`attention_mask_1`) stays the
+    // user's symbol; the input it would have named gets a name of its own.
+    let r = infer(&[
+        "ir-samples/models/llama_fp16.xml",
+        "--input",
+        "input_ids[batch,attention_mask_1]",
+    ]);
+    let input = |name: &str| {
+        r["inputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["name"] == name)
+            .unwrap()["symbolic"]
+            .clone()
+    };
+    assert_eq!(
+        input("input_ids"),
+        serde_json::json!(["batch", "attention_mask_1"])
+    );
+    assert_eq!(
+        input("attention_mask"),
+        serde_json::json!(["attention_mask_0", "attention_mask_1_2"])
+    );
+    let names: Vec<&str> = r["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    let mut unique = names.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), names.len(), "{names:?}");
+}

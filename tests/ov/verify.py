@@ -429,6 +429,21 @@ def main():
                     break
             record("input_tensor_name", why)
 
+        # --- --input and symbols: a batch given on input_ids reaches the inputs tied to it ----
+        if want("input_batch_ties"):
+            x = SAMPLES / "llama_fp16.xml"
+            bad = []
+            rc, rep, err = verify(x, x, ["input_ids[2,4]"])
+            ins = (rep or {}).get("inputs") or []
+            if rc != 0 or not {"input_ids[2,4] i64", "beam_idx[2] i32", "position_ids[2,4] i64"} <= set(ins):
+                bad.append("input_ids[2,4]: exit %d %s %s" % (rc, ins, err[:300]))
+            # `?` and a named dim are dynamic dims (OpenVINO's reshape keeps them dynamic).
+            for given in ("input_ids[?,?]", "input_ids[batch,seq]"):
+                rc, rep, err = verify(x, x, [given])
+                if rc != 0:
+                    bad.append("%s: exit %d %s" % (given, rc, err[:300]))
+            record("input_batch_ties", "; ".join(bad) or None)
+
         # --- --data: inputs from a numpy.savez file ------------------------------------------
         if want("data_npz"):
             npz = work / "inputs.npz"

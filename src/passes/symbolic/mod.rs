@@ -82,9 +82,13 @@ impl Symbolic {
         let Some(order) = g.ordered() else { return s };
         // Inputs first, in order, so their symbols have the lowest ids (they become the names
         // shown for every dim made equal to one of them).
+        let user_names: std::collections::BTreeSet<String> = overrides
+            .iter()
+            .flat_map(|o| o.dim_names.iter().flatten().cloned())
+            .collect();
         for &n in &order {
             if g[n].is("Parameter") {
-                s.parameter(g, n, overrides);
+                s.parameter(g, n, overrides, &user_names);
             }
         }
         for &n in &order {
@@ -211,7 +215,13 @@ impl Symbolic {
         self.new_sym(name.to_string(), origin)
     }
 
-    fn parameter(&mut self, g: &Graph, n: NodeId, overrides: &[InputOverride]) {
+    fn parameter(
+        &mut self,
+        g: &Graph,
+        n: NodeId,
+        overrides: &[InputOverride],
+        user_names: &std::collections::BTreeSet<String>,
+    ) {
         let l = &g[n];
         let Some(p) = l.outputs.first() else { return };
         let user = overrides
@@ -232,8 +242,21 @@ impl Symbolic {
                         axis,
                     };
                     let given = user.and_then(|u| u.dim_names.get(axis).cloned().flatten());
-                    let name = given.unwrap_or_else(|| format!("{base}_{axis}"));
-                    Expr::sym(self.named(&name, origin))
+                    match given {
+                        // One name, one symbol: the user's word.
+                        Some(name) => Expr::sym(self.named(&name, origin)),
+                        // An auto name never joins another symbol: not one a user gave
+                        // (to any input), not another input's whose name cleans the same.
+                        None => {
+                            let mut name = format!("{base}_{axis}");
+                            let mut k = 2;
+                            while self.taken.contains_key(&name) || user_names.contains(&name) {
+                                name = format!("{base}_{axis}_{k}");
+                                k += 1;
+                            }
+                            Expr::sym(self.new_sym(name, origin))
+                        }
+                    }
                 })
                 .collect()
         });
