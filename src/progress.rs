@@ -93,3 +93,58 @@ pub fn suspend<R>(f: impl FnOnce() -> R) -> R {
         None => f(),
     }
 }
+
+/// A bar of bytes for one long phase (`compress`: weights read), shown as [`Progress`] is:
+/// on a terminal, after a second, never under `--quiet` or in-process.
+pub struct Bytes {
+    bar: Option<ProgressBar>,
+    shown: Option<(mpsc::Sender<()>, std::thread::JoinHandle<()>)>,
+}
+
+impl Bytes {
+    pub fn start(cmd: &str, total: u64, quiet: bool) -> Bytes {
+        if quiet || !std::io::stderr().is_terminal() {
+            return Bytes {
+                bar: None,
+                shown: None,
+            };
+        }
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+        if let Ok(style) = ProgressStyle::with_template(
+            "{spinner} irc {prefix}: [{bar:24}] {bytes}/{total_bytes} {binary_bytes_per_sec} ({eta})",
+        ) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar.set_prefix(cmd.to_string());
+        let (tx, rx) = mpsc::channel::<()>();
+        let b = bar.clone();
+        let t = std::thread::spawn(move || {
+            if rx.recv_timeout(SHOW_AFTER) == Err(mpsc::RecvTimeoutError::Timeout) {
+                b.set_draw_target(ProgressDrawTarget::stderr());
+                b.enable_steady_tick(Duration::from_millis(120));
+            }
+        });
+        Bytes {
+            bar: Some(bar),
+            shown: Some((tx, t)),
+        }
+    }
+
+    pub fn inc(&self, n: u64) {
+        if let Some(b) = &self.bar {
+            b.inc(n);
+        }
+    }
+}
+
+impl Drop for Bytes {
+    fn drop(&mut self) {
+        if let Some((tx, t)) = self.shown.take() {
+            drop(tx);
+            let _ = t.join();
+        }
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+}

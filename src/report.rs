@@ -344,6 +344,25 @@ pub struct CompressJson {
     pub bin_after: u64,
 }
 
+/// `compress --weight-format ... --format json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct WeightCompressJson {
+    /// The primary mode (NNCF's name: `int4_asym`, `int8_sym`...).
+    pub mode: String,
+    /// Weights compressed (in the primary or the backup precision).
+    pub compressed: usize,
+    /// Weights left float (ignored, unsupported, backup `none`, group-size `ignore`).
+    pub kept: usize,
+    /// Bytes of the weights looked at, before and after.
+    pub bytes_before: u64,
+    pub bytes_after: u64,
+    /// The .bin files' sizes.
+    pub bin_before: u64,
+    pub bin_after: u64,
+    /// Per weight, in NNCF's order (compressed first, then kept).
+    pub weights: Vec<crate::passes::wcompress::WeightReport>,
+}
+
 /// `fold --format json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

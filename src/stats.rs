@@ -142,7 +142,7 @@ fn walk(m: &Model, g: &Graph, s: &mut Stats) {
                 .and_then(|d| PartialShape::element_count(&d))
                 .unwrap_or(0);
             let bytes = match &l.konst {
-                Some(ConstData::Bin { size, .. }) => *size,
+                Some(ConstData::Bin { size, .. }) | Some(ConstData::Out { size, .. }) => *size,
                 Some(ConstData::Owned(b)) => b.len() as u64,
                 None => 0,
             };

@@ -160,7 +160,7 @@ fn konst(model: &Model, l: &Layer, within: &str, out: &mut Vec<Diag>) {
             ConstData::Bin { offset, size } => {
                 format!("bytes {offset}..{} of the .bin", offset + size)
             }
-            ConstData::Owned(_) => "its data".into(),
+            ConstData::Owned(_) | ConstData::Out { .. } => "its data".into(),
         };
         err(
             out,

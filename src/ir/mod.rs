@@ -187,6 +187,9 @@ pub enum ConstData {
     Bin { offset: u64, size: u64 },
     /// Bytes computed by irc (folding).
     Owned(Arc<[u8]>),
+    /// Bytes a pass already wrote to the output `.bin` at this place (weight compression
+    /// streams its constants there); not readable through the model.
+    Out { offset: u64, size: u64 },
 }
 
 /// A body graph of a subgraph op (`body`, `then_body`, `else_body`).
@@ -380,6 +383,7 @@ impl Model {
     pub fn const_bytes<'a>(&'a self, data: &'a ConstData) -> Option<&'a [u8]> {
         match data {
             ConstData::Owned(b) => Some(b),
+            ConstData::Out { .. } => None,
             ConstData::Bin { offset, size } => {
                 let w = self.weights.as_ref()?;
                 let start = usize::try_from(*offset).ok()?;

@@ -204,7 +204,7 @@ fn compress_graph(
                 w.and_then(|w| w.bytes().get(*offset as usize..(*offset + *size) as usize))
                     .ok_or_else(|| format!("{}: its bytes are outside the .bin", l.label()))?,
             )),
-            None => {}
+            Some(ConstData::Out { .. }) | None => {}
         }
     }
     work.extend(owned.iter().map(|(n, b)| (*n, &b[..])));

@@ -528,6 +528,7 @@ fn dedup(g: &mut Graph, weights: Option<&Weights>) -> usize {
         fn bytes_of<'x>(l: &'x Layer, weights: Option<&'x Weights>) -> Option<&'x [u8]> {
             match l.konst.as_ref()? {
                 ConstData::Owned(b) => Some(b),
+                ConstData::Out { .. } => None,
                 ConstData::Bin { offset, size } => weights?
                     .bytes()
                     .get(*offset as usize..(*offset + *size) as usize),

@@ -9,3 +9,4 @@ pub mod infer;
 pub mod record;
 pub mod simplify;
 pub mod symbolic;
+pub mod wcompress;

@@ -67,6 +67,14 @@ impl<'a, W: Write> BinSink<'a, W> {
         s
     }
 
+    /// A sink appending after `len` bytes a pass already wrote (constants it placed there are
+    /// [`ConstData::Out`]); nothing of the input is referenced in place.
+    fn appending(out: W, len: u64) -> Self {
+        let mut s = BinSink::new(out);
+        s.len = len;
+        s
+    }
+
     /// Account the input bytes read through `w`'s mapping (see [`Weights::note_read`]).
     pub fn reading(mut self, w: Option<&'a Weights>) -> Self {
         self.mapped = w;
@@ -413,6 +421,9 @@ impl<'a, W: Write> Writer<'a, '_, W> {
     /// Put a Const's bytes into the .bin: (offset, size) there; `None` for other layers.
     fn place(&mut self, l: &'a Layer) -> Result<Option<(u64, u64)>, String> {
         let Some(k) = &l.konst else { return Ok(None) };
+        if let ConstData::Out { offset, size } = k {
+            return Ok(Some((*offset, *size)));
+        }
         let bytes = self
             .model
             .const_bytes(k)
@@ -420,6 +431,7 @@ impl<'a, W: Write> Writer<'a, '_, W> {
         let off = match k {
             ConstData::Bin { offset, size } => self.bin.put_range(*offset, *size, bytes),
             ConstData::Owned(_) => self.bin.put(bytes),
+            ConstData::Out { offset, .. } => Ok(*offset),
         }
         .map_err(|e| format!("writing weights: {e}"))?;
         Ok(Some((off, bytes.len() as u64)))
@@ -847,6 +859,37 @@ pub fn write_files_with(
         ));
     };
     write_pair(model, out_xml, &out_bin, copy, check).map_err(|msg| Error::io(label, msg))
+}
+
+/// Write `out.xml` and finish `out.bin` of which a pass already wrote the first `prefix` bytes
+/// into `bin` (its constants there are [`ConstData::Out`]): the model's other constants are
+/// appended, then both files are put in place as [`write_files`] does.
+pub fn write_files_after(
+    model: &Model,
+    out_xml: &Path,
+    bin: TempOut,
+    prefix: u64,
+) -> Result<u64, Error> {
+    let label = out_xml.display().to_string();
+    let out_bin = crate::files::bin_of_output(out_xml).unwrap_or_default();
+    let werr = |e: io::Error| format!("writing {}: {e}", out_bin.display());
+    let run = || -> Result<u64, String> {
+        let file = bin.file().try_clone().map_err(werr)?;
+        let mut sink = BinSink::appending(io::BufWriter::with_capacity(1 << 20, file), prefix)
+            .reading(model.weights.as_deref());
+        if let Some(input) = model.weights.as_ref().and_then(|w| w.file()) {
+            sink = sink.with_range_copy(input, copy_range_to_file);
+        }
+        let xml = write_xml_file(model, out_xml, &mut sink)?;
+        let bin_len = sink.len();
+        let mut bw = sink.finish().map_err(werr)?;
+        bw.flush().map_err(werr)?;
+        drop(bw);
+        crate::files::stall("bin-written");
+        finish_pair(bin, xml, None)?;
+        Ok(bin_len)
+    };
+    run().map_err(|msg| Error::io(label, msg))
 }
 
 fn write_pair(

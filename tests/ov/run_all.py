@@ -3,7 +3,8 @@
 
 Each suite prints `N passed, M failed` as its last line and exits non-zero on failure.
 fuzz.py runs its default seed and count; the classes tests/ov/fuzz_known.txt lists count as known.
-Needs IRC_BIN (the irc binary) and a Python with openvino==2026.4.1.
+Needs IRC_BIN (the irc binary) and a Python with openvino==2026.4.1 (and nncf==3.4.0 for
+wcompress.py).
 """
 import os
 import re
@@ -11,7 +12,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SUITES = ["roundtrip.py", "shapes.py", "bounds.py", "spellings.py", "rejects.py", "fold.py", "edit.py", "extract.py", "compress.py", "simplify.py", "symbols.py", "nokernel.py", "fuzz.py", "zoo.py", "verify.py", "review.py", "render.py"]
+SUITES = ["roundtrip.py", "shapes.py", "bounds.py", "spellings.py", "rejects.py", "fold.py", "edit.py", "extract.py", "compress.py", "wcompress.py", "simplify.py", "symbols.py", "nokernel.py", "fuzz.py", "zoo.py", "verify.py", "review.py", "render.py"]
 
 total_p = total_f = 0
 broken = []

@@ -394,6 +394,7 @@ impl Cx<'_> {
         }
         let bytes = match l.konst.as_ref()? {
             ConstData::Owned(b) => &b[..],
+            ConstData::Out { .. } => return None,
             ConstData::Bin { offset, size } => {
                 let w = self.weights?.bytes();
                 let start = usize::try_from(*offset).ok()?;

@@ -208,6 +208,7 @@ fn const_vals(l: &Layer, weights: Option<&Weights>) -> Option<Vec<Expr>> {
     }
     let b: &[u8] = match l.konst.as_ref()? {
         ConstData::Owned(b) => b,
+        ConstData::Out { .. } => return None,
         ConstData::Bin { offset, size } => weights?
             .bytes()
             .get(*offset as usize..(*offset as usize).checked_add(*size as usize)?)?,
