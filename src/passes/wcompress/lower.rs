@@ -86,6 +86,7 @@ impl Lowering {
     /// A group's scale and zero point from its least and greatest value and its largest
     /// magnitude (NNCF: `weight_lowering.py` `calculate_integer_quantization_params`,
     /// `_calculate_signed_scale`, `calculate_float_quantization_params`).
+    #[inline]
     pub fn params(self, min: f32, max: f32) -> Params {
         match self {
             Lowering::Asym { bits } => {

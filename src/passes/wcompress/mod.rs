@@ -10,6 +10,7 @@
 //! ([`stream`]). The arithmetic is in [`lower`]; the orders in [`order`]. What NNCF does was
 //! measured (docs/compress.md) and is held to NNCF by tests/ov/wcompress.py.
 
+pub mod kernel;
 pub mod lower;
 pub mod order;
 pub mod stream;
@@ -826,7 +827,8 @@ fn find_child<'a>(e: &'a XmlElement, name: &str) -> Option<&'a XmlElement> {
 // ------------------------------------------------------------------------------------ apply
 
 /// One weight as compressed, for the report.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct WeightReport {
     /// The weight's Const (friendly name).
     pub name: String,

@@ -3,6 +3,7 @@
 //! to the output `.bin` as they are computed, its scales and zero points (1/16 of the codes or
 //! less) after them. Rows split between two threads. Nothing holds a whole tensor.
 
+use super::kernel::{self, group_codes};
 use super::lower::{pairwise_sum, scale_bits, Lowering, Params};
 use crate::ir::*;
 use std::io::{self, Write};
@@ -121,24 +122,8 @@ fn decode(bytes: &[u8], et: ElementType, from: usize, out: &mut [f32]) {
                 *o = f32::from_bits((u16::from_le_bytes([c[0], c[1]]) as u32) << 16);
             }
         }
-        _ => {
-            use half::slice::HalfFloatSliceExt;
-            let mut h = vec![half::f16::ZERO; out.len()];
-            for (d, c) in h.iter_mut().zip(src.chunks_exact(2)) {
-                *d = half::f16::from_bits(u16::from_le_bytes([c[0], c[1]]));
-            }
-            h.convert_to_f32_slice(out);
-        }
+        _ => kernel::f16_to_f32(src, out),
     }
-}
-
-fn min_max(v: &[f32]) -> (f32, f32) {
-    let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
-    for &x in v {
-        lo = lo.min(x);
-        hi = hi.max(x);
-    }
-    (lo, hi)
 }
 
 /// Packs codes of `bits` (8 or 4) into bytes, element 2j in the low nibble of byte j.
@@ -168,6 +153,26 @@ impl Packer {
         }
     }
 
+    /// Push codes `cs` in order (a nibble left waiting before them is completed first).
+    fn push_all(&mut self, cs: &[u8]) {
+        if self.bits == 8 {
+            self.out.extend_from_slice(cs);
+            return;
+        }
+        let mut cs = cs;
+        if let (Some(lo), Some((&c, rest))) = (self.half, cs.split_first()) {
+            self.out.push(lo | (c << 4));
+            self.half = None;
+            cs = rest;
+        }
+        let start = self.out.len();
+        self.out.resize(start + cs.len() / 2, 0);
+        kernel::pack_nibbles(cs, &mut self.out[start..]);
+        if let Some(&c) = cs.chunks_exact(2).remainder().first() {
+            self.half = Some(c & 0x0f);
+        }
+    }
+
     fn finish(mut self) -> Vec<u8> {
         if let Some(lo) = self.half.take() {
             self.out.push(lo);
@@ -185,18 +190,14 @@ fn rows(
     a: usize,
     b: usize,
 ) -> (Vec<u8>, Vec<Params>) {
-    let mut vals = vec![0f32; r];
+    let (mut vals, mut codes) = (vec![0f32; r], vec![0u8; r]);
     let n = (b - a) * r;
     let mut pk = Packer::new(low.bits(), packed_len(n, low.bits()) as usize);
     let mut ps = Vec::with_capacity(b - a);
     for row in a..b {
         decode(bytes, et, row * r, &mut vals);
-        let (lo, hi) = min_max(&vals);
-        let p = low.params(lo, hi);
-        for &w in &vals {
-            pk.push(low.code(w, p));
-        }
-        ps.push(p);
+        ps.push(group_codes(low, &vals, &mut codes));
+        pk.push_all(&codes);
     }
     (pk.finish(), ps)
 }
@@ -232,9 +233,18 @@ pub fn write_job<W: Write>(
     };
     if inner == 1 {
         // Rows are groups: chunks of rows, each chunk's rows split between two threads at an
-        // even element (4-bit codes pack two to a byte).
+        // even element (4-bit codes pack two to a byte); while the helper computes its half,
+        // this thread first writes the chunk before, then computes the other half.
         let step = chunk_rows(r, et);
         let mut pending_nibble: Option<u8> = None;
+        let mut done: Vec<(Vec<u8>, Vec<Params>)> = Vec::new();
+        let mut put = |parts: Vec<(Vec<u8>, Vec<Params>)>, params: &mut Vec<Params>| {
+            for (codes, ps) in parts {
+                write_codes(out, &codes, ps.len() * r, low.bits(), &mut pending_nibble)?;
+                params.extend(ps);
+            }
+            io::Result::Ok(())
+        };
         let mut row = 0;
         while row < outer {
             let end = (row + step).min(outer);
@@ -243,24 +253,26 @@ pub fn write_job<W: Write>(
                 mid += 1; // the first half packs whole bytes
             }
             let parallel = (end - row) * r >= 1 << 16 && mid < end && mid > row;
-            let parts: Vec<(Vec<u8>, Vec<Params>)> = if parallel {
+            let before = std::mem::take(&mut done);
+            let (parts, wrote) = if parallel {
                 std::thread::scope(|s| {
                     let h = s.spawn(|| rows(bytes, et, low, r, mid, end));
+                    let wrote = put(before, &mut params);
                     let a = rows(bytes, et, low, r, row, mid);
                     let b = h.join().expect("a compression thread panicked");
-                    vec![a, b]
+                    (vec![a, b], wrote)
                 })
             } else {
-                vec![rows(bytes, et, low, r, row, end)]
+                let wrote = put(before, &mut params);
+                (vec![rows(bytes, et, low, r, row, end)], wrote)
             };
-            for (codes, ps) in parts {
-                write_codes(out, &codes, ps.len() * r, low.bits(), &mut pending_nibble)?;
-                params.extend(ps);
-            }
+            wrote?;
+            done = parts;
             release((end - row) * r * esz);
             progress(((end - row) * r * esz) as u64);
             row = end;
         }
+        put(done, &mut params)?;
         if let Some(lo) = pending_nibble {
             out.write_all(&[lo])?;
         }
@@ -366,14 +378,12 @@ pub fn int8_error(src: &Source, geo: Geo, weights: Option<&Weights>) -> io::Resu
         }
     };
     let mut worst = f32::NEG_INFINITY;
-    let row_err = |vals: &[f32], sq: &mut Vec<f32>| -> f32 {
-        let (lo, hi) = min_max(vals);
-        let p = low.params(lo, hi);
-        sq.clear();
-        sq.extend(vals.iter().map(|&w| {
-            let d = low.dequantize(low.code(w, p), p) - w;
-            d * d
-        }));
+    let row_err = |vals: &[f32], codes: &mut [u8], sq: &mut [f32]| -> f32 {
+        let p = group_codes(low, vals, codes);
+        for ((d, &c), &w) in sq.iter_mut().zip(codes.iter()).zip(vals) {
+            let e = low.dequantize(c, p) - w;
+            *d = e * e;
+        }
         pairwise_sum(sq) / r as f32
     };
     if inner == 1 {
@@ -383,11 +393,11 @@ pub fn int8_error(src: &Source, geo: Geo, weights: Option<&Weights>) -> io::Resu
             let end = (row + step).min(outer);
             let mid = row + (end - row) / 2;
             let part = |a: usize, b: usize| {
-                let (mut vals, mut sq) = (vec![0f32; r], Vec::with_capacity(r));
+                let (mut vals, mut sq, mut codes) = (vec![0f32; r], vec![0f32; r], vec![0u8; r]);
                 let mut m = f32::NEG_INFINITY;
                 for k in a..b {
                     decode(bytes, src.et, k * r, &mut vals);
-                    m = m.max(row_err(&vals, &mut sq));
+                    m = m.max(row_err(&vals, &mut codes, &mut sq));
                 }
                 m
             };
