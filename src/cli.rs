@@ -428,8 +428,9 @@ struct CompressArgs {
     #[arg(long, allow_hyphen_values = true, requires = "weight_format")]
     group_size: Option<i64>,
     /// Share of the ratio-defining weights (MatMuls) in the primary precision, the rest in the
-    /// backup one, chosen by NNCF's data-free criterion (the int8 quantization error: the layers
-    /// that lose least go to 4 bits first... see docs/compress.md). Default 1. NNCF's `ratio`.
+    /// backup one, chosen by NNCF's data-free criterion: the layers with the largest int8
+    /// per-channel quantization error go to the primary precision first, up to the ratio (in
+    /// weight elements; see docs/compress.md). Default 1. NNCF's `ratio`.
     #[arg(long, requires = "weight_format")]
     ratio: Option<f64>,
     /// Embeddings and the last layer in the primary precision too (NNCF's `all_layers`).

@@ -345,7 +345,8 @@ pub struct CompressJson {
 }
 
 /// `compress --weight-format ... --format json`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct WeightCompressJson {
     /// The primary mode (NNCF's name: `int4_asym`, `int8_sym`...).
     pub mode: String,

@@ -240,7 +240,10 @@ fn docs_json_examples_parse() {
             "fold" => serde_json::from_str::<FoldJson>(&text).is_ok(),
             "edit" => serde_json::from_str::<irc::report::EditJson>(&text).is_ok(),
             "extract" => serde_json::from_str::<irc::report::ExtractJson>(&text).is_ok(),
-            "compress" => serde_json::from_str::<irc::report::CompressJson>(&text).is_ok(),
+            "compress" => {
+                serde_json::from_str::<irc::report::CompressJson>(&text).is_ok()
+                    || serde_json::from_str::<irc::report::WeightCompressJson>(&text).is_ok()
+            }
             "normalize" => serde_json::from_str::<NormalizeJson>(&text).is_ok(),
             "diff" => serde_json::from_str::<DiffReport>(&text).is_ok(),
             "stats" => serde_json::from_str::<Stats>(&text).is_ok(),

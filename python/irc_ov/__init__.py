@@ -47,6 +47,7 @@ __all__ = [
     "dump",
     "fold_model",
     "infer_model",
+    "compress_model",
     "run",
     "__version__",
 ]
@@ -275,13 +276,66 @@ def extract(
     return _call(args + ["--", _path(src)])
 
 
-def compress(src: PathLike, dst: PathLike) -> Dict[str, Any]:
-    """``irc compress SRC -o DST --fp16``: store the f32 constants as f16, each followed by a
+def compress(
+    src: PathLike,
+    dst: PathLike,
+    weight_format: Optional[str] = None,
+    *,
+    sym: bool = False,
+    group_size: Optional[int] = None,
+    ratio: Optional[float] = None,
+    all_layers: bool = False,
+    backup_precision: Optional[str] = None,
+    ignore_layers: Sequence[str] = (),
+    ignore_patterns: Sequence[str] = (),
+    ignore_types: Sequence[str] = (),
+    group_size_fallback: Optional[str] = None,
+) -> Dict[str, Any]:
+    """``irc compress SRC -o DST``.
+
+    Without ``weight_format`` (``--fp16``): store the f32 constants as f16, each followed by a
     ``decompression`` Convert, as OpenVINO's ``save_model(..., compress_to_fp16=True)`` does
     (the same constants, the same bytes). Returns the report: ``compressed``, ``kept``
     ([name, reason] pairs), ``skipped_model`` (why nothing was compressed, for an already
-    optimized model), ``bin_before``, ``bin_after``."""
-    return _call(["compress", "--fp16", "--format=json", "--quiet", f"--output={_path(dst)}", "--", _path(src)])
+    optimized model), ``bin_before``, ``bin_after``.
+
+    With ``weight_format`` (``"int8"``, ``"int4"``, ``"nf4"``; ``"int8_sym"``... spelled out
+    work too): NNCF 3.4.0's data-free ``compress_weights``, byte for byte, streamed from the
+    mapped ``.bin``. The keywords are NNCF's parameters under optimum-cli's names: ``sym``
+    (INT*_SYM), ``group_size`` (-1: per channel; 128 by default for int4/nf4), ``ratio``,
+    ``all_layers``, ``backup_precision`` (``"int8_asym"``, ``"int8_sym"``, ``"none"``), the
+    ignored scope as ``ignore_layers`` / ``ignore_patterns`` (``re.match``) / ``ignore_types``,
+    and ``group_size_fallback`` (``"error"``, ``"ignore"``, ``"adjust"``). What NNCF refuses
+    raises IrcError. Returns the report: ``mode``, ``compressed``, ``kept``, ``bytes_before``,
+    ``bytes_after``, ``bin_before``, ``bin_after`` and ``weights`` (per weight: ``name``,
+    ``layer``, ``mode``, ``group_size``, ``shape``, ``bytes_before``, ``bytes_after``, and
+    ``kept``, why it stays float); see docs/json.md."""
+    args = ["compress", "--format=json", "--quiet", f"--output={_path(dst)}"]
+    if weight_format is None:
+        extra = [sym, group_size, ratio, all_layers, backup_precision, group_size_fallback]
+        if any(x not in (None, False) for x in extra) or ignore_layers or ignore_patterns or ignore_types:
+            raise TypeError("compress: NNCF's options need a weight_format (int8, int4, nf4)")
+        return _call(args + ["--fp16", "--", _path(src)])
+    args.append(f"--weight-format={weight_format}")
+    if sym:
+        args.append("--sym")
+    if group_size is not None:
+        args.append(f"--group-size={int(group_size)}")
+    if ratio is not None:
+        args.append(f"--ratio={float(ratio)!r}")
+    if all_layers:
+        args.append("--all-layers")
+    if backup_precision is not None:
+        args.append(f"--backup-precision={backup_precision}")
+    for flag, values in (
+        ("--ignore-layer", ignore_layers),
+        ("--ignore-pattern", ignore_patterns),
+        ("--ignore-type", ignore_types),
+    ):
+        args += [f"{flag}={v}" for v in ([values] if isinstance(values, str) else values)]
+    if group_size_fallback is not None:
+        args.append(f"--group-size-fallback={group_size_fallback}")
+    return _call(args + ["--", _path(src)])
 
 
 def _ov_lib() -> Optional[str]:
@@ -461,3 +515,13 @@ def infer_model(model: Any, inputs: Optional[Inputs] = None, core: Any = None) -
     """Reshape-and-infer an ``openvino.Model``: a new model with ``inputs`` applied (as
     ``--input``) and every port's type and shape inferred by irc."""
     return _through_files(model, lambda s, d: infer_shapes(s, d, inputs=inputs), core)
+
+
+def compress_model(
+    model: Any, weight_format: Optional[str] = None, core: Any = None, **options: Any
+) -> Any:
+    """Compress an ``openvino.Model``'s weights: returns a new ``openvino.Model`` (the argument
+    is left as it is), as :func:`compress` would write it; ``weight_format`` and ``options`` as
+    for :func:`compress` (``weight_format=None``: f16). For the data-free modes, the model
+    ``nncf.compress_weights(model, mode=..., ...)`` returns, with the same constants."""
+    return _through_files(model, lambda s, d: compress(s, d, weight_format, **options), core)

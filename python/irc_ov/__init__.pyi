@@ -51,7 +51,21 @@ def extract(
     depth: int = ...,
     shapes: Optional[Inputs] = ...,
 ) -> Dict[str, Any]: ...
-def compress(src: PathLike, dst: PathLike) -> Dict[str, Any]: ...
+def compress(
+    src: PathLike,
+    dst: PathLike,
+    weight_format: Optional[str] = ...,
+    *,
+    sym: bool = ...,
+    group_size: Optional[int] = ...,
+    ratio: Optional[float] = ...,
+    all_layers: bool = ...,
+    backup_precision: Optional[str] = ...,
+    ignore_layers: Sequence[str] = ...,
+    ignore_patterns: Sequence[str] = ...,
+    ignore_types: Sequence[str] = ...,
+    group_size_fallback: Optional[str] = ...,
+) -> Dict[str, Any]: ...
 def verify(
     ref: PathLike,
     cand: PathLike,
@@ -93,3 +107,6 @@ def fold_model(
     relax: Sequence[str] = ...,
 ) -> Any: ...
 def infer_model(model: Any, inputs: Optional[Inputs] = ..., core: Any = ...) -> Any: ...
+def compress_model(
+    model: Any, weight_format: Optional[str] = ..., core: Any = ..., **options: Any
+) -> Any: ...

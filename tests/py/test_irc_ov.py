@@ -210,6 +210,55 @@ def test_compress_same_bytes_and_report_as_the_cli(tmp_path):
     assert r["compressed"] > 0 and r["bin_after"] < r["bin_before"]
 
 
+def test_compress_weights_same_bytes_and_report_as_the_cli(tmp_path):
+    xml = SAMPLES / "llama_fp16.xml"
+    opts = dict(group_size=32, ratio=0.8, ignore_patterns=["__module.model.layers.0.self_attn.q"])
+    r = irc_ov.compress(xml, tmp_path / "py.xml", "int4", **opts)
+    want = cli_json(
+        "compress", xml, "-o", tmp_path / "cli.xml", "--format", "json",
+        "--weight-format", "int4", "--group-size", "32", "--ratio", "0.8",
+        "--ignore-pattern", "__module.model.layers.0.self_attn.q",
+    )
+    assert r == want
+    assert read_pair(tmp_path / "py.xml") == read_pair(tmp_path / "cli.xml")
+    modes = {w["mode"] for w in r["weights"]}
+    assert {"int4_asym", "int8_asym", "float"} <= modes, modes
+    assert r["mode"] == "int4_asym" and r["bin_after"] < r["bin_before"] / 2
+
+
+def test_compress_weights_errors(tmp_path):
+    xml = SAMPLES / "llama_fp16.xml"
+    with pytest.raises(irc_ov.IrcError) as e:
+        irc_ov.compress(xml, tmp_path / "g.xml", "int4", group_size=48)
+    assert "group size 48" in str(e.value) and "--group-size" in str(e.value)
+    with pytest.raises(irc_ov.IrcError):
+        irc_ov.compress(xml, tmp_path / "i.xml", "int8", group_size=64)  # NNCF refuses it too
+    with pytest.raises(TypeError):
+        irc_ov.compress(xml, tmp_path / "t.xml", ratio=0.5)  # f16 takes no NNCF option
+    assert not list(tmp_path.iterdir())
+
+
+def _consts(model):
+    out = []
+    for op in model.get_ops():
+        if op.get_type_name() == "Constant":
+            t = op.get_output_element_type(0).get_type_name()
+            out.append((t, tuple(op.get_output_shape(0)), op.get_data().tobytes()))
+    return sorted(out)
+
+
+@pytest.mark.skipif(ov is None, reason="needs openvino")
+def test_compress_model_has_nncfs_constants():
+    nncf = pytest.importorskip("nncf")
+    m = ov.Core().read_model(str(SAMPLES / "llama_fp16.xml"))
+    before = _consts(m)
+    got = irc_ov.compress_model(m, "int4", sym=True, group_size=32)
+    want = nncf.compress_weights(m.clone(), mode=nncf.CompressWeightsMode.INT4_SYM, group_size=32)
+    assert _consts(m) == before  # the argument is left as it is
+    assert _consts(got) == _consts(want)
+    assert sum(t in ("i4", "i8") for t, _, _ in _consts(got)) > 0
+
+
 def test_extract_same_bytes_and_report_as_the_cli(tmp_path):
     xml = SAMPLES / "silero_seq.xml"
     r = irc_ov.extract(xml, tmp_path / "py.xml", inputs=["/Relu_1_output_0"], outputs=["/Relu_3_output_0"])
