@@ -181,7 +181,8 @@ enum Cmd {
     /// --outputs /model/layers.4/Add_1_output_0
     Extract(ExtractArgs),
     /// Compress weights: --fp16 stores f32 constants as f16 (as OpenVINO's save_model(...,
-    /// compress_to_fp16=True)); --weight-format int8|int4|nf4 compresses the weights of MatMuls,
+    /// compress_to_fp16=True)); --weight-format int8|int4|nf4|fp8_e4m3|fp4|mxfp4|mxfp8_e4m3
+    /// compresses the weights of MatMuls,
     /// embeddings and convolutions as NNCF 3.4.0's data-free compress_weights does, byte for
     /// byte: the same weights, modes, codes, scales, zero points and decompression subgraphs,
     /// streamed from the mapped .bin (memory does not grow with the model).
@@ -413,18 +414,20 @@ struct CompressArgs {
         required_unless_present = "weight_format"
     )]
     fp16: bool,
-    /// Compress weights to int8, int4 or nf4 (optimum-cli's --weight-format; NNCF's `mode`:
-    /// int8 = INT8_ASYM, int4 = INT4_ASYM, with --sym INT8_SYM / INT4_SYM; int8_asym, int8_sym,
-    /// int4_asym, int4_sym spelled out work too). int8: every weight per channel. int4/nf4:
-    /// MatMul weights in groups; embeddings, convolutions and the last layer in the backup
-    /// precision.
+    /// Compress weights to int8, int4, nf4, fp8_e4m3, fp4, mxfp4 or mxfp8_e4m3 (optimum-cli's
+    /// --weight-format; NNCF's `mode`: int8 = INT8_ASYM, int4 = INT4_ASYM, with --sym INT8_SYM /
+    /// INT4_SYM; int8_asym, int8_sym, int4_asym, int4_sym spelled out work too; the float
+    /// modes are NNCF's NF4, FP8_E4M3, FP4, MXFP4, MXFP8_E4M3). int8: every weight per channel.
+    /// The others: MatMul weights in groups; embeddings, convolutions and the last layer in the
+    /// backup precision.
     #[arg(long, value_name = "FORMAT")]
     weight_format: Option<String>,
     /// Symmetric codes (no zero point; NNCF's INT8_SYM / INT4_SYM).
     #[arg(long, requires = "weight_format")]
     sym: bool,
-    /// Values per scale along the input channel: 128 (the default for int4/nf4), 64, 32, 16...,
-    /// or -1 for one scale per output channel (NNCF's `group_size`). Not for int8.
+    /// Values per scale along the input channel: 128 (the default for int4/nf4/fp4/fp8_e4m3),
+    /// 64, 32, 16..., or -1 for one scale per output channel (NNCF's `group_size`). Not for
+    /// int8; the MX modes take 32 only (their default).
     #[arg(long, allow_hyphen_values = true, requires = "weight_format")]
     group_size: Option<i64>,
     /// Share of the ratio-defining weights (MatMuls) in the primary precision, the rest in the
@@ -436,8 +439,9 @@ struct CompressArgs {
     /// Embeddings and the last layer in the primary precision too (NNCF's `all_layers`).
     #[arg(long, requires = "weight_format")]
     all_layers: bool,
-    /// The precision of layers not in the primary one: int8_asym (default), int8_sym, none
-    /// (left float). NNCF's `backup_mode`.
+    /// The precision of layers not in the primary one: int8_asym (the integer modes' default),
+    /// int8_sym, fp8_e4m3 (fp4's and fp8_e4m3's default; in groups of --group-size),
+    /// mxfp8_e4m3 (the MX modes' default), none (left float). NNCF's `backup_mode`.
     #[arg(long, value_name = "MODE", requires = "weight_format")]
     backup_precision: Option<String>,
     /// Leave this layer's weights as they are (a layer or weight Const name; repeatable;

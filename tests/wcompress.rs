@@ -108,6 +108,23 @@ fn refusals_name_the_layer_and_write_nothing() {
             ],
         ),
         ("fp8", &["--weight-format", "fp8"]),
+        (
+            "mxfp4_group",
+            &["--weight-format", "mxfp4", "--group-size", "64"],
+        ),
+        (
+            "fp8_backup_group",
+            &[
+                "--weight-format",
+                "fp4",
+                "--group-size",
+                "128",
+                "--backup-precision",
+                "fp8_e4m3",
+                "--ratio",
+                "0.05",
+            ],
+        ),
     ];
     let dir = tempdir("wc-err");
     let out = dir.join("m.xml");

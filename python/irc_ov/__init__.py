@@ -299,11 +299,13 @@ def compress(
     ([name, reason] pairs), ``skipped_model`` (why nothing was compressed, for an already
     optimized model), ``bin_before``, ``bin_after``.
 
-    With ``weight_format`` (``"int8"``, ``"int4"``, ``"nf4"``; ``"int8_sym"``... spelled out
-    work too): NNCF 3.4.0's data-free ``compress_weights``, byte for byte, streamed from the
+    With ``weight_format`` (``"int8"``, ``"int4"``, ``"nf4"``, ``"fp8_e4m3"``, ``"fp4"``,
+    ``"mxfp4"``, ``"mxfp8_e4m3"``; ``"int8_sym"``... spelled out work too): NNCF 3.4.0's
+    data-free ``compress_weights``, byte for byte, streamed from the
     mapped ``.bin``. The keywords are NNCF's parameters under optimum-cli's names: ``sym``
     (INT*_SYM), ``group_size`` (-1: per channel; 128 by default for int4/nf4), ``ratio``,
-    ``all_layers``, ``backup_precision`` (``"int8_asym"``, ``"int8_sym"``, ``"none"``), the
+    ``all_layers``, ``backup_precision`` (``"int8_asym"``, ``"int8_sym"``, ``"fp8_e4m3"``,
+    ``"mxfp8_e4m3"``, ``"none"``), the
     ignored scope as ``ignore_layers`` / ``ignore_patterns`` (``re.match``) / ``ignore_types``,
     and ``group_size_fallback`` (``"error"``, ``"ignore"``, ``"adjust"``). What NNCF refuses
     raises IrcError. Returns the report: ``mode``, ``compressed``, ``kept``, ``bytes_before``,

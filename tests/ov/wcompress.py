@@ -52,7 +52,7 @@ IRC_BIN = os.environ.get("IRC_BIN", str(_REPO / "target" / "release" / "irc"))
 CORE = ov.Core()
 SAMPLES = ["llama_fp16", "silero_seq", "magika"]
 # irc's names for the layers NNCF leaves to OpenVINO's node counter.
-IRC_OWN = re.compile(r".*/(codes_to_f16|zero_point/to_f16|reshape|reshape/shape)(_\d+)?$")
+IRC_OWN = re.compile(r".*/(codes_to_f16|zero_point/to_f16|scale/to_f16|reshape|reshape/shape)(_\d+)?$")
 OV_COUNTER = re.compile(r"^(Convert|Reshape|Constant)_\d+$")
 
 # name -> (nncf kwargs, irc args)
@@ -86,6 +86,16 @@ CONFIGS = {
                             ["--weight-format", "int4", "--group-size", "32", "--ignore-pattern",
                              "FIRST_MATMUL_PREFIX"]),
     "int8_group_refused": ({"mode": "INT8_ASYM", "group_size": 64}, ["--weight-format", "int8", "--group-size", "64"]),
+    "fp8_e4m3_g32": ({"mode": "FP8_E4M3", "group_size": 32}, ["--weight-format", "fp8_e4m3", "--group-size", "32"]),
+    "fp4_g16": ({"mode": "FP4", "group_size": 16}, ["--weight-format", "fp4", "--group-size", "16"]),
+    "fp4_ratio": ({"mode": "FP4", "group_size": 32, "ratio": 0.6},
+                  ["--weight-format", "fp4", "--group-size", "32", "--ratio", "0.6"]),
+    "mxfp4": ({"mode": "MXFP4"}, ["--weight-format", "mxfp4"]),
+    "mxfp8_e4m3": ({"mode": "MXFP8_E4M3"}, ["--weight-format", "mxfp8_e4m3"]),
+    "mxfp4_all_layers": ({"mode": "MXFP4", "all_layers": True}, ["--weight-format", "mxfp4", "--all-layers"]),
+    "int4_backup_fp8": ({"mode": "INT4_ASYM", "group_size": 32, "backup_mode": "FP8_E4M3"},
+                        ["--weight-format", "int4", "--group-size", "32", "--backup-precision", "fp8_e4m3"]),
+    "mxfp4_group_refused": ({"mode": "MXFP4", "group_size": 64}, ["--weight-format", "mxfp4", "--group-size", "64"]),
 }
 ALWAYS = ["int8", "int4_g32"]
 

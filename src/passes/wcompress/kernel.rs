@@ -4,7 +4,7 @@
 //! half to even instead of a libm call) and picked at run time. The arithmetic is the same IEEE
 //! f32 in both (no fused or reordered operations), so the codes are the same bits.
 
-use super::lower::{Lowering, Params, NF4_CENTERS};
+use super::lower::{f4e2m1, f8e4m3, f8e4m3_of_f16, Lowering, Params, NF4_CENTERS};
 
 /// Whether the AVX2 + F16C bodies may run (checked once, cached by std).
 #[cfg(target_arch = "x86_64")]
@@ -57,17 +57,46 @@ pub fn group_codes(low: Lowering, vals: &[f32], codes: &mut [u8]) -> Params {
         // SAFETY: the CPU has AVX2.
         return unsafe { group_codes_avx2(low, vals, codes) };
     }
-    group_codes_body(low, vals, codes)
+    group_codes_body::<false>(low, vals, codes)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,f16c")]
 unsafe fn group_codes_avx2(low: Lowering, vals: &[f32], codes: &mut [u8]) -> Params {
-    group_codes_body(low, vals, codes)
+    group_codes_body::<true>(low, vals, codes)
+}
+
+/// f8e4m3 codes of `vals / scale`, the f32 -> f16 step eight at a time (`vcvtps2ph`, nearest
+/// even: the same bits as `half`'s conversion).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn f8_codes_f16c(vals: &[f32], scale: f32, codes: &mut [u8]) {
+    use std::arch::x86_64::{
+        __m128i, _mm256_cvtps_ph, _mm256_div_ps, _mm256_loadu_ps, _mm256_set1_ps, _mm_storeu_si128,
+        _MM_FROUND_TO_NEAREST_INT,
+    };
+    let mut chunks = vals.chunks_exact(8);
+    let mut out = codes.chunks_exact_mut(8);
+    let mut h = [0u16; 8];
+    for (v, c) in (&mut chunks).zip(&mut out) {
+        // SAFETY: only called from `group_codes_avx2` (AVX2 and F16C present); 8 floats read
+        // from `v`, 16 bytes written to `h`.
+        unsafe {
+            let n = _mm256_div_ps(_mm256_loadu_ps(v.as_ptr()), _mm256_set1_ps(scale));
+            let ph = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(n);
+            _mm_storeu_si128(h.as_mut_ptr() as *mut __m128i, ph);
+        }
+        for (o, &b) in c.iter_mut().zip(&h) {
+            *o = f8e4m3_of_f16(b);
+        }
+    }
+    for (o, &w) in out.into_remainder().iter_mut().zip(chunks.remainder()) {
+        *o = f8e4m3(w / scale);
+    }
 }
 
 #[inline(always)]
-fn group_codes_body(low: Lowering, vals: &[f32], codes: &mut [u8]) -> Params {
+fn group_codes_body<const F16C: bool>(low: Lowering, vals: &[f32], codes: &mut [u8]) -> Params {
     let (lo, hi) = min_max(vals);
     let p = low.params(lo, hi);
     match low {
@@ -83,6 +112,21 @@ fn group_codes_body(low: Lowering, vals: &[f32], codes: &mut [u8]) -> Params {
             let mask = if bits == 8 { 0xff } else { 0x0f };
             for (c, &w) in codes.iter_mut().zip(vals) {
                 *c = (to_code(w / p.scale, -level, level - 1.0) as u8) & mask;
+            }
+        }
+        Lowering::Float { f8: false, .. } => {
+            for (c, &w) in codes.iter_mut().zip(vals) {
+                *c = f4e2m1(w / p.scale);
+            }
+        }
+        Lowering::Float { f8: true, .. } => {
+            #[cfg(target_arch = "x86_64")]
+            if F16C {
+                f8_codes_f16c(vals, p.scale, codes);
+                return p;
+            }
+            for (c, &w) in codes.iter_mut().zip(vals) {
+                *c = f8e4m3(w / p.scale);
             }
         }
         Lowering::Nf4 => {
@@ -177,6 +221,16 @@ mod tests {
             Lowering::Sym { bits: 8 },
             Lowering::Sym { bits: 4 },
             Lowering::Nf4,
+            Lowering::Float {
+                f8: true,
+                mx: false,
+                ov: true,
+            },
+            Lowering::Float {
+                f8: false,
+                mx: true,
+                ov: false,
+            },
         ];
         for low in lows {
             for n in [1, 7, 8, 9, 16, 128, vals.len()] {

@@ -21,6 +21,12 @@ pub enum Lowering {
     /// 4-bit NormalFloat: the index of the nearest of 16 quantiles of the normal distribution
     /// (scaled by the group's largest magnitude), stored as `nf4`.
     Nf4,
+    /// A small float: `w / scale` as f8e4m3 (`f8`) or f4e2m1, the scale the group's largest
+    /// magnitude over the format's (448 or 6); `mx`: the scale is the power of two at or above
+    /// it, stored as its f8e8m0 exponent. `ov`: the weight has 10,000 elements or more, where
+    /// NNCF computes with an OpenVINO model whose arithmetic differs in two places (the `eps`
+    /// floor before the division, and `ln(s) * (1/ln 2)` for MX's log2).
+    Float { f8: bool, mx: bool, ov: bool },
 }
 
 /// A group's scale (f32, before rounding to f16 for storage) and zero point (asymmetric only).
@@ -76,11 +82,32 @@ impl Lowering {
         match self {
             Lowering::Asym { bits } | Lowering::Sym { bits } => bits,
             Lowering::Nf4 => 4,
+            Lowering::Float { f8, .. } => {
+                if f8 {
+                    8
+                } else {
+                    4
+                }
+            }
         }
     }
 
     pub fn has_zero_point(self) -> bool {
         matches!(self, Lowering::Asym { .. })
+    }
+
+    /// Whether the scale is stored as an f8e8m0 exponent (MX) rather than f16.
+    pub fn mx(self) -> bool {
+        matches!(self, Lowering::Float { mx: true, .. })
+    }
+
+    /// The stored scale of a group: f16 bits, or (MX) the f8e8m0 byte.
+    pub fn scale_bytes(self, p: Params, out: &mut Vec<u8>) {
+        if self.mx() {
+            out.push(p.zp as u8);
+        } else {
+            out.extend_from_slice(&scale_bits(p.scale).to_le_bytes());
+        }
     }
 
     /// A group's scale and zero point from its least and greatest value and its largest
@@ -114,6 +141,26 @@ impl Lowering {
                 scale: guard(min.abs().max(max.abs())),
                 zp: 0,
             },
+            Lowering::Float { f8, mx, ov } => {
+                let top = if f8 { 448.0f32 } else { 6.0 };
+                let a = min.abs().max(max.abs());
+                // calculate_float_quantization_params (numpy) / the float model (OpenVINO)
+                let s = if ov { guard(a) / top } else { guard(a / top) };
+                if !mx {
+                    return Params { scale: s, zp: 0 };
+                }
+                let log2 = if ov {
+                    // Log(s) / Log(2): the CPU multiplies by the reciprocal.
+                    ((s as f64).ln() as f32) * (1.0f32 / std::f32::consts::LN_2)
+                } else {
+                    (s as f64).log2() as f32
+                };
+                let e = log2.ceil().clamp(-127.0, 127.0) as i32;
+                Params {
+                    scale: 2f64.powi(e) as f32,
+                    zp: e + 127,
+                }
+            }
         }
     }
 
@@ -134,6 +181,14 @@ impl Lowering {
                 let n = w / p.scale;
                 NF4_CENTERS.iter().take_while(|&&c| c < n).count() as u8
             }
+            Lowering::Float { f8, .. } => {
+                let n = w / p.scale;
+                if f8 {
+                    f8e4m3(n)
+                } else {
+                    f4e2m1(n)
+                }
+            }
         }
     }
 
@@ -148,7 +203,90 @@ impl Lowering {
                 (((code << shift) as i8) >> shift) as f32 * p.scale
             }
             Lowering::Nf4 => NF4_LEVELS[code as usize & 15] * p.scale,
+            Lowering::Float { f8, .. } => {
+                let v = if f8 {
+                    f8e4m3_value(code)
+                } else {
+                    let m = F4_LEVELS[code as usize & 7];
+                    if code & 8 != 0 {
+                        -m
+                    } else {
+                        m
+                    }
+                };
+                v * p.scale
+            }
         }
+    }
+}
+
+/// The magnitudes of f4e2m1's codes 0..7.
+pub const F4_LEVELS: [f32; 8] = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0];
+
+/// `x` as f4e2m1 (OpenVINO's CPU Convert, as NNCF uses it): the nearest magnitude, a tie to
+/// the even code, beyond 6 saturated to 6; the sign kept (so -0.0 and tiny negatives are 0x8).
+#[inline]
+pub fn f4e2m1(x: f32) -> u8 {
+    // Midpoints between consecutive magnitudes; at one, the even code wins: so a tie counts as
+    // above the midpoints whose upper code is even (the odd-indexed ones).
+    const MID: [f32; 7] = [0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0];
+    let a = x.abs();
+    let mut code = 0u8;
+    for (k, &m) in MID.iter().enumerate() {
+        code += if k % 2 == 1 { a >= m } else { a > m } as u8;
+    }
+    (if x.is_sign_negative() { 8 } else { 0 }) | code
+}
+
+/// `x` as f8e4m3 (e4m3fn: bias 7, no infinities, 0x7F NaN) as OpenVINO converts f32: first
+/// to f16 (nearest even), then to e4m3 (nearest even), no saturation: a magnitude that rounds
+/// to 464 or more in f16 is NaN; the sign kept.
+#[inline]
+pub fn f8e4m3(x: f32) -> u8 {
+    f8e4m3_of_f16(f16::from_f32(x).to_bits())
+}
+
+/// The second step of [`f8e4m3`]: an f16 (its bits) to e4m3, nearest even.
+#[inline(always)]
+pub fn f8e4m3_of_f16(bits: u16) -> u8 {
+    let sign = ((bits >> 8) & 0x80) as u8;
+    let mag = bits & 0x7fff;
+    // 464 is 0x5f40 in f16; NaN and infinity are above it
+    if mag >= 0x5f40 {
+        return sign | 0x7f;
+    }
+    if mag < 0x2400 {
+        // below 2^-6: e4m3's subnormals (and zero), multiples of 2^-9, exact in f32
+        let a = f16::from_bits(mag).to_f32();
+        return sign | (a * 512.0).round_ties_even() as u8;
+    }
+    // normal: rebias the exponent (15 -> 7), keep 3 of 10 mantissa bits, nearest even (a carry
+    // into the exponent is the right next value; below 464 it never passes 448, 0x7E)
+    let e = (bits >> 10) & 0x1f;
+    let m = bits & 0x3ff;
+    let mut v = ((e - 8) << 3) | (m >> 7);
+    let rest = m & 0x7f;
+    if rest > 0x40 || (rest == 0x40 && v & 1 == 1) {
+        v += 1;
+    }
+    sign | v as u8
+}
+
+/// The value of an f8e4m3 code (e4m3fn).
+pub fn f8e4m3_value(code: u8) -> f32 {
+    let e = ((code >> 3) & 0xf) as i32;
+    let m = (code & 7) as f32;
+    let v = if code & 0x7f == 0x7f {
+        f32::NAN
+    } else if e == 0 {
+        m / 8.0 * 2f32.powi(-6)
+    } else {
+        (1.0 + m / 8.0) * 2f32.powi(e - 7)
+    };
+    if code & 0x80 != 0 {
+        -v
+    } else {
+        v
     }
 }
 
@@ -287,6 +425,75 @@ mod tests {
         assert_eq!(Lowering::Nf4.code(NF4_CENTERS[7], p), 7);
         assert_eq!(Lowering::Nf4.code(1.0, p), 15);
         assert_eq!(Lowering::Nf4.code(-1.0, p), 0);
+    }
+
+    #[test]
+    fn small_floats() {
+        // f4e2m1: ties to the even code, saturation, the sign of zero
+        let f4 = |x: f32| f4e2m1(x);
+        assert_eq!(
+            [0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0, 7.0, 1e9].map(f4),
+            [0, 2, 2, 4, 4, 6, 6, 7, 7]
+        );
+        assert_eq!([-0.0, -0.1, -6.0, -0.76].map(f4), [8, 8, 15, 10]);
+        // f8e4m3: 448 the largest, 464 (after f16 rounding) NaN, subnormals 2^-9 apart
+        assert_eq!(f8e4m3(448.0), 0x7e);
+        assert_eq!(f8e4m3(463.0), 0x7e);
+        assert_eq!(f8e4m3(464.0), 0x7f);
+        assert_eq!(f8e4m3(-1e6), 0xff);
+        assert_eq!(f8e4m3(2f32.powi(-9)), 0x01);
+        assert_eq!(f8e4m3(1.5 * 2f32.powi(-9)), 0x02); // tie: even code
+        assert_eq!(f8e4m3(2.5 * 2f32.powi(-9)), 0x02);
+        assert_eq!(f8e4m3(1.0), 0x38);
+        assert_eq!(f8e4m3(-0.0), 0x80);
+        for c in 0..=0x7eu8 {
+            assert_eq!(f8e4m3(f8e4m3_value(c)), c);
+        }
+        // every f16 value against the definition: the nearest of the 127 magnitudes, ties even
+        for b in 0..=0xffffu16 {
+            let x = f16::from_bits(b).to_f32();
+            let a = x.abs() as f64;
+            let want = if x.is_nan() || a >= 464.0 {
+                0x7f
+            } else {
+                let mut best = 0u8;
+                for c in 1..=0x7eu8 {
+                    let (d, db) = (
+                        (f8e4m3_value(c) as f64 - a).abs(),
+                        (f8e4m3_value(best) as f64 - a).abs(),
+                    );
+                    if d < db || (d == db && c % 2 == 0) {
+                        best = c;
+                    }
+                }
+                best
+            };
+            let sign = if x.is_sign_negative() { 0x80 } else { 0 };
+            assert_eq!(f8e4m3(x), sign | want, "f16 {b:#06x} = {x}");
+        }
+        // MX: the power of two at or above max|w|/6, as its f8e8m0 exponent
+        let mx = Lowering::Float {
+            f8: false,
+            mx: true,
+            ov: false,
+        };
+        let p = mx.params(-3.0, 12.0);
+        assert_eq!((p.scale, p.zp), (2.0, 128));
+        let p = mx.params(-12.5, 1.0);
+        assert_eq!((p.scale, p.zp), (4.0, 129));
+        // all-zero groups: the two paths differ (eps after or before the division)
+        let num = Lowering::Float {
+            f8: false,
+            mx: false,
+            ov: false,
+        };
+        let ov = Lowering::Float {
+            f8: false,
+            mx: false,
+            ov: true,
+        };
+        assert_eq!(num.params(0.0, 0.0).scale, EPS);
+        assert_eq!(ov.params(0.0, 0.0).scale, EPS / 6.0);
     }
 
     #[test]

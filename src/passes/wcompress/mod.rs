@@ -28,6 +28,14 @@ pub enum Mode {
     Int4Asym,
     Int4Sym,
     Nf4,
+    /// f8e4m3 codes, f16 scales per group.
+    Fp8E4m3,
+    /// f4e2m1 codes, f16 scales per group.
+    Fp4,
+    /// f4e2m1 codes, f8e8m0 (power of two) scales per group of 32.
+    Mxfp4,
+    /// f8e4m3 codes, f8e8m0 scales per group of 32.
+    Mxfp8E4m3,
 }
 
 impl Mode {
@@ -39,6 +47,10 @@ impl Mode {
             ("int4", false) | ("int4_asym", false) => Mode::Int4Asym,
             ("int4", true) | ("int4_sym", _) => Mode::Int4Sym,
             ("nf4", _) => Mode::Nf4,
+            ("fp8_e4m3", _) => Mode::Fp8E4m3,
+            ("fp4", _) => Mode::Fp4,
+            ("mxfp4", _) => Mode::Mxfp4,
+            ("mxfp8_e4m3", _) => Mode::Mxfp8E4m3,
             ("int8_asym", true) | ("int4_asym", true) => {
                 return Err(format!(
                     "--weight-format {format} is asymmetric: drop --sym"
@@ -47,8 +59,9 @@ impl Mode {
             (f, _) => {
                 return Err(format!(
                     "--weight-format {f}: irc compresses to int8, int4 (asymmetric, or symmetric \
-                     with --sym) and nf4, as NNCF's data-free modes INT8_ASYM, INT8_SYM, \
-                     INT4_ASYM, INT4_SYM and NF4 (fp16: --fp16)"
+                     with --sym), nf4, fp8_e4m3, fp4, mxfp4 and mxfp8_e4m3, as NNCF's data-free \
+                     modes INT8_ASYM, INT8_SYM, INT4_ASYM, INT4_SYM, NF4, FP8_E4M3, FP4, MXFP4 and \
+                     MXFP8_E4M3 (fp16: --fp16)"
                 ))
             }
         })
@@ -62,20 +75,51 @@ impl Mode {
             Mode::Int4Asym => "int4_asym",
             Mode::Int4Sym => "int4_sym",
             Mode::Nf4 => "nf4",
+            Mode::Fp8E4m3 => "fp8_e4m3",
+            Mode::Fp4 => "fp4",
+            Mode::Mxfp4 => "mxfp4",
+            Mode::Mxfp8E4m3 => "mxfp8_e4m3",
         }
+    }
+
+    fn is_mx(self) -> bool {
+        matches!(self, Mode::Mxfp4 | Mode::Mxfp8E4m3)
     }
 
     fn is_int8(self) -> bool {
         matches!(self, Mode::Int8Asym | Mode::Int8Sym)
     }
 
-    pub fn lowering(self) -> Lowering {
+    /// The arithmetic for a weight of `elements` values (NNCF computes weights of 10,000 or
+    /// more with an OpenVINO model; for the float modes that differs, see [`Lowering::Float`]).
+    pub fn lowering(self, elements: usize) -> Lowering {
+        let ov = elements >= 10_000;
         match self {
             Mode::Int8Asym => Lowering::Asym { bits: 8 },
             Mode::Int8Sym => Lowering::Sym { bits: 8 },
             Mode::Int4Asym => Lowering::Asym { bits: 4 },
             Mode::Int4Sym => Lowering::Sym { bits: 4 },
             Mode::Nf4 => Lowering::Nf4,
+            Mode::Fp8E4m3 => Lowering::Float {
+                f8: true,
+                mx: false,
+                ov,
+            },
+            Mode::Fp4 => Lowering::Float {
+                f8: false,
+                mx: false,
+                ov,
+            },
+            Mode::Mxfp4 => Lowering::Float {
+                f8: false,
+                mx: true,
+                ov,
+            },
+            Mode::Mxfp8E4m3 => Lowering::Float {
+                f8: true,
+                mx: true,
+                ov,
+            },
         }
     }
 
@@ -87,16 +131,22 @@ impl Mode {
             Mode::Int4Asym => ElementType::U4,
             Mode::Int4Sym => ElementType::I4,
             Mode::Nf4 => ElementType::Nf4,
+            Mode::Fp8E4m3 | Mode::Mxfp8E4m3 => ElementType::F8E4M3,
+            Mode::Fp4 | Mode::Mxfp4 => ElementType::F4E2M1,
         }
     }
 }
 
-/// NNCF's `BackupMode` (the integer ones and none).
+/// NNCF's `BackupMode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backup {
     None,
     Int8Sym,
     Int8Asym,
+    /// f8e4m3 in groups of the primary group size.
+    Fp8E4m3,
+    /// f8e4m3 with f8e8m0 scales in groups of 32.
+    Mxfp8E4m3,
 }
 
 impl Backup {
@@ -105,8 +155,11 @@ impl Backup {
             "none" => Ok(Backup::None),
             "int8_sym" => Ok(Backup::Int8Sym),
             "int8_asym" => Ok(Backup::Int8Asym),
+            "fp8_e4m3" => Ok(Backup::Fp8E4m3),
+            "mxfp8_e4m3" => Ok(Backup::Mxfp8E4m3),
             _ => Err(format!(
-                "--backup-precision {s}: one of int8_asym (the default), int8_sym, none"
+                "--backup-precision {s}: one of int8_asym (the default for integer modes), \
+                 int8_sym, fp8_e4m3 (fp4's and fp8_e4m3's), mxfp8_e4m3 (the MX modes'), none"
             )),
         }
     }
@@ -116,14 +169,19 @@ impl Backup {
             Backup::None => "none",
             Backup::Int8Sym => "int8_sym",
             Backup::Int8Asym => "int8_asym",
+            Backup::Fp8E4m3 => "fp8_e4m3",
+            Backup::Mxfp8E4m3 => "mxfp8_e4m3",
         }
     }
 
-    fn mode(self) -> Option<Mode> {
+    /// NNCF's `_get_backup_config`: the mode and group size of a weight in the backup.
+    fn config(self, primary_group: i64) -> Option<(Mode, i64)> {
         match self {
             Backup::None => None,
-            Backup::Int8Sym => Some(Mode::Int8Sym),
-            Backup::Int8Asym => Some(Mode::Int8Asym),
+            Backup::Int8Sym => Some((Mode::Int8Sym, -1)),
+            Backup::Int8Asym => Some((Mode::Int8Asym, -1)),
+            Backup::Fp8E4m3 => Some((Mode::Fp8E4m3, primary_group)),
+            Backup::Mxfp8E4m3 => Some((Mode::Mxfp8E4m3, 32)),
         }
     }
 }
@@ -235,9 +293,28 @@ fn resolve(o: &Options) -> Result<Resolved, String> {
             return Err(format!("--ratio {r}: the ratio is between 0 and 1"));
         }
     }
-    let group = o
-        .group_size
-        .unwrap_or(if o.mode.is_int8() { -1 } else { 128 });
+    if o.mode.is_mx() {
+        if let Some(g) = o.group_size.filter(|&g| g != 32) {
+            return Err(format!(
+                "{}: groups of 32 only (the MX formats' block), not --group-size {g} (NNCF: \
+                 MXFP4 and MXFP8_E4M3 types only support group size of 32)",
+                o.mode.value()
+            ));
+        }
+        if o.fallback == Fallback::Adjust {
+            return Err(format!(
+                "{}: --group-size-fallback adjust does not apply (the group is always 32)",
+                o.mode.value()
+            ));
+        }
+    }
+    let group = o.group_size.unwrap_or(if o.mode.is_int8() {
+        -1
+    } else if o.mode.is_mx() {
+        32
+    } else {
+        128
+    });
     if group == 0 || group < -1 {
         return Err(format!(
             "--group-size {group}: a group size is a positive integer, or -1 for per channel"
@@ -249,7 +326,11 @@ fn resolve(o: &Options) -> Result<Resolved, String> {
         // `ratio or 1`: 0 is 1.
         ratio: o.ratio.filter(|&r| r != 0.0).unwrap_or(1.0),
         all_layers: o.all_layers.unwrap_or(false),
-        backup: o.backup.unwrap_or(Backup::Int8Asym),
+        backup: o.backup.unwrap_or(match o.mode {
+            Mode::Mxfp4 | Mode::Mxfp8E4m3 => Backup::Mxfp8E4m3,
+            Mode::Fp4 | Mode::Fp8E4m3 => Backup::Fp8E4m3,
+            _ => Backup::Int8Asym,
+        }),
         fallback: o.fallback,
     })
 }
@@ -809,7 +890,7 @@ pub fn plan(g: &mut Graph, weights: Option<&Weights>, o: &Options) -> Result<Pla
 }
 
 fn backup_config(rs: &Resolved) -> Option<(Mode, i64)> {
-    rs.backup.mode().map(|m| (m, -1))
+    rs.backup.config(rs.group)
 }
 
 fn source_of(g: &Graph, p: &Param) -> Result<Source, String> {
@@ -868,13 +949,32 @@ pub fn apply(g: &mut Graph, plan: &Plan) -> Result<(Vec<Job>, Report), String> {
         let (mode, gs) = p.config.expect("planned weights have a config");
         let group = (gs != -1).then_some(gs as usize);
         let geo = Geo::of(&p.shape, &p.axes, group).ok_or_else(|| {
-            format!(
-                "weight '{}' of shape {:?}: groups of {gs} along axes {:?} do not fit",
-                p.name, p.shape, p.axes
-            )
+            let layer = &g[p.node].name;
+            if group.is_some() && p.axes.len() != 1 {
+                format!(
+                    "layer '{layer}': {} in groups of {gs} needs one reduction axis, its weight \
+                     '{}' {:?} is reduced over {:?} (NNCF: Group-wise quantization expects a \
+                     single reduction axis); leave it out with --ignore-layer, or choose \
+                     --backup-precision int8_asym",
+                    mode.value(),
+                    p.name,
+                    p.shape,
+                    p.axes
+                )
+            } else {
+                format!(
+                    "layer '{layer}': group size {gs} ({}) does not divide its channel of {} \
+                     (NNCF: Channel size {} should be divisible by size of group {gs}); leave the \
+                     layer out with --ignore-layer, or choose another --group-size or \
+                     --backup-precision",
+                    mode.value(),
+                    p.channel(),
+                    p.channel()
+                )
+            }
         })?;
         let src = source_of(g, p)?;
-        let low = mode.lowering();
+        let low = mode.lowering(geo.elements());
         let n = geo.elements();
         let codes = (off, stream::packed_len(n, low.bits()));
         off += codes.1;
@@ -885,7 +985,7 @@ pub fn apply(g: &mut Graph, plan: &Plan) -> Result<(Vec<Job>, Report), String> {
         } else {
             (off, 0)
         };
-        let scale = (off, geo.groups() as u64 * 2);
+        let scale = (off, geo.groups() as u64 * if low.mx() { 1 } else { 2 });
         off += scale.1;
         let bytes_before = n as u64 * (if p.et == ElementType::F32 { 4 } else { 2 });
         rewrite(
@@ -1087,11 +1187,12 @@ fn rewrite(
         values = sub;
     }
     let sname = fresh(names, format!("{n}/scale"));
+    let mx = matches!(mode, Mode::Mxfp4 | Mode::Mxfp8E4m3);
     let s = add(
         g,
         konst(
             &sname,
-            E::F16,
+            if mx { E::F8E8M0 } else { E::F16 },
             &scale_shape,
             ConstData::Out {
                 offset: scale.0,
@@ -1099,6 +1200,16 @@ fn rewrite(
             },
         ),
     );
+    // MX scales are stored as f8e8m0 exponents, widened to f16.
+    let s = if mx {
+        let cname = fresh(names, format!("{sname}/to_f16"));
+        let c = add(g, convert(cname, E::F8E8M0, E::F16, &scale_shape));
+        g.connect(s, 0, c, 0);
+        c
+    } else {
+        s
+    };
+    let sport = g[s].outputs[0].id;
     let mname = fresh(names, format!("{n}/fq_weights_{}", p.port));
     let mul = add(
         g,
@@ -1106,7 +1217,7 @@ fn rewrite(
     );
     let vport = g[values].outputs[0].id;
     g.connect(values, vport, mul, 0);
-    g.connect(s, 0, mul, 1);
+    g.connect(s, sport, mul, 1);
     let mut last = mul;
     if group.is_some() {
         let shape_bytes: Vec<u8> = p

@@ -4,7 +4,7 @@
 //! less) after them. Rows split between two threads. Nothing holds a whole tensor.
 
 use super::kernel::{self, group_codes};
-use super::lower::{pairwise_sum, scale_bits, Lowering, Params};
+use super::lower::{pairwise_sum, Lowering, Params};
 use crate::ir::*;
 use std::io::{self, Write};
 
@@ -319,7 +319,7 @@ pub fn write_job<W: Write>(
     }
     let mut sb = Vec::with_capacity(params.len() * 2);
     for p in &params {
-        sb.extend_from_slice(&scale_bits(p.scale).to_le_bytes());
+        low.scale_bytes(*p, &mut sb);
     }
     out.write_all(&sb)
 }
