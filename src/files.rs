@@ -5,6 +5,8 @@
 //!
 //! What is guaranteed, and where, is in the README ("Outputs").
 
+pub mod direct;
+
 use std::ffi::{CString, OsStr};
 use std::fs::{File, Metadata, OpenOptions};
 use std::io;

@@ -82,6 +82,35 @@ fn same_input_same_bytes() {
     assert!(outs[0] == outs[1]);
 }
 
+/// The `O_DIRECT` writer (used from 1 GiB of output; here forced for every size) writes the
+/// same bytes as the buffered one.
+#[test]
+fn direct_output_same_bytes() {
+    let dir = tempdir("wc-direct");
+    let exe = env!("CARGO_BIN_EXE_irc");
+    let mut outs = Vec::new();
+    for (k, from) in ["0", "999999999999"].iter().enumerate() {
+        let out = dir.join(format!("m{k}.xml"));
+        let st = std::process::Command::new(exe)
+            .args(["compress", LLAMA, "-o"])
+            .arg(&out)
+            .args(["--weight-format", "int4", "--group-size", "32", "-q"])
+            .env("IRC_COMPRESS_DIRECT_FROM", from)
+            .output()
+            .unwrap();
+        assert!(
+            st.status.success(),
+            "{}",
+            String::from_utf8_lossy(&st.stderr)
+        );
+        outs.push((
+            std::fs::read(&out).unwrap(),
+            std::fs::read(out.with_extension("bin")).unwrap(),
+        ));
+    }
+    assert!(outs[0] == outs[1]);
+}
+
 /// Refusals: exit 2, the message names what to pass instead, nothing written.
 #[test]
 fn refusals_name_the_layer_and_write_nothing() {
