@@ -17,7 +17,7 @@ static CURRENT: Mutex<Option<ProgressBar>> = Mutex::new(None);
 /// The bar of one command; dropping it clears the bar.
 pub struct Progress {
     bar: Option<ProgressBar>,
-    shown: Option<(mpsc::Sender<()>, std::thread::JoinHandle<()>)>,
+    shown: Option<Shown>,
 }
 
 impl Progress {
@@ -37,37 +37,50 @@ impl Progress {
         }
         bar.set_prefix(cmd.to_string());
         bar.set_message("reading");
-        // Shown after a second, from a thread that sleeps until then or until the command ends.
-        let (tx, rx) = mpsc::channel::<()>();
-        let b = bar.clone();
-        let t = std::thread::spawn(move || {
-            if rx.recv_timeout(SHOW_AFTER) == Err(mpsc::RecvTimeoutError::Timeout) {
-                b.set_draw_target(ProgressDrawTarget::stderr());
-                b.enable_steady_tick(Duration::from_millis(120));
-            }
-        });
+        let shown = show_later(&bar);
         if let Ok(mut c) = CURRENT.lock() {
             *c = Some(bar.clone());
         }
         Progress {
             bar: Some(bar),
-            shown: Some((tx, t)),
+            shown: Some(shown),
         }
+    }
+}
+
+type Shown = (mpsc::Sender<()>, std::thread::JoinHandle<()>);
+
+/// Show `bar` after a second, from a thread that sleeps until then or until the returned
+/// sender is dropped (the command ended first: nothing is drawn).
+fn show_later(bar: &ProgressBar) -> Shown {
+    let (tx, rx) = mpsc::channel::<()>();
+    let b = bar.clone();
+    let t = std::thread::spawn(move || {
+        if rx.recv_timeout(SHOW_AFTER) == Err(mpsc::RecvTimeoutError::Timeout) {
+            b.set_draw_target(ProgressDrawTarget::stderr());
+            b.enable_steady_tick(Duration::from_millis(120));
+        }
+    });
+    (tx, t)
+}
+
+/// Stop the showing thread, then clear the bar.
+fn end(shown: Option<Shown>, bar: Option<ProgressBar>) {
+    if let Some((tx, t)) = shown {
+        drop(tx);
+        let _ = t.join();
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
     }
 }
 
 impl Drop for Progress {
     fn drop(&mut self) {
-        if let Some((tx, t)) = self.shown.take() {
-            drop(tx);
-            let _ = t.join();
-        }
         if let Ok(mut c) = CURRENT.lock() {
             *c = None;
         }
-        if let Some(b) = self.bar.take() {
-            b.finish_and_clear();
-        }
+        end(self.shown.take(), self.bar.take());
     }
 }
 
@@ -98,7 +111,7 @@ pub fn suspend<R>(f: impl FnOnce() -> R) -> R {
 /// on a terminal, after a second, never under `--quiet` or in-process.
 pub struct Bytes {
     bar: Option<ProgressBar>,
-    shown: Option<(mpsc::Sender<()>, std::thread::JoinHandle<()>)>,
+    shown: Option<Shown>,
 }
 
 impl Bytes {
@@ -116,17 +129,9 @@ impl Bytes {
             bar.set_style(style.progress_chars("=> "));
         }
         bar.set_prefix(cmd.to_string());
-        let (tx, rx) = mpsc::channel::<()>();
-        let b = bar.clone();
-        let t = std::thread::spawn(move || {
-            if rx.recv_timeout(SHOW_AFTER) == Err(mpsc::RecvTimeoutError::Timeout) {
-                b.set_draw_target(ProgressDrawTarget::stderr());
-                b.enable_steady_tick(Duration::from_millis(120));
-            }
-        });
         Bytes {
+            shown: Some(show_later(&bar)),
             bar: Some(bar),
-            shown: Some((tx, t)),
         }
     }
 
@@ -139,12 +144,6 @@ impl Bytes {
 
 impl Drop for Bytes {
     fn drop(&mut self) {
-        if let Some((tx, t)) = self.shown.take() {
-            drop(tx);
-            let _ = t.join();
-        }
-        if let Some(b) = self.bar.take() {
-            b.finish_and_clear();
-        }
+        end(self.shown.take(), self.bar.take());
     }
 }

@@ -6,6 +6,7 @@
 //! of a grouped one). [`Lowering::params`] gives its scale and zero point, [`Lowering::code`]
 //! each value's code.
 
+use crate::ir::tensor::{f8e4m3_to_f32, NF4_TABLE};
 use half::f16;
 
 /// f32's machine epsilon: scales smaller in magnitude are replaced by it.
@@ -35,26 +36,6 @@ pub struct Params {
     pub scale: f32,
     pub zp: i32,
 }
-
-/// The 16 NF4 levels (QLoRA's normal-float quantiles, as NNCF and OpenVINO hold them in f32).
-pub const NF4_LEVELS: [f32; 16] = [
-    -1.0,
-    -0.696_192_8,
-    -0.525_073_05,
-    -0.394_917_5,
-    -0.284_441_38,
-    -0.184_773_43,
-    -0.091_050_03,
-    0.0,
-    0.079_580_3,
-    0.160_930_2,
-    0.246_112_3,
-    0.337_915_24,
-    0.440_709_83,
-    0.562_617,
-    0.722_956_84,
-    1.0,
-];
 
 /// Midpoints between consecutive NF4 levels: a value's code is the number of midpoints strictly
 /// below it (a tie goes to the lower code).
@@ -202,10 +183,10 @@ impl Lowering {
                 let shift = 8 - bits;
                 (((code << shift) as i8) >> shift) as f32 * p.scale
             }
-            Lowering::Nf4 => NF4_LEVELS[code as usize & 15] * p.scale,
+            Lowering::Nf4 => NF4_TABLE[code as usize & 15] * p.scale,
             Lowering::Float { f8, .. } => {
                 let v = if f8 {
-                    f8e4m3_value(code)
+                    f8e4m3_to_f32(code)
                 } else {
                     let m = F4_LEVELS[code as usize & 7];
                     if code & 8 != 0 {
@@ -270,24 +251,6 @@ pub fn f8e4m3_of_f16(bits: u16) -> u8 {
         v += 1;
     }
     sign | v as u8
-}
-
-/// The value of an f8e4m3 code (e4m3fn).
-pub fn f8e4m3_value(code: u8) -> f32 {
-    let e = ((code >> 3) & 0xf) as i32;
-    let m = (code & 7) as f32;
-    let v = if code & 0x7f == 0x7f {
-        f32::NAN
-    } else if e == 0 {
-        m / 8.0 * 2f32.powi(-6)
-    } else {
-        (1.0 + m / 8.0) * 2f32.powi(e - 7)
-    };
-    if code & 0x80 != 0 {
-        -v
-    } else {
-        v
-    }
 }
 
 /// A scale of magnitude below [`EPS`] becomes `EPS` (an all-zero group).
@@ -447,7 +410,7 @@ mod tests {
         assert_eq!(f8e4m3(1.0), 0x38);
         assert_eq!(f8e4m3(-0.0), 0x80);
         for c in 0..=0x7eu8 {
-            assert_eq!(f8e4m3(f8e4m3_value(c)), c);
+            assert_eq!(f8e4m3(f8e4m3_to_f32(c)), c);
         }
         // every f16 value against the definition: the nearest of the 127 magnitudes, ties even
         for b in 0..=0xffffu16 {
@@ -459,8 +422,8 @@ mod tests {
                 let mut best = 0u8;
                 for c in 1..=0x7eu8 {
                     let (d, db) = (
-                        (f8e4m3_value(c) as f64 - a).abs(),
-                        (f8e4m3_value(best) as f64 - a).abs(),
+                        (f8e4m3_to_f32(c) as f64 - a).abs(),
+                        (f8e4m3_to_f32(best) as f64 - a).abs(),
                     );
                     if d < db || (d == db && c % 2 == 0) {
                         best = c;
