@@ -873,23 +873,34 @@ pub fn write_files_after(
     let label = out_xml.display().to_string();
     let out_bin = crate::files::bin_of_output(out_xml).unwrap_or_default();
     let werr = |e: io::Error| format!("writing {}: {e}", out_bin.display());
-    let run = || -> Result<u64, String> {
-        let file = bin.file().try_clone().map_err(werr)?;
-        let mut sink = BinSink::appending(io::BufWriter::with_capacity(1 << 20, file), prefix)
-            .reading(model.weights.as_deref());
-        if let Some(input) = model.weights.as_ref().and_then(|w| w.file()) {
-            sink = sink.with_range_copy(input, copy_range_to_file);
-        }
-        let xml = write_xml_file(model, out_xml, &mut sink)?;
-        let bin_len = sink.len();
-        let mut bw = sink.finish().map_err(werr)?;
-        bw.flush().map_err(werr)?;
-        drop(bw);
-        crate::files::stall("bin-written");
-        finish_pair(bin, xml, None)?;
-        Ok(bin_len)
-    };
-    run().map_err(|msg| Error::io(label, msg))
+    write_compact(model, out_xml, bin, prefix, None, &werr).map_err(|msg| Error::io(label, msg))
+}
+
+/// Write `model`'s constants into `bin` after its first `prefix` bytes (written already, the
+/// file positioned after them), its XML to `out_xml`, and put both in place. Returns the
+/// `.bin`'s length.
+fn write_compact(
+    model: &Model,
+    out_xml: &Path,
+    bin: TempOut,
+    prefix: u64,
+    check: Option<Check>,
+    werr: &dyn Fn(io::Error) -> String,
+) -> Result<u64, String> {
+    let file = bin.file().try_clone().map_err(werr)?;
+    let mut sink = BinSink::appending(io::BufWriter::with_capacity(1 << 20, file), prefix)
+        .reading(model.weights.as_deref());
+    if let Some(input) = model.weights.as_ref().and_then(|w| w.file()) {
+        sink = sink.with_range_copy(input, copy_range_to_file);
+    }
+    let xml = write_xml_file(model, out_xml, &mut sink)?;
+    let bin_len = sink.len();
+    let mut bw = sink.finish().map_err(werr)?;
+    bw.flush().map_err(werr)?;
+    drop(bw);
+    crate::files::stall("bin-written");
+    finish_pair(bin, xml, check)?;
+    Ok(bin_len)
 }
 
 fn write_pair(
@@ -935,20 +946,5 @@ fn write_pair(
     }
 
     let bin = TempOut::create(out_bin).map_err(werr)?;
-    let mut sink = BinSink::new(io::BufWriter::with_capacity(
-        1 << 20,
-        bin.file().try_clone().map_err(werr)?,
-    ))
-    .reading(model.weights.as_deref());
-    if let Some(input) = model.weights.as_ref().and_then(|w| w.file()) {
-        sink = sink.with_range_copy(input, copy_range_to_file);
-    }
-    let xml = write_xml_file(model, out_xml, &mut sink)?;
-    let bin_len = sink.len();
-    let mut bw = sink.finish().map_err(werr)?;
-    bw.flush().map_err(werr)?;
-    drop(bw);
-    crate::files::stall("bin-written");
-    finish_pair(bin, xml, check)?;
-    Ok(bin_len)
+    write_compact(model, out_xml, bin, 0, check, &werr)
 }

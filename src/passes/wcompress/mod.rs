@@ -1141,19 +1141,10 @@ fn rewrite(
         l.outputs.push(Port::new(2, E::F16, ps(out)));
         l
     };
+    // A constant written to the output .bin at (offset, size).
+    let out = |(offset, size): (u64, u64)| ConstData::Out { offset, size };
     let ct = mode.codes_type();
-    let c = add(
-        g,
-        konst(
-            n,
-            ct,
-            &grouped,
-            ConstData::Out {
-                offset: codes.0,
-                size: codes.1,
-            },
-        ),
-    );
+    let c = add(g, konst(n, ct, &grouped, out(codes)));
     // Names for the layers NNCF leaves to OpenVINO's counter (`Convert_123`): any unique
     // name does; these say what the layer is.
     let cname = fresh(names, format!("{n}/codes_to_f16"));
@@ -1162,18 +1153,7 @@ fn rewrite(
     let mut values = cv;
     if zp.1 > 0 {
         let zname = fresh(names, format!("{n}/zero_point"));
-        let z = add(
-            g,
-            konst(
-                &zname,
-                ct,
-                &scale_shape,
-                ConstData::Out {
-                    offset: zp.0,
-                    size: zp.1,
-                },
-            ),
-        );
+        let z = add(g, konst(&zname, ct, &scale_shape, out(zp)));
         let zcname = fresh(names, format!("{zname}/to_f16"));
         let zc = add(g, convert(zcname, ct, E::F16, &scale_shape));
         g.connect(z, 0, zc, 0);
@@ -1194,10 +1174,7 @@ fn rewrite(
             &sname,
             if mx { E::F8E8M0 } else { E::F16 },
             &scale_shape,
-            ConstData::Out {
-                offset: scale.0,
-                size: scale.1,
-            },
+            out(scale),
         ),
     );
     // MX scales are stored as f8e8m0 exponents, widened to f16.
