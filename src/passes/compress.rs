@@ -282,7 +282,7 @@ fn rewrite(g: &mut Graph, n: NodeId, data: Vec<u8>) {
     let (origin, id) = (l.origin, l.id);
     let mut cv = Layer::new("Convert", "opset1", &name);
     cv.data = Some(Attrs::from_pairs([("destination_type", "f32")]));
-    cv.rt_info = Some(std::sync::Arc::new(super::fold::decompression_rt_info(
+    cv.rt_info = Some(std::sync::Arc::new(super::make::decompression_rt_info(
         rt.as_deref(),
     )));
     cv.inputs

@@ -4,6 +4,7 @@
 //! RandomUniform, FakeQuantize, and `decompression` Converts (so f16 weights stay compact).
 
 use super::infer::{self, Facts, Infer, InputOverride};
+use super::make::{const_layer, decompression_rt_info};
 use crate::error::Diag;
 use crate::ir::tensor::Tensor;
 use crate::ir::*;
@@ -381,25 +382,6 @@ fn report_too_big(
     }
 }
 
-/// A Const layer holding `t` (its `<data>`: type, shape, size; no ports, no id yet).
-pub(crate) fn const_layer(name: &str, t: &Tensor) -> Layer {
-    let mut layer = Layer::new("Const", "opset1", name);
-    let shape = t
-        .shape
-        .iter()
-        .map(|d| d.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    let size = t.data.len().to_string();
-    layer.data = Some(Attrs::from_pairs([
-        ("element_type", t.et.name()),
-        ("shape", shape.as_str()),
-        ("offset", "0"),
-        ("size", size.as_str()),
-    ]));
-    layer
-}
-
 /// Put a planned constant in the graph: a Const (followed by a decompression Convert when the
 /// value is compressed) where the folded output stood, wired to the unfolded consumers.
 fn materialize(g: &mut Graph, c: NewConst, next_id: &mut u64) {
@@ -446,33 +428,6 @@ fn materialize(g: &mut Graph, c: NewConst, next_id: &mut u64) {
     }
     // The producer's output loses its names to the Const that replaces it.
     g[c.producer].outputs[c.output].set_names(Vec::new());
-}
-
-/// rt_info marking a Convert as weight decompression (OpenVINO's `decompression` attribute),
-/// keeping whatever else `base` carries.
-pub(crate) fn decompression_rt_info(base: Option<&XmlElement>) -> XmlElement {
-    let mut rt = base.cloned().unwrap_or_else(|| XmlElement {
-        name: "rt_info".into(),
-        attrs: Vec::new(),
-        children: Vec::new(),
-        text: None,
-    });
-    if !rt
-        .children
-        .iter()
-        .any(|c| c.attr("name") == Some("decompression"))
-    {
-        rt.children.push(XmlElement {
-            name: "attribute".into(),
-            attrs: vec![
-                ("name".into(), "decompression".into()),
-                ("version".into(), "0".into()),
-            ],
-            children: Vec::new(),
-            text: None,
-        });
-    }
-    rt
 }
 
 /// A set of nodes of one graph, as a bit per node index.

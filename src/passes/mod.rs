@@ -6,6 +6,7 @@ pub mod edit;
 pub mod extract;
 pub mod fold;
 pub mod infer;
+pub mod make;
 pub mod record;
 pub mod simplify;
 pub mod symbolic;

@@ -547,7 +547,7 @@ impl Cx<'_> {
 
     /// Add a Const holding `t`, sorted where `origin` stood.
     pub fn add_const(&mut self, name: &str, t: &Tensor, origin: Option<u32>) -> NodeId {
-        let mut layer = super::fold::const_layer(name, t);
+        let mut layer = super::make::const_layer(name, t);
         layer
             .outputs
             .push(Port::new(0, t.et, PartialShape::from_static(&t.shape)));
