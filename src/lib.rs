@@ -13,27 +13,19 @@
 //! - [`verify`]: structural invariants of any model (after reading, after every pass).
 //! - [`report`], [`diff`], [`stats`]: the review commands' reports (text and `--format json`).
 
-pub mod diff;
-pub mod dump;
+pub mod cli;
 pub mod error;
 pub mod files;
 pub mod ir;
-pub mod opset;
+pub mod ops;
+pub mod passes;
 pub mod progress;
-pub mod render;
-pub mod report;
-pub mod stats;
+pub mod review;
+pub mod runtime;
+pub mod span;
 pub mod xml;
 
 pub use error::{Diag, Error, Kind};
-pub mod cli;
-pub mod equiv;
-pub mod npz;
-pub mod ops;
-pub mod ovrt;
-pub mod passes;
-pub mod span;
-pub mod verify;
 
 /// A phase boundary: advances the progress bar, if one is shown, and with `IRC_TRACE` set,
 /// prints elapsed time and resident memory (stderr).

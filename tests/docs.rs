@@ -1,4 +1,4 @@
-//! `docs/ops.md` lists exactly the ops irc has rules for, and `src/opset.rs` is generated from
+//! `docs/ops.md` lists exactly the ops irc has rules for, and `src/ir/opset.rs` is generated from
 //! the reference opset table. Regenerate both with
 //! `IRC_UPDATE_DOCS=1 cargo test --test docs`.
 
@@ -106,7 +106,7 @@ fn ops_md_is_current() {
     );
 }
 
-/// `src/opset.rs` as generated from `shared/reference/opset-table.md` (OpenVINO's
+/// `src/ir/opset.rs` as generated from `shared/reference/opset-table.md` (OpenVINO's
 /// `opsetN_tbl.hpp`): `## opsetN` headings, each followed by a line of `Type-version` items.
 fn render_opset_rs(table: &str) -> String {
     let mut s = String::from(
@@ -151,14 +151,14 @@ fn opset_table_is_generated_from_the_reference() {
         return;
     };
     let want = render_opset_rs(&table);
-    let path = repo.join("src/opset.rs");
+    let path = repo.join("src/ir/opset.rs");
     if std::env::var("IRC_UPDATE_DOCS").is_ok() {
         std::fs::write(&path, &want).unwrap();
     }
     let got = std::fs::read_to_string(&path).unwrap();
     assert!(
         got == want,
-        "src/opset.rs is not what the reference table gives: run IRC_UPDATE_DOCS=1 cargo test --test docs"
+        "src/ir/opset.rs is not what the reference table gives: run IRC_UPDATE_DOCS=1 cargo test --test docs"
     );
-    assert_eq!(irc::opset::OPSETS.len(), 17, "opset1 to opset17");
+    assert_eq!(irc::ir::opset::OPSETS.len(), 17, "opset1 to opset17");
 }

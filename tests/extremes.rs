@@ -373,7 +373,7 @@ fn pipeline(xml: &str, bin: Vec<u8>) -> Option<bool> {
             .filter(|(_, why)| why.starts_with(internal))
             .collect();
         assert!(bugs.is_empty(), "kernel internal errors: {bugs:?}");
-        let bad = irc::verify::verify(&m);
+        let bad = irc::passes::validate::verify(&m);
         assert!(bad.is_empty(), "fold produced an unsound model: {bad:?}");
         let mut s = String::new();
         let mut sink = irc::xml::BinSink::new(Vec::new());
@@ -386,7 +386,7 @@ fn pipeline(xml: &str, bin: Vec<u8>) -> Option<bool> {
 fn extreme_values_through_every_rule() {
     // Each (type, version) once, in the first opset that holds it.
     let mut seen = std::collections::BTreeMap::new();
-    for (opset, ops) in irc::opset::OPSETS {
+    for (opset, ops) in irc::ir::opset::OPSETS {
         for &(t, v) in ops.iter() {
             seen.entry((t, v)).or_insert(*opset);
         }

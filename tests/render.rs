@@ -227,7 +227,7 @@ fn diff_render_marks_what_the_diff_lists() {
         assert_eq!(code, 0, "{err}");
         let (code, json, _) = run(&["diff", &src, folded.to_str().unwrap(), "--format", "json"]);
         assert_eq!(code, 1);
-        let r: irc::diff::DiffReport = serde_json::from_str(&json).unwrap();
+        let r: irc::review::diff::DiffReport = serde_json::from_str(&json).unwrap();
         for ext in ["svg", "html"] {
             let pic = dir.join(format!("{name}.{ext}"));
             let (code2, json2, _) = run(&[

@@ -4,9 +4,11 @@
 
 mod common;
 use common::*;
-use irc::diff::DiffReport;
-use irc::report::{CheckReport, ErrorReport, FoldJson, IoReport, NormalFormJson, NormalizeJson};
-use irc::stats::Stats;
+use irc::review::diff::DiffReport;
+use irc::review::report::{
+    CheckReport, ErrorReport, FoldJson, IoReport, NormalFormJson, NormalizeJson,
+};
+use irc::review::stats::Stats;
 use std::path::{Path, PathBuf};
 
 fn samples() -> Vec<PathBuf> {
@@ -35,10 +37,13 @@ fn diff_of_fold_snapshots() {
         ]);
         assert_eq!(code, 0, "{name}: {err}");
         let (a, b) = (read(&path), read(&out));
-        let r = irc::diff::diff(&a.model, &b.model);
+        let r = irc::review::diff::diff(&a.model, &b.model);
         assert!(!r.equal, "{name}: fold changed nothing?");
         settings().bind(|| {
-            insta::assert_snapshot!(format!("diff_fold__{name}"), irc::diff::render_text(&r));
+            insta::assert_snapshot!(
+                format!("diff_fold__{name}"),
+                irc::review::diff::render_text(&r)
+            );
         });
         // The same through the binary: exit 1, and the JSON is the same report.
         let (code, stdout, _) = run(&[
@@ -69,7 +74,7 @@ fn stats_snapshots() {
         let (code, json, _) = run(&["stats", p, "--format", "json"]);
         assert_eq!(code, 0);
         let s: Stats = serde_json::from_str(&json).expect("stats JSON");
-        assert_eq!(irc::stats::render_text(&s), text, "{name}");
+        assert_eq!(irc::review::stats::render_text(&s), text, "{name}");
     }
 }
 
@@ -238,16 +243,17 @@ fn docs_json_examples_parse() {
             "infer-shapes" => serde_json::from_str::<IoReport>(&text).is_ok(),
             "--check" => serde_json::from_str::<CheckReport>(&text).is_ok(),
             "fold" => serde_json::from_str::<FoldJson>(&text).is_ok(),
-            "edit" => serde_json::from_str::<irc::report::EditJson>(&text).is_ok(),
-            "extract" => serde_json::from_str::<irc::report::ExtractJson>(&text).is_ok(),
+            "edit" => serde_json::from_str::<irc::review::report::EditJson>(&text).is_ok(),
+            "extract" => serde_json::from_str::<irc::review::report::ExtractJson>(&text).is_ok(),
             "compress" => {
-                serde_json::from_str::<irc::report::CompressJson>(&text).is_ok()
-                    || serde_json::from_str::<irc::report::WeightCompressJson>(&text).is_ok()
+                serde_json::from_str::<irc::review::report::CompressJson>(&text).is_ok()
+                    || serde_json::from_str::<irc::review::report::WeightCompressJson>(&text)
+                        .is_ok()
             }
             "normalize" => serde_json::from_str::<NormalizeJson>(&text).is_ok(),
             "diff" => serde_json::from_str::<DiffReport>(&text).is_ok(),
             "stats" => serde_json::from_str::<Stats>(&text).is_ok(),
-            "verify" => serde_json::from_str::<irc::equiv::Report>(&text).is_ok(),
+            "verify" => serde_json::from_str::<irc::runtime::verify::Report>(&text).is_ok(),
             "errors" => serde_json::from_str::<ErrorReport>(&text).is_ok(),
             "normal-form" => serde_json::from_str::<NormalFormJson>(&text).is_ok(),
             "dump" => serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|v| {

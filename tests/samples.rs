@@ -27,8 +27,8 @@ fn check_roundtrip(path: &Path) {
     );
     assert!(ba == bb, "{}: normalize is not idempotent (bin)", rel(path));
     assert_eq!(
-        irc::dump::dump(&p.model),
-        irc::dump::dump(&pa.model),
+        irc::review::dump::dump(&p.model),
+        irc::review::dump::dump(&pa.model),
         "{}: writing changed the graph",
         rel(path)
     );
@@ -47,16 +47,19 @@ fn sample_dumps() {
                 return;
             }
             let p = read(path);
-            let mut text = format!("== read\n{}", irc::dump::dump(&p.model));
+            let mut text = format!("== read\n{}", irc::review::dump::dump(&p.model));
 
-            let bad = irc::verify::verify(&p.model);
+            let bad = irc::passes::validate::verify(&p.model);
             assert!(bad.is_empty(), "{}: read model: {bad:?}", rel(path));
             let mut inferred = p.model.clone();
             let mut inf = irc::passes::infer::Infer::new(&p.model, Some(&p.source_map), &[]);
             let facts = inf.run();
             assert!(inf.diags.is_empty(), "{}: inference failed", rel(path));
             irc::passes::infer::apply(&mut inferred.graph, &facts, &[], true);
-            text.push_str(&format!("== infer-shapes\n{}", irc::dump::dump(&inferred)));
+            text.push_str(&format!(
+                "== infer-shapes\n{}",
+                irc::review::dump::dump(&inferred)
+            ));
 
             let mut folded = p.model.clone();
             let report = irc::passes::fold::fold(
@@ -74,7 +77,7 @@ fn sample_dumps() {
                 report.layers_before,
                 report.layers_after,
                 report.folded.len(),
-                irc::dump::dump(&folded)
+                irc::review::dump::dump(&folded)
             ));
             insta::assert_snapshot!(text);
         });
@@ -104,7 +107,7 @@ fn shared_model_dumps_and_roundtrips() {
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let p = read(&path);
         settings().bind(|| {
-            insta::assert_snapshot!(format!("shared__{name}"), irc::dump::dump(&p.model));
+            insta::assert_snapshot!(format!("shared__{name}"), irc::review::dump::dump(&p.model));
         });
         check_roundtrip(&path);
         n += 1;

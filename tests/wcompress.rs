@@ -5,7 +5,7 @@
 
 mod common;
 use common::*;
-use irc::report::WeightCompressJson;
+use irc::review::report::WeightCompressJson;
 
 const LLAMA: &str = "ir-samples/models/llama_fp16.xml";
 

@@ -16,8 +16,8 @@ pub fn pipeline(xml: &[u8], bin: Option<&[u8]>) -> bool {
             irc::xml::read::read_str_with(Arc::from(text), "fuzz.xml", weights, "fuzz.bin", 0);
         match (&one, &two) {
             (Ok(a), Ok(b)) => assert_eq!(
-                irc::dump::dump(&a.model),
-                irc::dump::dump(&b.model),
+                irc::review::dump::dump(&a.model),
+                irc::review::dump::dump(&b.model),
                 "two-thread read differs"
             ),
             (Err(a), Err(b)) => {
@@ -30,7 +30,7 @@ pub fn pipeline(xml: &[u8], bin: Option<&[u8]>) -> bool {
         return false;
     };
     // What the reader accepts is sound ...
-    let bad = irc::verify::verify(&parsed.model);
+    let bad = irc::passes::validate::verify(&parsed.model);
     assert!(bad.is_empty(), "the reader accepted an unsound model: {bad:?}");
     // Inference on its own (what infer-shapes does) ...
     {
@@ -51,11 +51,11 @@ pub fn pipeline(xml: &[u8], bin: Option<&[u8]>) -> bool {
                 }
             }
         }
-        let _ = irc::dump::dump(&parsed.model);
+        let _ = irc::review::dump::dump(&parsed.model);
         // ... drawing it (what render does; both collapse modes) ...
-        for collapse in [irc::render::Collapse::Auto, irc::render::Collapse::None] {
-            let opts = irc::render::Options { collapse, around: None, inputs: Vec::new() };
-            if let Ok(p) = irc::render::render(&m, &opts) {
+        for collapse in [irc::review::render::Collapse::Auto, irc::review::render::Collapse::None] {
+            let opts = irc::review::render::Options { collapse, around: None, inputs: Vec::new() };
+            if let Ok(p) = irc::review::render::render(&m, &opts) {
                 assert!(p.svg.starts_with("<svg ") && p.svg.ends_with("</svg>\n"));
                 let _ = p.html();
             }
@@ -74,14 +74,14 @@ pub fn pipeline(xml: &[u8], bin: Option<&[u8]>) -> bool {
         let bugs: Vec<_> = report.skipped.iter().filter(|(_, why)| why.starts_with(internal)).collect();
         assert!(bugs.is_empty(), "kernel internal errors: {bugs:?}");
         // ... and so is what folding makes of it.
-        let bad = irc::verify::verify(&m);
+        let bad = irc::passes::validate::verify(&m);
         assert!(bad.is_empty(), "fold produced an unsound model: {bad:?}");
         write(&m, differential);
-        let _ = irc::dump::dump(&m);
+        let _ = irc::review::dump::dump(&m);
         // ... and the picture of what the fold changed (what diff --render does).
-        let (_, marks) = irc::diff::diff_marked(&parsed.model, &m);
-        let opts = irc::render::Options::default();
-        if let Ok(p) = irc::render::render_diff(&parsed.model, &m, &marks, &opts) {
+        let (_, marks) = irc::review::diff::diff_marked(&parsed.model, &m);
+        let opts = irc::review::render::Options::default();
+        if let Ok(p) = irc::review::render::render_diff(&parsed.model, &m, &marks, &opts) {
             let _ = p.html();
         }
     }

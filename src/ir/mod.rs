@@ -3,6 +3,7 @@
 
 pub mod element;
 mod graph;
+pub mod opset;
 pub mod shape;
 pub mod tensor;
 pub mod weights;
@@ -220,7 +221,7 @@ impl Sym {
         ];
         let known = KNOWN.get_or_init(|| {
             let mut m = FastMap::default();
-            for (_, ops) in crate::opset::OPSETS {
+            for (_, ops) in crate::ir::opset::OPSETS {
                 for &(t, _) in ops.iter() {
                     m.insert(t, ());
                 }

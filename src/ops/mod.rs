@@ -3,7 +3,7 @@
 //! an op version through [`opset_table`], as OpenVINO's reader does.
 
 /// The opset table moved to the crate root (the IR reads it too); kept here under its old name.
-pub use crate::opset as opset_table;
+pub use crate::ir::opset as opset_table;
 pub mod util;
 
 mod bitwise;
@@ -681,7 +681,7 @@ mod tests {
         // Building the registry panics on an op registered twice. Every (type, version) an
         // opset holds has rules, so no layer of a known op is taken on trust.
         let covered = super::covered();
-        let mut missing: Vec<String> = crate::opset::OPSETS
+        let mut missing: Vec<String> = crate::ir::opset::OPSETS
             .iter()
             .flat_map(|(_, ops)| ops.iter())
             .filter(|&&(t, v)| !covered.iter().any(|(c, cv, _)| c == t && *cv == v))

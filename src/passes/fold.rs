@@ -116,7 +116,7 @@ pub fn fold(
     report.layers_after = model.graph.len();
     #[cfg(debug_assertions)]
     {
-        let bad = crate::verify::verify(model);
+        let bad = crate::passes::validate::verify(model);
         assert!(bad.is_empty(), "fold produced an unsound model: {bad:?}");
     }
     Ok(report)

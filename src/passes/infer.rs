@@ -1341,10 +1341,10 @@ fn with_inputs(m: String, inputs: &[Fact]) -> String {
     format!("{m} (inputs: {})", list.join(", "))
 }
 
-/// The verifier's invariants ([`crate::verify::verify`]), and every port's recorded element type
+/// The verifier's invariants ([`crate::passes::validate::verify`]), and every port's recorded element type
 /// and shape equal to inference: the check after `fold` in the sample tests.
 pub fn verify_types(model: &crate::ir::Model) -> Vec<Diag> {
-    let mut out = crate::verify::verify(model);
+    let mut out = crate::passes::validate::verify(model);
     if !out.is_empty() {
         return out;
     }

@@ -10,4 +10,5 @@ pub mod make;
 pub mod record;
 pub mod simplify;
 pub mod symbolic;
+pub mod validate;
 pub mod wcompress;

@@ -178,8 +178,8 @@ mod parallel_tests {
             let one = read(&text, w.clone(), usize::MAX).unwrap();
             let two = read(&text, w, 0).unwrap();
             assert_eq!(
-                crate::dump::dump(&one.model),
-                crate::dump::dump(&two.model),
+                crate::review::dump::dump(&one.model),
+                crate::review::dump::dump(&two.model),
                 "{}",
                 xml.display()
             );

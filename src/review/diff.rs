@@ -12,7 +12,7 @@ use crate::ir::hash_bytes;
 use crate::ir::shape::Bracketed;
 use crate::ir::*;
 use crate::passes::symbolic::Symbolic;
-use crate::report::{io_of, Io};
+use crate::review::report::{io_of, Io};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
@@ -74,7 +74,7 @@ pub fn diff(a: &Model, b: &Model) -> DiffReport {
 }
 
 /// Which layers a diff found added, removed and changed, per graph, for drawing them
-/// ([`crate::render::render_diff`]). Keys are the report's `graph` paths ("" at the top).
+/// ([`crate::review::render::render_diff`]). Keys are the report's `graph` paths ("" at the top).
 #[derive(Debug, Default)]
 pub struct GraphMarks {
     /// Where A's graph is: (layer, body index) steps from A's top-level graph.
@@ -667,7 +667,11 @@ fn children_diff(prefix: &str, a: &XmlElement, b: &XmlElement, out: &mut Vec<Str
 }
 
 fn io_text(x: &Io) -> String {
-    format!("{}{}", x.element_type, crate::report::io_shape_text(x))
+    format!(
+        "{}{}",
+        x.element_type,
+        crate::review::report::io_shape_text(x)
+    )
 }
 
 /// The `symbolic` of an input or output when every expression in it is over input symbols.

@@ -8,7 +8,7 @@ use crate::error::{Diag, Error, Kind};
 use crate::passes::infer::{self, InputOverride};
 use crate::passes::symbolic::Symbolic;
 use crate::progress::Progress;
-use crate::report::{self, to_json};
+use crate::review::report::{self, to_json};
 use crate::xml;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
@@ -275,11 +275,11 @@ enum CollapseArg {
     None,
 }
 
-impl From<CollapseArg> for crate::render::Collapse {
+impl From<CollapseArg> for crate::review::render::Collapse {
     fn from(c: CollapseArg) -> Self {
         match c {
-            CollapseArg::Auto => crate::render::Collapse::Auto,
-            CollapseArg::None => crate::render::Collapse::None,
+            CollapseArg::Auto => crate::review::render::Collapse::Auto,
+            CollapseArg::None => crate::review::render::Collapse::None,
         }
     }
 }
@@ -1007,7 +1007,7 @@ fn cmd_normalize(
 
 fn cmd_dump(input: PathBuf, format: Format) -> Result<i32, Fail> {
     let parsed = read(&input)?;
-    let text = crate::dump::dump(&parsed.model);
+    let text = crate::review::dump::dump(&parsed.model);
     match format {
         Format::Json => out(&to_json(&serde_json::json!({ "text": text }))),
         Format::Text => out(&text),
@@ -1331,8 +1331,9 @@ fn cmd_fold(args: FoldArgs) -> Result<i32, Fail> {
     // --verify needs OpenVINO: found (or refused, exit 2) before any work.
     let verifier = match verify {
         true => {
-            let rt = crate::ovrt::Runtime::load(openvino_lib.as_deref()).map_err(Fail::Usage)?;
-            let vopts = crate::equiv::Options {
+            let rt = crate::runtime::openvino::Runtime::load(openvino_lib.as_deref())
+                .map_err(Fail::Usage)?;
+            let vopts = crate::runtime::verify::Options {
                 inputs: overrides.clone(),
                 openvino_lib,
                 ..Default::default()
@@ -1379,20 +1380,20 @@ fn cmd_fold(args: FoldArgs) -> Result<i32, Fail> {
         };
         crate::files::test_flip(bin_tmp);
         let ib = xml::read::bin_path_for(&input);
-        let r = crate::equiv::verify_with(
+        let r = crate::runtime::verify::verify_with(
             rt,
-            crate::equiv::Files {
+            crate::runtime::verify::Files {
                 xml: &input,
                 bin: &ib,
             },
-            crate::equiv::Files {
+            crate::runtime::verify::Files {
                 xml: xml_tmp,
                 bin: bin_tmp,
             },
             vopts,
         )
         .map_err(|e| format!("--verify: {}; nothing was written", e.0))?;
-        let text = crate::equiv::render_text(&r);
+        let text = crate::runtime::verify::render_text(&r);
         if !r.equal {
             errln(text.trim_end());
             return Err(
@@ -1603,29 +1604,29 @@ fn cmd_diff(
     let pb = read(&b)?;
     let r = match (&render, kind) {
         (Some(o), Some(html)) => {
-            let (r, marks) = crate::diff::diff_marked(&pa.model, &pb.model);
-            let opts = crate::render::Options {
+            let (r, marks) = crate::review::diff::diff_marked(&pa.model, &pb.model);
+            let opts = crate::review::render::Options {
                 collapse: collapse.into(),
                 around: None,
                 inputs: Vec::new(),
             };
-            let pic = crate::render::render_diff(&pa.model, &pb.model, &marks, &opts)
+            let pic = crate::review::render::render_diff(&pa.model, &pb.model, &marks, &opts)
                 .map_err(Fail::Usage)?;
             let text = if html { pic.html() } else { pic.svg };
             crate::files::write_one(o, text.as_bytes()).map_err(Fail::Usage)?;
             r
         }
-        _ => crate::diff::diff(&pa.model, &pb.model),
+        _ => crate::review::diff::diff(&pa.model, &pb.model),
     };
     match format {
         Format::Json => out(&to_json(&r)),
-        Format::Text => out(&crate::diff::render_text(&r)),
+        Format::Text => out(&crate::review::diff::render_text(&r)),
     }
     Ok(if r.equal { 0 } else { 1 })
 }
 
 fn cmd_verify(a: VerifyArgs) -> Result<i32, Fail> {
-    let opts = crate::equiv::Options {
+    let opts = crate::runtime::verify::Options {
         inputs: parse_inputs(&a.inputs)?,
         seed: a.seed,
         runs: a.runs,
@@ -1641,11 +1642,11 @@ fn cmd_verify(a: VerifyArgs) -> Result<i32, Fail> {
             return Err(Fail::Usage(format!("{}: no such file", p.display())));
         }
     }
-    let r =
-        crate::equiv::verify(&a.reference, &a.candidate, &opts).map_err(|e| Fail::Usage(e.0))?;
+    let r = crate::runtime::verify::verify(&a.reference, &a.candidate, &opts)
+        .map_err(|e| Fail::Usage(e.0))?;
     match a.format {
         Format::Json => out(&to_json(&r)),
-        Format::Text => out(&crate::equiv::render_text(&r)),
+        Format::Text => out(&crate::runtime::verify::render_text(&r)),
     }
     Ok(if r.equal { 0 } else { 1 })
 }
@@ -1683,12 +1684,12 @@ fn cmd_render(a: RenderArgs) -> Result<i32, Fail> {
     let html = picture_kind(&a.output, &[&a.input])?;
     let (parsed, _) = read_inferred(&a.input, &a.inputs)?;
     crate::trace("infer");
-    let opts = crate::render::Options {
+    let opts = crate::review::render::Options {
         collapse: a.collapse.into(),
         around: a.around.map(|l| (l, a.depth)),
         inputs: parse_inputs(&a.inputs)?,
     };
-    let pic = crate::render::render(&parsed.model, &opts).map_err(Fail::Usage)?;
+    let pic = crate::review::render::render(&parsed.model, &opts).map_err(Fail::Usage)?;
     crate::trace("render");
     let text = if html { pic.html() } else { pic.svg.clone() };
     crate::files::write_one(&a.output, text.as_bytes()).map_err(Fail::Usage)?;
@@ -1742,10 +1743,10 @@ fn cmd_stats(input: PathBuf, inputs: Vec<String>, format: Format) -> Result<i32,
     let (parsed, trusted) = read_inferred(&input, &inputs)?;
     let m = &parsed.model;
     let sym = Symbolic::of(&m.graph, m.weights.as_deref(), &parse_inputs(&inputs)?);
-    let s = crate::stats::stats(m, &trusted, Some(&sym));
+    let s = crate::review::stats::stats(m, &trusted, Some(&sym));
     match format {
         Format::Json => out(&to_json(&s)),
-        Format::Text => out(&crate::stats::render_text(&s)),
+        Format::Text => out(&crate::review::stats::render_text(&s)),
     }
     Ok(0)
 }

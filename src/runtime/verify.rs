@@ -1,11 +1,11 @@
-//! `irc verify REF CAND`: run both models with OpenVINO's runtime ([`crate::ovrt`]) on the same
+//! `irc verify REF CAND`: run both models with OpenVINO's runtime ([`crate::runtime::openvino`]) on the same
 //! inputs and compare every output. Inputs follow the conventions of real exports (token ids,
 //! attention masks of ones, position ids counting on, beam indices of zero, floats N(0, 1)
 //! seeded); a stateful model runs `steps` steps on one infer request, so the cache path is
 //! compared too, and each run starts from a new request (fresh state).
 
-use crate::ovrt::{HostTensor, OvType, PortInfo, Runtime};
 use crate::passes::infer::InputOverride;
+use crate::runtime::openvino::{HostTensor, OvType, PortInfo, Runtime};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -469,7 +469,7 @@ fn make_input(
 }
 
 /// The arrays of `--data` by key (`NAME` for the first step, `NAME@S` for step S).
-pub type Data = std::collections::BTreeMap<String, crate::npz::Array>;
+pub type Data = std::collections::BTreeMap<String, crate::runtime::npz::Array>;
 
 /// The inputs of one step: from `--data` where it has them, else made by [`make_input`].
 /// How inputs are made for one verification (see [`make_input`]).
@@ -512,7 +512,11 @@ fn step_inputs(
 
 /// A `--data` array as input `p`: numbers convert to the input's type (numpy's default int64
 /// and float64 feed i32 and f32 inputs).
-fn from_data(p: &PortInfo, key: &str, a: &crate::npz::Array) -> Result<HostTensor, String> {
+fn from_data(
+    p: &PortInfo,
+    key: &str,
+    a: &crate::runtime::npz::Array,
+) -> Result<HostTensor, String> {
     let et =
         p.et.ok_or_else(|| format!("input '{}' has an unknown element type", p.name))?;
     let src = match a.dtype.as_str() {
@@ -779,7 +783,8 @@ pub fn verify_with(
         Some(p) => {
             let b =
                 std::fs::read(p).map_err(|e| Unusable(format!("--data {}: {e}", p.display())))?;
-            crate::npz::read(&b).map_err(|e| Unusable(format!("--data {}: {e}", p.display())))?
+            crate::runtime::npz::read(&b)
+                .map_err(|e| Unusable(format!("--data {}: {e}", p.display())))?
         }
         None => Data::new(),
     };
@@ -791,7 +796,7 @@ pub fn verify_with(
     let o = &renamed;
     let mut exts = o.extensions.clone();
     if exts.is_empty() && has_extension_ops(&ir.0.text) {
-        exts.extend(crate::ovrt::tokenizers_lib());
+        exts.extend(crate::runtime::openvino::tokenizers_lib());
     }
     for e in &exts {
         rt.add_extension(e).map_err(Unusable)?;
@@ -1121,7 +1126,7 @@ fn search(
         let q = run_steps(&cc, &inputs, map)?;
         // A difference is confirmed on a second request of the candidate (run when first
         // needed): one that shows in one request only is the candidate's own variation.
-        let mut check: Option<crate::ovrt::Request> = None;
+        let mut check: Option<crate::runtime::openvino::Request> = None;
         for (k, &(node, i)) in which[w..e].iter().enumerate() {
             // An exposed output the plugin cannot hand out (it computed it into a
             // constant) is passed over.
@@ -1213,10 +1218,10 @@ fn settle<T>(first: &T, second: &T, third: &T, same: impl Fn(&T, &T) -> bool) ->
 /// order of `map`'s first list, set by name into the second's); its outputs are those after
 /// the last step.
 fn run_steps<'c>(
-    c: &'c crate::ovrt::Compiled,
+    c: &'c crate::runtime::openvino::Compiled,
     inputs: &[Vec<HostTensor>],
     map: Option<(&[PortInfo], &[PortInfo])>,
-) -> Result<crate::ovrt::Request<'c>, String> {
+) -> Result<crate::runtime::openvino::Request<'c>, String> {
     let mut q = c.request()?;
     for made in inputs {
         for (i, t) in made.iter().enumerate() {

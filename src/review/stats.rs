@@ -7,7 +7,7 @@
 use crate::ir::*;
 use crate::passes::decompress;
 use crate::passes::symbolic::Symbolic;
-use crate::report::{io_of, json_shape, Io, JsonShape};
+use crate::review::report::{io_of, json_shape, Io, JsonShape};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write;
@@ -828,7 +828,7 @@ pub fn render_text(s: &Stats) -> String {
         }
     }
     let io_line = |x: &Io| {
-        let shape = crate::report::io_shape_text(x);
+        let shape = crate::review::report::io_shape_text(x);
         let names = if x.names.is_empty() {
             String::new()
         } else {

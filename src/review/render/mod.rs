@@ -18,9 +18,9 @@ pub mod blocks;
 mod html;
 pub mod layout;
 
-use crate::diff::GraphMarks;
 use crate::ir::shape::Bracketed;
 use crate::ir::*;
+use crate::review::diff::GraphMarks;
 use layout::{LEdge, Size};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
@@ -75,7 +75,7 @@ pub fn render(model: &Model, opts: &Options) -> Result<Picture, String> {
     draw(model, None, opts, &model.name)
 }
 
-/// Draw B with what changed against A (`marks` from [`crate::diff::diff_marked`]).
+/// Draw B with what changed against A (`marks` from [`crate::review::diff::diff_marked`]).
 pub fn render_diff(
     a: &Model,
     b: &Model,
@@ -896,7 +896,7 @@ impl<'m> Cx<'m> {
                             &format!(
                                 "{} {}",
                                 l.outputs.first().map(port_label).unwrap_or_default(),
-                                crate::dump::preview(model, l, kd)
+                                crate::review::dump::preview(model, l, kd)
                             ),
                             MAX_CHARS,
                         ));
@@ -937,7 +937,7 @@ impl<'m> Cx<'m> {
                     let pv = lc
                         .konst
                         .as_ref()
-                        .map(|kd| crate::dump::preview(self.model, lc, kd))
+                        .map(|kd| crate::review::dump::preview(self.model, lc, kd))
                         .unwrap_or_default();
                     let label = lc.outputs.first().map(port_label).unwrap_or_default();
                     inline.push(InlineConst {
@@ -993,7 +993,7 @@ impl<'m> Cx<'m> {
                     let pv = l
                         .konst
                         .as_ref()
-                        .map(|kd| crate::dump::preview(self.model, l, kd))
+                        .map(|kd| crate::review::dump::preview(self.model, l, kd))
                         .unwrap_or_default();
                     if l.is("Const") {
                         format!("{out} {pv}")
@@ -1238,7 +1238,7 @@ impl<'m> Cx<'m> {
             "outputs": outputs,
         });
         if let Some(kd) = &l.konst {
-            d["value"] = serde_json::Value::String(crate::dump::preview(m, l, kd));
+            d["value"] = serde_json::Value::String(crate::review::dump::preview(m, l, kd));
         }
         if !changes.is_empty() {
             d["changes"] = serde_json::json!(changes);
