@@ -125,41 +125,10 @@ enum Cmd {
     ///
     /// With --check: write nothing; exit 1 when a file is not in normal form (normalize would
     /// change its .xml or .bin), 0 when every file is. Takes several files.
-    Normalize {
-        /// Input model.xml (model.bin is read from beside it); several with --check.
-        #[arg(required = true, num_args = 1..)]
-        input: Vec<PathBuf>,
-        /// Output .xml path.
-        #[arg(
-            short,
-            long,
-            required_unless_present = "check",
-            conflicts_with = "check"
-        )]
-        output: Option<PathBuf>,
-        /// Check that each file is already in normal form instead of writing one.
-        #[arg(long)]
-        check: bool,
-        /// With several files (pre-commit): skip files that are not OpenVINO IR (whose root
-        /// element is not <net>), saying so on stderr.
-        #[arg(long)]
-        skip_non_ir: bool,
-        /// Output format: text (nothing on success) or json (a summary object on stdout).
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
-        /// No progress bar.
-        #[arg(short, long)]
-        quiet: bool,
-    },
+    Normalize(NormalizeArgs),
     /// Print a stable, compact text form of the graph (for snapshot review and diffs). With
     /// several files, each dump follows a `==> FILE <==` line.
-    Dump {
-        #[arg(required = true, num_args = 1..)]
-        input: Vec<PathBuf>,
-        /// Output format: text, or json (`{"text": DUMP}`, or the error report).
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
-    },
+    Dump(DumpArgs),
     /// Fold every subgraph whose value is known before run time into constants, remove dead
     /// layers, share identical constants. f16 weights and their decompression Converts stay.
     Fold(FoldArgs),
@@ -193,50 +162,11 @@ enum Cmd {
     ///
     /// Without -o/--check: print the model's inputs and outputs with inferred types and shapes.
     /// Several files (without -o): one report per file, the worst exit code.
-    InferShapes {
-        #[arg(required = true, num_args = 1..)]
-        input: Vec<PathBuf>,
-        /// Write the model with every port's dims and precision recomputed.
-        #[arg(short, long, conflicts_with = "check")]
-        output: Option<PathBuf>,
-        /// Override an input's shape, ovc syntax: NAME[1,3,?,224], NAME[1..10,-1]. Repeatable.
-        #[arg(long = "input", value_name = "NAME[DIMS]")]
-        inputs: Vec<String>,
-        /// Exit 1 with a per-port diff when the file's recorded dims/precisions differ from
-        /// inference; exit 0 when they agree.
-        #[arg(long)]
-        check: bool,
-        /// With --format json: also every layer's output ports with their inferred types and
-        /// shapes, intervals kept ("ports").
-        #[arg(long, conflicts_with = "check")]
-        ports: bool,
-        /// With several files (pre-commit): skip files that are not OpenVINO IR (whose root
-        /// element is not <net>), saying so on stderr.
-        #[arg(long)]
-        skip_non_ir: bool,
-        /// Output format: text, or json (inputs/outputs, or the --check report, on stdout).
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
-        /// No progress bar.
-        #[arg(short, long)]
-        quiet: bool,
-    },
+    InferShapes(InferShapesArgs),
     /// Semantic diff of two IRs: added/removed/changed layers (matched by name, else by
     /// structure), constants by content, bodies, inputs/outputs, rt_info. Exit 0 when equal,
     /// 1 when different, 2 on usage errors or an unreadable model.
-    Diff {
-        a: PathBuf,
-        b: PathBuf,
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
-        /// Also draw B with what changed against A (added, removed ghosted under A's names,
-        /// changed), to OUT.svg or a self-contained OUT.html; written whatever the exit code.
-        #[arg(long, value_name = "OUT.html|OUT.svg")]
-        render: Option<PathBuf>,
-        /// With --render: collapse unchanged stretches and repeated blocks (auto) or not.
-        #[arg(long, value_enum, default_value_t, requires = "render")]
-        collapse: CollapseArg,
-    },
+    Diff(DiffArgs),
     /// Draw the graph: SVG, or one self-contained HTML page (pan/zoom, search, details on a
     /// click). Layered top to bottom; edges labelled with the inferred type and shape;
     /// constant subgraphs (decompression chains) as one small box; If/Loop/TensorIterator
@@ -253,16 +183,101 @@ enum Cmd {
     Verify(VerifyArgs),
     /// Op histogram, weights per element type, decompression chains, inputs/outputs, why
     /// output dims stay dynamic, op types taken on trust, MACs/FLOPs.
-    Stats {
-        /// One or more model.xml files (one report per file).
-        #[arg(required = true, num_args = 1..)]
-        input: Vec<PathBuf>,
-        /// Override an input's shape, ovc syntax: NAME[1,3,?,224]. Repeatable.
-        #[arg(long = "input", value_name = "NAME[DIMS]")]
-        inputs: Vec<String>,
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
-    },
+    Stats(StatsArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct NormalizeArgs {
+    /// Input model.xml (model.bin is read from beside it); several with --check.
+    #[arg(required = true, num_args = 1..)]
+    input: Vec<PathBuf>,
+    /// Output .xml path.
+    #[arg(
+        short,
+        long,
+        required_unless_present = "check",
+        conflicts_with = "check"
+    )]
+    output: Option<PathBuf>,
+    /// Check that each file is already in normal form instead of writing one.
+    #[arg(long)]
+    check: bool,
+    /// With several files (pre-commit): skip files that are not OpenVINO IR (whose root
+    /// element is not <net>), saying so on stderr.
+    #[arg(long)]
+    skip_non_ir: bool,
+    /// Output format: text (nothing on success) or json (a summary object on stdout).
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+    /// No progress bar.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct DumpArgs {
+    #[arg(required = true, num_args = 1..)]
+    input: Vec<PathBuf>,
+    /// Output format: text, or json (`{"text": DUMP}`, or the error report).
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+#[derive(clap::Args, Debug)]
+struct InferShapesArgs {
+    #[arg(required = true, num_args = 1..)]
+    input: Vec<PathBuf>,
+    /// Write the model with every port's dims and precision recomputed.
+    #[arg(short, long, conflicts_with = "check")]
+    output: Option<PathBuf>,
+    /// Override an input's shape, ovc syntax: NAME[1,3,?,224], NAME[1..10,-1]. Repeatable.
+    #[arg(long = "input", value_name = "NAME[DIMS]")]
+    inputs: Vec<String>,
+    /// Exit 1 with a per-port diff when the file's recorded dims/precisions differ from
+    /// inference; exit 0 when they agree.
+    #[arg(long)]
+    check: bool,
+    /// With --format json: also every layer's output ports with their inferred types and
+    /// shapes, intervals kept ("ports").
+    #[arg(long, conflicts_with = "check")]
+    ports: bool,
+    /// With several files (pre-commit): skip files that are not OpenVINO IR (whose root
+    /// element is not <net>), saying so on stderr.
+    #[arg(long)]
+    skip_non_ir: bool,
+    /// Output format: text, or json (inputs/outputs, or the --check report, on stdout).
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+    /// No progress bar.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct DiffArgs {
+    a: PathBuf,
+    b: PathBuf,
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+    /// Also draw B with what changed against A (added, removed ghosted under A's names,
+    /// changed), to OUT.svg or a self-contained OUT.html; written whatever the exit code.
+    #[arg(long, value_name = "OUT.html|OUT.svg")]
+    render: Option<PathBuf>,
+    /// With --render: collapse unchanged stretches and repeated blocks (auto) or not.
+    #[arg(long, value_enum, default_value_t, requires = "render")]
+    collapse: CollapseArg,
+}
+
+#[derive(clap::Args, Debug)]
+struct StatsArgs {
+    /// One or more model.xml files (one report per file).
+    #[arg(required = true, num_args = 1..)]
+    input: Vec<PathBuf>,
+    /// Override an input's shape, ovc syntax: NAME[1,3,?,224]. Repeatable.
+    #[arg(long = "input", value_name = "NAME[DIMS]")]
+    inputs: Vec<String>,
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
 }
 
 /// `--collapse` of `irc render` and `irc diff --render`.
@@ -600,17 +615,17 @@ struct FoldArgs {
 impl Cmd {
     fn json(&self) -> bool {
         let f = match self {
-            Cmd::Normalize { format, .. }
+            Cmd::Normalize(NormalizeArgs { format, .. })
             | Cmd::Fold(FoldArgs { format, .. })
             | Cmd::Edit(EditArgs { format, .. })
             | Cmd::Extract(ExtractArgs { format, .. })
             | Cmd::Compress(CompressArgs { format, .. })
-            | Cmd::InferShapes { format, .. }
-            | Cmd::Diff { format, .. }
-            | Cmd::Stats { format, .. }
+            | Cmd::InferShapes(InferShapesArgs { format, .. })
+            | Cmd::Diff(DiffArgs { format, .. })
+            | Cmd::Stats(StatsArgs { format, .. })
             | Cmd::Render(RenderArgs { format, .. })
             | Cmd::Verify(VerifyArgs { format, .. })
-            | Cmd::Dump { format, .. } => *format,
+            | Cmd::Dump(DumpArgs { format, .. }) => *format,
         };
         f == Format::Json
     }
@@ -795,88 +810,100 @@ fn output_paths(out: &std::path::Path, input: &std::path::Path) -> Result<(), Fa
 
 fn run(cmd: Cmd) -> i32 {
     let json = cmd.json();
-    let several = |what: &str, n: usize| {
-        let m = format!(
-            "{what} takes one input model (got {n}); several files are taken {}",
-            if what == "normalize -o" {
-                "with --check"
-            } else {
-                "without -o"
-            }
-        );
-        one(json, false, || Err(Fail::Usage(m)))
-    };
     match cmd {
-        Cmd::Normalize {
-            input,
-            output,
-            check,
-            skip_non_ir,
-            format,
-            quiet,
-        } => match output {
-            Some(_) if input.len() > 1 => several("normalize -o", input.len()),
-            Some(output) => {
-                let input = input.into_iter().next().unwrap_or_default();
-                one(json, false, || cmd_normalize(input, output, format, quiet))
-            }
-            None if check => each(ir_only(input, skip_non_ir), json, false, |i| {
-                cmd_normalize_check(i, format)
-            }),
-            None => one(json, false, || {
-                Err(Fail::Usage("normalize needs -o OUT.xml or --check".into()))
-            }),
-        },
-        Cmd::Dump { input, format } => {
-            each(ir_only(input, false), json, true, |i| cmd_dump(i, format))
-        }
+        Cmd::Normalize(args) => run_normalize(args, json),
+        Cmd::Dump(args) => run_dump(args, json),
         Cmd::Fold(args) => one(json, false, || cmd_fold(args)),
         Cmd::Edit(args) => one(json, false, || cmd_edit(args)),
         Cmd::Extract(args) => one(json, false, || cmd_extract(args)),
         Cmd::Compress(args) => one(json, false, || cmd_compress(args)),
-        Cmd::InferShapes {
-            input,
-            output,
-            inputs,
-            check,
-            ports,
-            skip_non_ir,
-            format,
-            quiet,
-        } => {
-            let input = ir_only(input, skip_non_ir);
-            if output.is_some() && input.0.len() > 1 {
-                return several("infer-shapes -o", input.0.len());
-            }
-            each(input, json, !check, |i| {
-                cmd_infer_shapes(
-                    i,
-                    output.clone(),
-                    inputs.clone(),
-                    check,
-                    ports,
-                    format,
-                    quiet,
-                )
-            })
-        }
-        Cmd::Diff {
-            a,
-            b,
-            format,
-            render,
-            collapse,
-        } => one(json, true, || cmd_diff(a, b, format, render, collapse)),
+        Cmd::InferShapes(args) => run_infer_shapes(args, json),
+        Cmd::Diff(args) => one(json, true, || cmd_diff(args)),
         Cmd::Render(args) => one(json, false, || cmd_render(args)),
         Cmd::Verify(args) => one(json, true, || cmd_verify(args)),
-        Cmd::Stats {
-            input,
-            inputs,
-            format,
-        } => each(ir_only(input, false), json, true, |i| {
-            cmd_stats(i, inputs.clone(), format)
+        Cmd::Stats(args) => run_stats(args, json),
+    }
+}
+
+/// A writing command given several input files: a usage error.
+fn several(json: bool, what: &str, n: usize) -> i32 {
+    let m = format!(
+        "{what} takes one input model (got {n}); several files are taken {}",
+        if what == "normalize -o" {
+            "with --check"
+        } else {
+            "without -o"
+        }
+    );
+    one(json, false, || Err(Fail::Usage(m)))
+}
+
+fn run_normalize(args: NormalizeArgs, json: bool) -> i32 {
+    let NormalizeArgs {
+        input,
+        output,
+        check,
+        skip_non_ir,
+        format,
+        quiet,
+    } = args;
+    match output {
+        Some(_) if input.len() > 1 => several(json, "normalize -o", input.len()),
+        Some(output) => {
+            let input = input.into_iter().next().unwrap_or_default();
+            one(json, false, || cmd_normalize(input, output, format, quiet))
+        }
+        None if check => each(ir_only(input, skip_non_ir), json, false, |i| {
+            cmd_normalize_check(i, format)
+        }),
+        None => one(json, false, || {
+            Err(Fail::Usage("normalize needs -o OUT.xml or --check".into()))
         }),
     }
+}
+
+fn run_dump(args: DumpArgs, json: bool) -> i32 {
+    let DumpArgs { input, format } = args;
+    each(ir_only(input, false), json, true, |i| cmd_dump(i, format))
+}
+
+fn run_infer_shapes(args: InferShapesArgs, json: bool) -> i32 {
+    let InferShapesArgs {
+        input,
+        output,
+        inputs,
+        check,
+        ports,
+        skip_non_ir,
+        format,
+        quiet,
+    } = args;
+    let input = ir_only(input, skip_non_ir);
+    if output.is_some() && input.0.len() > 1 {
+        return several(json, "infer-shapes -o", input.0.len());
+    }
+    each(input, json, !check, |i| {
+        cmd_infer_shapes(
+            i,
+            output.clone(),
+            inputs.clone(),
+            check,
+            ports,
+            format,
+            quiet,
+        )
+    })
+}
+
+fn run_stats(args: StatsArgs, json: bool) -> i32 {
+    let StatsArgs {
+        input,
+        inputs,
+        format,
+    } = args;
+    each(ir_only(input, false), json, true, |i| {
+        cmd_stats(i, inputs.clone(), format)
+    })
 }
 
 /// `--skip-non-ir`: the files that are OpenVINO IR (their root element is `<net>`); the others
@@ -1589,13 +1616,14 @@ fn cmd_infer_shapes(
     Ok(0)
 }
 
-fn cmd_diff(
-    a: PathBuf,
-    b: PathBuf,
-    format: Format,
-    render: Option<PathBuf>,
-    collapse: CollapseArg,
-) -> Result<i32, Fail> {
+fn cmd_diff(args: DiffArgs) -> Result<i32, Fail> {
+    let DiffArgs {
+        a,
+        b,
+        format,
+        render,
+        collapse,
+    } = args;
     let kind = match &render {
         Some(o) => Some(picture_kind(o, &[&a, &b])?),
         None => None,
