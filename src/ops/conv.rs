@@ -209,7 +209,6 @@ fn conv_family(cx: &Ctx, kind: ConvKind) -> R<Vec<Fact>> {
         return Ok(vec![Fact::new(et, PartialShape::Dynamic)]);
     };
     let (xs, fs) = (&x.shape, &f.shape);
-    let k_off = kind.filter_non_spatial();
     let xd = xs.dims();
     let fd = fs.dims();
     if kind.backprop() && cx.inputs.len() == 3 {
@@ -220,7 +219,34 @@ fn conv_family(cx: &Ctx, kind: ConvKind) -> R<Vec<Fact>> {
             ));
         }
     }
-    // Ranks.
+    conv_check_ranks(cx, kind, n)?;
+    let a = conv_attrs(cx, n, kind)?;
+    let mut out = Dims::new();
+    out.push(xd.map_or(Dim::any(), |d| d[0]));
+    match kind {
+        ConvKind::Fwd => out.push(fd.map_or(Dim::any(), |d| d[0])),
+        ConvKind::Backprop => out.push(fd.map_or(Dim::any(), |d| d[1])),
+        ConvKind::GroupFwd | ConvKind::GroupBackprop => match fd {
+            // groups = filter[0], merged with data channels / filter input channels.
+            Some(fd) => out.push(group_channels(kind, xs, fs, xd, fd)?),
+            None => out.push(Dim::any()),
+        },
+        ConvKind::Deformable => deformable_channels(cx, xs, fs, &mut out)?,
+    }
+    conv_spatial(cx, kind, &a, n, &out_spatial, &mut out)?;
+    if kind == ConvKind::Deformable {
+        check_deformable_spatial(cx, n, &out)?;
+    }
+    Ok(vec![Fact::new(et, PartialShape::Ranked(out))])
+}
+
+/// The rank checks of the convolution family: deformable inputs are 4-D; otherwise data and
+/// filter ranks agree with each other and with `n` spatial dims, and channels match.
+fn conv_check_ranks(cx: &Ctx, kind: ConvKind, n: usize) -> R<()> {
+    let fi = if kind == ConvKind::Deformable { 2 } else { 1 };
+    let (xs, fs) = (&cx.input(0)?.shape, &cx.input(fi)?.shape);
+    let k_off = kind.filter_non_spatial();
+    let (xd, fd) = (xs.dims(), fs.dims());
     if kind == ConvKind::Deformable {
         for (i, g) in cx.inputs.iter().enumerate() {
             if g.shape.rank().is_some_and(|r| r != 4) {
@@ -258,132 +284,148 @@ fn conv_family(cx: &Ctx, kind: ConvKind) -> R<Vec<Fact>> {
     if xd.is_none() && fd.is_some_and(|d| d.len() != n + k_off) {
         return Err(format!("filter {} has the wrong rank for {n} spatial dims", sh(fs)).into());
     }
-    let a = conv_attrs(cx, n, kind)?;
-    let mut out = Dims::new();
-    out.push(xd.map_or(Dim::any(), |d| d[0]));
-    match kind {
-        ConvKind::Fwd => out.push(fd.map_or(Dim::any(), |d| d[0])),
-        ConvKind::Backprop => out.push(fd.map_or(Dim::any(), |d| d[1])),
-        ConvKind::GroupFwd | ConvKind::GroupBackprop => match fd {
-            // groups = filter[0], merged with data channels / filter input channels.
-            Some(fd) => {
-                let (per_group_in, per_group_out) = if kind == ConvKind::GroupFwd {
-                    (fd[2], fd[1])
-                } else {
-                    (fd[1], fd[2])
-                };
-                let mut groups = fd[0];
-                if let (Some(xd), Some(k)) = (xd, per_group_in.get()) {
-                    let bad = || -> OpError {
-                        format!(
-                            "data channels {} are not the filter's groups x input channels (data {}, filter {})",
-                            xd[1],
-                            sh(xs),
-                            sh(fs)
-                        )
-                        .into()
-                    };
-                    // OpenVINO divides in double: by 0 every bound becomes the integer
-                    // conversion of inf/NaN, i.e. 0 after clipping (measured), `?` stays `?`.
-                    let per = match k {
-                        0 if xd[1] != Dim::any() => Dim::known(0),
-                        0 => Dim::any(),
-                        // Not evenly divisible: OpenVINO's empty interval merges with nothing.
-                        _ if ov_div_empty(xd[1], k) => return Err(bad()),
-                        _ => ov_dim_div(xd[1], k),
-                    };
-                    groups = merge_dim(groups, per).ok_or_else(bad)?;
-                }
-                out.push(Iv::of(groups).mul(Iv::of(per_group_out)).dim());
-            }
-            None => out.push(Dim::any()),
-        },
-        ConvKind::Deformable => {
-            let group = cx.attr_i64("group", 1)?;
-            let dg = cx.attr_i64("deformable_group", 1)?;
-            for (name, g) in [("group", group), ("deformable_group", dg)] {
-                if g <= 0 {
-                    return Err(OpError::attr(name, format!("{name} must be >= 1, is {g}")));
-                }
-            }
-            // OpenVINO's dim::is_divisible: `d / g` is not the empty interval.
-            let divisible = |d: Dim, g: i64| !ov_div_empty(d, g as u64);
-            let mut batch = xd.map_or(Dim::any(), |d| d[0]);
-            if let Some(xd) = xd {
-                if !divisible(xd[1], group) {
-                    return Err(format!(
-                        "data channels {} are not divisible by group {group}",
-                        xd[1]
-                    )
-                    .into());
-                }
-            }
-            let kernel_area = fd.map(|fd| Iv::of(fd[2]).mul(Iv::of(fd[3])).mul(Iv::int(dg)));
-            // Offsets (input 1: 2 per kernel element) and v8's mask (input 3: 1 per element):
-            // channels fit the kernel area x deformable_group and divide by the latter; the
-            // batch merges (offsets) or must be compatible (mask).
-            for (j, what, per) in [(1, "offsets", 2), (3, "mask", 1)] {
-                let Some(ed) = cx.inputs.get(j).and_then(|e| e.shape.dims()) else {
-                    continue;
-                };
-                if let Some(ka) = kernel_area {
-                    if merge_dim(ed[1], ka.mul(Iv::int(per)).dim()).is_none() {
-                        return Err(OpError::input(
-                            j,
-                            format!(
-                                "{what} channels {} do not match the filter {} and deformable_group {dg}",
-                                ed[1],
-                                sh(fs)
-                            ),
-                        ));
-                    }
-                }
-                if !divisible(ed[1], dg) {
-                    return Err(OpError::input(
-                        j,
-                        format!(
-                            "{what} channels {} are not divisible by deformable_group {dg}",
-                            ed[1]
-                        ),
-                    ));
-                }
-                let bad_batch = || {
-                    OpError::input(
-                        j,
-                        format!("{what} batch {} does not match data {}", ed[0], sh(xs)),
-                    )
-                };
-                if j == 1 {
-                    batch = merge_dim(batch, ed[0]).ok_or_else(bad_batch)?;
-                } else if xd.is_some_and(|xd| merge_dim(ed[0], xd[0]).is_none()) {
-                    return Err(bad_batch());
-                }
-            }
-            out[0] = batch;
-            match fd {
-                Some(fd) => {
-                    if !divisible(fd[0], group) {
-                        return Err(format!(
-                            "filter output channels {} are not divisible by group {group}",
-                            fd[0]
-                        )
-                        .into());
-                    }
-                    let want = Iv::of(fd[1]).mul(Iv::int(group)).dim();
-                    if xd.is_some_and(|xd| merge_dim(xd[1], want).is_none()) {
-                        return Err(format!(
-                            "data channels do not match the filter's {want} (data {}, filter {})",
-                            sh(xs),
-                            sh(fs)
-                        )
-                        .into());
-                    }
-                    out.push(fd[0]);
-                }
-                None => out.push(Dim::any()),
-            }
+    Ok(())
+}
+
+/// Output channels of a group (backprop) convolution: groups (filter dim 0, merged with the
+/// data channels over the per-group input channels) times the per-group output channels.
+fn group_channels(
+    kind: ConvKind,
+    xs: &PartialShape,
+    fs: &PartialShape,
+    xd: Option<&[Dim]>,
+    fd: &[Dim],
+) -> R<Dim> {
+    let (per_group_in, per_group_out) = if kind == ConvKind::GroupFwd {
+        (fd[2], fd[1])
+    } else {
+        (fd[1], fd[2])
+    };
+    let mut groups = fd[0];
+    if let (Some(xd), Some(k)) = (xd, per_group_in.get()) {
+        let bad = || -> OpError {
+            format!(
+                "data channels {} are not the filter's groups x input channels (data {}, filter {})",
+                xd[1],
+                sh(xs),
+                sh(fs)
+            )
+            .into()
+        };
+        // OpenVINO divides in double: by 0 every bound becomes the integer
+        // conversion of inf/NaN, i.e. 0 after clipping (measured), `?` stays `?`.
+        let per = match k {
+            0 if xd[1] != Dim::any() => Dim::known(0),
+            0 => Dim::any(),
+            // Not evenly divisible: OpenVINO's empty interval merges with nothing.
+            _ if ov_div_empty(xd[1], k) => return Err(bad()),
+            _ => ov_dim_div(xd[1], k),
+        };
+        groups = merge_dim(groups, per).ok_or_else(bad)?;
+    }
+    Ok(Iv::of(groups).mul(Iv::of(per_group_out)).dim())
+}
+
+/// DeformableConvolution's batch (merged with the offsets') and output channels, after its
+/// group, deformable_group, offsets and mask checks; `out` holds the batch on entry.
+fn deformable_channels(cx: &Ctx, xs: &PartialShape, fs: &PartialShape, out: &mut Dims) -> R<()> {
+    let (xd, fd) = (xs.dims(), fs.dims());
+    let group = cx.attr_i64("group", 1)?;
+    let dg = cx.attr_i64("deformable_group", 1)?;
+    for (name, g) in [("group", group), ("deformable_group", dg)] {
+        if g <= 0 {
+            return Err(OpError::attr(name, format!("{name} must be >= 1, is {g}")));
         }
     }
+    // OpenVINO's dim::is_divisible: `d / g` is not the empty interval.
+    let divisible = |d: Dim, g: i64| !ov_div_empty(d, g as u64);
+    let mut batch = xd.map_or(Dim::any(), |d| d[0]);
+    if let Some(xd) = xd {
+        if !divisible(xd[1], group) {
+            return Err(
+                format!("data channels {} are not divisible by group {group}", xd[1]).into(),
+            );
+        }
+    }
+    let kernel_area = fd.map(|fd| Iv::of(fd[2]).mul(Iv::of(fd[3])).mul(Iv::int(dg)));
+    // Offsets (input 1: 2 per kernel element) and v8's mask (input 3: 1 per element):
+    // channels fit the kernel area x deformable_group and divide by the latter; the
+    // batch merges (offsets) or must be compatible (mask).
+    for (j, what, per) in [(1, "offsets", 2), (3, "mask", 1)] {
+        let Some(ed) = cx.inputs.get(j).and_then(|e| e.shape.dims()) else {
+            continue;
+        };
+        if let Some(ka) = kernel_area {
+            if merge_dim(ed[1], ka.mul(Iv::int(per)).dim()).is_none() {
+                return Err(OpError::input(
+                    j,
+                    format!(
+                        "{what} channels {} do not match the filter {} and deformable_group {dg}",
+                        ed[1],
+                        sh(fs)
+                    ),
+                ));
+            }
+        }
+        if !divisible(ed[1], dg) {
+            return Err(OpError::input(
+                j,
+                format!(
+                    "{what} channels {} are not divisible by deformable_group {dg}",
+                    ed[1]
+                ),
+            ));
+        }
+        let bad_batch = || {
+            OpError::input(
+                j,
+                format!("{what} batch {} does not match data {}", ed[0], sh(xs)),
+            )
+        };
+        if j == 1 {
+            batch = merge_dim(batch, ed[0]).ok_or_else(bad_batch)?;
+        } else if xd.is_some_and(|xd| merge_dim(ed[0], xd[0]).is_none()) {
+            return Err(bad_batch());
+        }
+    }
+    out[0] = batch;
+    match fd {
+        Some(fd) => {
+            if !divisible(fd[0], group) {
+                return Err(format!(
+                    "filter output channels {} are not divisible by group {group}",
+                    fd[0]
+                )
+                .into());
+            }
+            let want = Iv::of(fd[1]).mul(Iv::int(group)).dim();
+            if xd.is_some_and(|xd| merge_dim(xd[1], want).is_none()) {
+                return Err(format!(
+                    "data channels do not match the filter's {want} (data {}, filter {})",
+                    sh(xs),
+                    sh(fs)
+                )
+                .into());
+            }
+            out.push(fd[0]);
+        }
+        None => out.push(Dim::any()),
+    }
+    Ok(())
+}
+
+/// The spatial output dims, pushed onto `out`: forward windows (explicit or auto pads), or
+/// backprop's from the data or from `output_shape`.
+fn conv_spatial(
+    cx: &Ctx,
+    kind: ConvKind,
+    a: &ConvAttrs,
+    n: usize,
+    out_spatial: &PartialShape,
+    out: &mut Dims,
+) -> R<()> {
+    let fi = if kind == ConvKind::Deformable { 2 } else { 1 };
+    let (xs, fs) = (&cx.input(0)?.shape, &cx.input(fi)?.shape);
     for i in 0..n {
         let (d, k) = (last_dim(xs, n, i), last_dim(fs, n, i));
         let (s, dil) = (a.strides[i], a.dilations[i]);
@@ -422,26 +464,29 @@ fn conv_family(cx: &Ctx, kind: ConvKind) -> R<Vec<Fact>> {
         };
         out.push(dim);
     }
-    if kind == ConvKind::Deformable {
-        for (j, what) in [(1, "offsets"), (3, "mask")] {
-            let Some(ed) = cx.inputs.get(j).and_then(|e| e.shape.dims()) else {
-                continue;
-            };
-            for i in 0..n.min(ed.len().saturating_sub(2)) {
-                if merge_dim(out[2 + i], ed[2 + i]).is_none() {
-                    return Err(OpError::input(
-                        j,
-                        format!(
-                            "{what} spatial dims {} do not match the output's {}",
-                            sh(&e_shape(ed)),
-                            sh(&PartialShape::Ranked(out.clone()))
-                        ),
-                    ));
-                }
+    Ok(())
+}
+
+/// Deformable offsets' and mask's spatial dims must match the output's.
+fn check_deformable_spatial(cx: &Ctx, n: usize, out: &Dims) -> R<()> {
+    for (j, what) in [(1, "offsets"), (3, "mask")] {
+        let Some(ed) = cx.inputs.get(j).and_then(|e| e.shape.dims()) else {
+            continue;
+        };
+        for i in 0..n.min(ed.len().saturating_sub(2)) {
+            if merge_dim(out[2 + i], ed[2 + i]).is_none() {
+                return Err(OpError::input(
+                    j,
+                    format!(
+                        "{what} spatial dims {} do not match the output's {}",
+                        sh(&e_shape(ed)),
+                        sh(&PartialShape::Ranked(out.clone()))
+                    ),
+                ));
             }
         }
     }
-    Ok(vec![Fact::new(et, PartialShape::Ranked(out))])
+    Ok(())
 }
 
 fn e_shape(d: &[Dim]) -> PartialShape {

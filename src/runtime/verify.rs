@@ -8,7 +8,7 @@ mod divergence;
 use divergence::{divergence, racy_scatter};
 mod inputs;
 use crate::passes::infer::InputOverride;
-use crate::runtime::openvino::{HostTensor, OvType, PortInfo, Runtime};
+use crate::runtime::openvino::{Compiled, HostTensor, OvType, PortInfo, Runtime};
 pub use inputs::Data;
 use inputs::{ov_input_names, role, step_inputs, ties_of, vocab_of, Gen, Rng, Role, Ties, SEQ};
 use serde::{Deserialize, Serialize};
@@ -608,6 +608,42 @@ fn once(rt: &Runtime, reference: Files, candidate: Files, su: &Setup) -> Result<
         })?;
     let ref_in = ref_c.inputs().map_err(Unusable)?;
     let ref_out = ref_c.outputs().map_err(Unusable)?;
+    check_given_inputs(&ref_in, data, o)?;
+    let seq0 = first_tokens(o, data);
+    let mut steps = if stateful(&su.ir.0.text) { o.steps } else { 1 };
+    let kv_mask = kv_cache(&ref_in);
+    let mut report = empty_report(rt, o, steps, &ref_out);
+    let (ref_fixed, cand_fixed) = fixed_length_tokens(&ref_in, su);
+    if steps > 1 && (ref_fixed || cand_fixed) {
+        steps = 1;
+        report.steps = 1;
+        report.steps_note = Some(format!(
+            "1 step, not {}: the token inputs have a static length, so the state cannot grow",
+            o.steps
+        ));
+    }
+    let gen = Gen {
+        o,
+        data,
+        seq0,
+        kv_mask,
+        vocab: su.vocab,
+        ties: su.ties,
+    };
+    let ref_runs = run_reference(&ref_c, &ref_in, ref_out.len(), &gen, steps, &mut report)?;
+    drop(ref_c);
+    let first_bad =
+        match run_candidate(rt, candidate, su, &ref_in, &ref_out, &ref_runs, &mut report) {
+            Ok(first_bad) => first_bad,
+            Err(e) => return candidate_fails(report, e),
+        };
+    report.equal = report.outputs.iter().all(|r| r.ok);
+    report.first_bad = first_bad;
+    Ok(report)
+}
+
+/// `--data` arrays and `--input` names must name inputs of the reference.
+fn check_given_inputs(ref_in: &[PortInfo], data: &Data, o: &Options) -> Result<(), Unusable> {
     for k in data.keys() {
         let base = k.split('@').next().unwrap_or(k);
         if !ref_in.iter().any(|p| p.name == base) {
@@ -628,10 +664,12 @@ fn once(rt: &Runtime, reference: Files, candidate: Files, su: &Setup) -> Result<
             )));
         }
     }
-    let seq0 = first_tokens(o, data);
-    let mut steps = if stateful(&su.ir.0.text) { o.steps } else { 1 };
-    let kv_mask = kv_cache(&ref_in);
-    let mut report = Report {
+    Ok(())
+}
+
+/// The report before anything ran: every reference output, not yet compared.
+fn empty_report(rt: &Runtime, o: &Options, steps: usize, ref_out: &[PortInfo]) -> Report {
+    Report {
         equal: true,
         openvino: rt.version.clone(),
         runs: o.runs,
@@ -657,7 +695,11 @@ fn once(rt: &Runtime, reference: Files, candidate: Files, su: &Setup) -> Result<
         attempts: 1,
         note: None,
         first_bad: None,
-    };
+    }
+}
+
+/// Whether the reference's, and the candidate's, token or mask inputs have a static length.
+fn fixed_length_tokens(ref_in: &[PortInfo], su: &Setup) -> (bool, bool) {
     // A model whose token or mask inputs have a static length (folded with --input) cannot
     // take a second step: its state would have to grow. The candidate's inputs are read from
     // its XML (it is not compiled yet).
@@ -691,30 +733,30 @@ fn once(rt: &Runtime, reference: Files, candidate: Files, su: &Setup) -> Result<
                     .any(|n| fixed(n, dims.clone()))
         })
     });
-    if steps > 1 && (ref_fixed || cand_fixed) {
-        steps = 1;
-        report.steps = 1;
-        report.steps_note = Some(format!(
-            "1 step, not {}: the token inputs have a static length, so the state cannot grow",
-            o.steps
-        ));
-    }
-    let gen = Gen {
-        o,
-        data,
-        seq0,
-        kv_mask,
-        vocab: su.vocab,
-        ties: su.ties,
-    };
-    // Per run, per step: the inputs and the reference's outputs.
-    let mut ref_runs: Vec<Vec<(Vec<HostTensor>, Vec<HostTensor>)>> = Vec::with_capacity(o.runs);
+    (ref_fixed, cand_fixed)
+}
+
+/// Per run, per step: the inputs and the reference's outputs.
+type RefRuns = Vec<Vec<(Vec<HostTensor>, Vec<HostTensor>)>>;
+
+/// Run the reference `o.runs` times, `steps` steps each (the report's input list from the
+/// first).
+fn run_reference(
+    ref_c: &Compiled,
+    ref_in: &[PortInfo],
+    n_out: usize,
+    gen: &Gen,
+    steps: usize,
+    report: &mut Report,
+) -> Result<RefRuns, Unusable> {
+    let o = gen.o;
+    let mut ref_runs: RefRuns = Vec::with_capacity(o.runs);
     for run in 0..o.runs {
         let mut rng = run_rng(o, run);
         let mut req = ref_c.request().map_err(Unusable)?;
         let mut kept = Vec::with_capacity(steps);
         for step in 0..steps {
-            let made = step_inputs(&ref_in, &gen, step, &mut rng).map_err(Unusable)?;
+            let made = step_inputs(ref_in, gen, step, &mut rng).map_err(Unusable)?;
             if run == 0 && step == 0 {
                 report.inputs = ref_in
                     .iter()
@@ -730,7 +772,7 @@ fn once(rt: &Runtime, reference: Files, candidate: Files, su: &Setup) -> Result<
             }
             req.infer()
                 .map_err(|e| Unusable(format!("the reference: {e}")))?;
-            let outs = (0..ref_out.len())
+            let outs = (0..n_out)
                 .map(|k| req.output(k))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(Unusable)?;
@@ -738,23 +780,38 @@ fn once(rt: &Runtime, reference: Files, candidate: Files, su: &Setup) -> Result<
         }
         ref_runs.push(kept);
     }
-    drop(ref_c);
-    let fail = |mut r: Report, e: String| {
-        r.equal = false;
-        r.candidate_error = Some(e);
-        for out in &mut r.outputs {
-            out.ok = false;
-            out.note = Some("not compared: the candidate fails".into());
-        }
-        Ok(r)
-    };
-    let cand_c = match rt.compile(candidate.xml, candidate.bin, reshape, props) {
-        Ok(c) => c,
-        Err(e) => return fail(report, e),
-    };
+    Ok(ref_runs)
+}
+
+/// The report when the candidate fails: not equal, nothing compared.
+fn candidate_fails(mut r: Report, e: String) -> Result<Report, Unusable> {
+    r.equal = false;
+    r.candidate_error = Some(e);
+    for out in &mut r.outputs {
+        out.ok = false;
+        out.note = Some("not compared: the candidate fails".into());
+    }
+    Ok(r)
+}
+
+/// Compile and run the candidate on the reference's inputs, comparing every output into
+/// `report`; the first (run, step) that differs. An error: the candidate fails.
+fn run_candidate(
+    rt: &Runtime,
+    candidate: Files,
+    su: &Setup,
+    ref_in: &[PortInfo],
+    ref_out: &[PortInfo],
+    ref_runs: &RefRuns,
+    report: &mut Report,
+) -> Result<Option<(usize, usize)>, String> {
+    let Setup {
+        o, props, reshape, ..
+    } = *su;
+    let cand_c = rt.compile(candidate.xml, candidate.bin, reshape, props)?;
     let (cand_in, cand_out) = match (cand_c.inputs(), cand_c.outputs()) {
         (Ok(i), Ok(o)) => (i, o),
-        (Err(e), _) | (_, Err(e)) => return fail(report, e),
+        (Err(e), _) | (_, Err(e)) => return Err(e),
     };
     // Candidate ports matched by tensor name, else by position.
     let pick = |ports: &[PortInfo], p: &PortInfo, i: usize| -> Option<usize> {
@@ -770,14 +827,11 @@ fn once(rt: &Runtime, reference: Files, candidate: Files, su: &Setup) -> Result<
         .collect();
     if cand_in.len() != ref_in.len() || in_map.iter().any(|m| m.is_none()) {
         let names = |v: &[PortInfo]| v.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
-        return fail(
-            report,
-            format!(
-                "the inputs differ: reference {:?}, candidate {:?}",
-                names(&ref_in),
-                names(&cand_in)
-            ),
-        );
+        return Err(format!(
+            "the inputs differ: reference {:?}, candidate {:?}",
+            names(ref_in),
+            names(&cand_in)
+        ));
     }
     let out_map: Vec<Option<usize>> = ref_out
         .iter()
@@ -786,18 +840,13 @@ fn once(rt: &Runtime, reference: Files, candidate: Files, su: &Setup) -> Result<
         .collect();
     let mut first_bad = None;
     for (run, kept) in ref_runs.iter().enumerate() {
-        let mut req_c = match cand_c.request() {
-            Ok(r) => r,
-            Err(e) => return fail(report, e),
-        };
+        let mut req_c = cand_c.request()?;
         for (step, (made, outs)) in kept.iter().enumerate() {
             for (i, t) in made.iter().enumerate() {
-                if let Err(e) = req_c.set_input(in_map[i].unwrap_or(i), t) {
-                    return fail(report, e);
-                }
+                req_c.set_input(in_map[i].unwrap_or(i), t)?
             }
             if let Err(e) = req_c.infer() {
-                return fail(report, format!("the candidate: {e}"));
+                return Err(format!("the candidate: {e}"));
             }
             for (k, rep) in report.outputs.iter_mut().enumerate() {
                 let a = &outs[k];
@@ -824,9 +873,7 @@ fn once(rt: &Runtime, reference: Files, candidate: Files, su: &Setup) -> Result<
             }
         }
     }
-    report.equal = report.outputs.iter().all(|r| r.ok);
-    report.first_bad = first_bad;
-    Ok(report)
+    Ok(first_bad)
 }
 
 fn g(x: f64) -> String {
