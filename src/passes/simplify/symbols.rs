@@ -381,51 +381,39 @@ fn rule(cx: &Cx, s: &Syms, n: NodeId, o: usize) -> Option<Es> {
         } else {
             (0..2).map(inp).collect::<Option<_>>()?
         };
-        let rank = ins.iter().map(|d| d.len()).max()?;
-        let mut out = Es::new();
-        for i in 0..rank {
-            let at = |d: &Es| (i + d.len()).checked_sub(rank).map(|j| d[j]);
-            let cand: Vec<E> = ins
-                .iter()
-                .filter_map(|d| at(d))
-                .filter(|e| *e != E::I(1))
-                .collect();
-            out.push(match cand.first() {
-                None => E::I(1),
-                Some(&c) if cand.iter().all(|e| *e == c) => c,
-                // Different dims: the result is one of them, which one is known only at run time.
-                Some(_) => E::S(0),
-            });
-        }
-        return Some(out);
+        return broadcast_dims(&ins);
     }
+    layout_rule(cx, s, n, ty)
+}
+
+/// The dims of the numpy-style broadcast of `ins`; `None` when there are no inputs.
+fn broadcast_dims(ins: &[&Es]) -> Option<Es> {
+    let rank = ins.iter().map(|d| d.len()).max()?;
+    let mut out = Es::new();
+    for i in 0..rank {
+        let at = |d: &Es| (i + d.len()).checked_sub(rank).map(|j| d[j]);
+        let cand: Vec<E> = ins
+            .iter()
+            .filter_map(|d| at(d))
+            .filter(|e| *e != E::I(1))
+            .collect();
+        out.push(match cand.first() {
+            None => E::I(1),
+            Some(&c) if cand.iter().all(|e| *e == c) => c,
+            // Different dims: the result is one of them, which one is known only at run time.
+            Some(_) => E::S(0),
+        });
+    }
+    Some(out)
+}
+
+/// The rule for ops that move or regroup dims (MatMul, Gather, Reshape, Unsqueeze,
+/// Squeeze, Transpose); any other op goes on to [`axis_rule`].
+fn layout_rule(cx: &Cx, s: &Syms, n: NodeId, ty: &str) -> Option<Es> {
+    let l = &cx.g[n];
+    let inp = |i: usize| s.dims(cx.input(n, i));
     match ty {
-        "MatMul" => {
-            let (a, b) = (inp(0)?, inp(1)?);
-            if a.len() < 2 || b.len() < 2 {
-                return None;
-            }
-            let ta = l.attr("transpose_a").is_some_and(|v| v == "true");
-            let tb = l.attr("transpose_b").is_some_and(|v| v == "true");
-            let m = if ta { a[a.len() - 1] } else { a[a.len() - 2] };
-            let k = if tb { b[b.len() - 2] } else { b[b.len() - 1] };
-            let (ba, bb) = (&a[..a.len() - 2], &b[..b.len() - 2]);
-            let rank = ba.len().max(bb.len());
-            let mut out = Es::new();
-            for i in 0..rank {
-                let x = (i + ba.len()).checked_sub(rank).map(|j| ba[j]);
-                let y = (i + bb.len()).checked_sub(rank).map(|j| bb[j]);
-                out.push(match (x, y) {
-                    (Some(p), Some(q)) if p == q => p,
-                    (Some(p), Some(E::I(1))) | (Some(p), None) => p,
-                    (Some(E::I(1)), Some(q)) | (None, Some(q)) => q,
-                    _ => E::S(0),
-                });
-            }
-            out.push(m);
-            out.push(k);
-            Some(out)
-        }
+        "MatMul" => matmul_dims(l, inp(0)?, inp(1)?),
         "Gather" => {
             let (data, idx) = (inp(0)?, inp(1)?);
             let axis = *cx.const_ints(n, 2)?.first()?;
@@ -500,6 +488,43 @@ fn rule(cx: &Cx, s: &Syms, n: NodeId, o: usize) -> Option<Es> {
                 .map(|&p| usize::try_from(p).ok().and_then(|p| data.get(p).copied()))
                 .collect()
         }
+        _ => axis_rule(cx, s, n, ty),
+    }
+}
+
+/// The dims of MatMul `l` with inputs of dims `a` and `b`: broadcast batch dims, then M and N.
+fn matmul_dims(l: &Layer, a: &Es, b: &Es) -> Option<Es> {
+    if a.len() < 2 || b.len() < 2 {
+        return None;
+    }
+    let ta = l.attr("transpose_a").is_some_and(|v| v == "true");
+    let tb = l.attr("transpose_b").is_some_and(|v| v == "true");
+    let m = if ta { a[a.len() - 1] } else { a[a.len() - 2] };
+    let k = if tb { b[b.len() - 2] } else { b[b.len() - 1] };
+    let (ba, bb) = (&a[..a.len() - 2], &b[..b.len() - 2]);
+    let rank = ba.len().max(bb.len());
+    let mut out = Es::new();
+    for i in 0..rank {
+        let x = (i + ba.len()).checked_sub(rank).map(|j| ba[j]);
+        let y = (i + bb.len()).checked_sub(rank).map(|j| bb[j]);
+        out.push(match (x, y) {
+            (Some(p), Some(q)) if p == q => p,
+            (Some(p), Some(E::I(1))) | (Some(p), None) => p,
+            (Some(E::I(1)), Some(q)) | (None, Some(q)) => q,
+            _ => E::S(0),
+        });
+    }
+    out.push(m);
+    out.push(k);
+    Some(out)
+}
+
+/// The rule for ops that change or drop dims on given axes (Concat, reductions, Slice,
+/// splits) and for ScaledDotProductAttention; `None` for any other op.
+fn axis_rule(cx: &Cx, s: &Syms, n: NodeId, ty: &str) -> Option<Es> {
+    let l = &cx.g[n];
+    let inp = |i: usize| s.dims(cx.input(n, i));
+    match ty {
         "Concat" => {
             // Every input has the same dims but on the axis (the op requires it).
             let data = inp(0)?;
