@@ -47,31 +47,8 @@ pub fn apply(g: &mut Graph, plan: &Plan) -> Result<(Vec<Job>, Report), String> {
     for p in &plan.params {
         let (mode, gs) = p.config.expect("planned weights have a config");
         let group = (gs != -1).then_some(gs as usize);
-        let geo = Geo::of(&p.shape, &p.axes, group).ok_or_else(|| {
-            let layer = &g[p.node].name;
-            if group.is_some() && p.axes.len() != 1 {
-                format!(
-                    "layer '{layer}': {} in groups of {gs} needs one reduction axis, its weight \
-                     '{}' {:?} is reduced over {:?} (NNCF: Group-wise quantization expects a \
-                     single reduction axis); leave it out with --ignore-layer, or choose \
-                     --backup-precision int8_asym",
-                    mode.value(),
-                    p.name,
-                    p.shape,
-                    p.axes
-                )
-            } else {
-                format!(
-                    "layer '{layer}': group size {gs} ({}) does not divide its channel of {} \
-                     (NNCF: Channel size {} should be divisible by size of group {gs}); leave the \
-                     layer out with --ignore-layer, or choose another --group-size or \
-                     --backup-precision",
-                    mode.value(),
-                    p.channel(),
-                    p.channel()
-                )
-            }
-        })?;
+        let geo =
+            Geo::of(&p.shape, &p.axes, group).ok_or_else(|| geo_error(g, p, mode, gs, group))?;
         let src = source_of(g, p)?;
         let low = mode.lowering(geo.elements());
         let n = geo.elements();
@@ -141,6 +118,33 @@ pub fn apply(g: &mut Graph, plan: &Plan) -> Result<(Vec<Job>, Report), String> {
     Ok((jobs, rep))
 }
 
+/// The error for a weight whose shape does not fit `mode` in groups of `gs` (`group`).
+fn geo_error(g: &Graph, p: &Param, mode: Mode, gs: i64, group: Option<usize>) -> String {
+    let layer = &g[p.node].name;
+    if group.is_some() && p.axes.len() != 1 {
+        format!(
+            "layer '{layer}': {} in groups of {gs} needs one reduction axis, its weight \
+             '{}' {:?} is reduced over {:?} (NNCF: Group-wise quantization expects a \
+             single reduction axis); leave it out with --ignore-layer, or choose \
+             --backup-precision int8_asym",
+            mode.value(),
+            p.name,
+            p.shape,
+            p.axes
+        )
+    } else {
+        format!(
+            "layer '{layer}': group size {gs} ({}) does not divide its channel of {} \
+             (NNCF: Channel size {} should be divisible by size of group {gs}); leave the \
+             layer out with --ignore-layer, or choose another --group-size or \
+             --backup-precision",
+            mode.value(),
+            p.channel(),
+            p.channel()
+        )
+    }
+}
+
 /// A name not taken yet (`base`, else `base_2`, …).
 pub(super) fn fresh(names: &mut std::collections::HashSet<String>, base: String) -> String {
     let mut name = base.clone();
@@ -170,6 +174,91 @@ pub(super) fn rewrite(
     use ElementType as E;
     let n = &p.name;
     let origin = g[p.konst].origin;
+    let (grouped, scale_shape) = grouped_shapes(p, group);
+    debug_assert_eq!(scale_shape.iter().product::<usize>(), geo.groups());
+    let mut add = |g: &mut Graph, mut l: Layer| -> NodeId {
+        l.id = *next_id;
+        *next_id += 1;
+        l.origin = origin;
+        g.add_layer(l)
+    };
+    // A constant written to the output .bin at (offset, size).
+    let out = |(offset, size): (u64, u64)| ConstData::Out { offset, size };
+    let ct = mode.codes_type();
+    let c = add(g, const_layer(n, ct, &grouped, out(codes)));
+    // Names for the layers NNCF leaves to OpenVINO's counter (`Convert_123`): any unique
+    // name does; these say what the layer is.
+    let cname = fresh(names, format!("{n}/codes_to_f16"));
+    let cv = add(g, convert_layer(cname, ct, E::F16, &grouped));
+    g.connect(c, 0, cv, 0);
+    let mut values = cv;
+    if zp.1 > 0 {
+        let zname = fresh(names, format!("{n}/zero_point"));
+        let z = add(g, const_layer(&zname, ct, &scale_shape, out(zp)));
+        let zcname = fresh(names, format!("{zname}/to_f16"));
+        let zc = add(g, convert_layer(zcname, ct, E::F16, &scale_shape));
+        g.connect(z, 0, zc, 0);
+        let sname = fresh(names, format!("{zname}/subtract"));
+        let sub = add(
+            g,
+            binary_layer("Subtract", sname, &grouped, &scale_shape, &grouped),
+        );
+        g.connect(cv, 1, sub, 0);
+        g.connect(zc, 1, sub, 1);
+        values = sub;
+    }
+    let sname = fresh(names, format!("{n}/scale"));
+    let mx = matches!(mode, Mode::Mxfp4 | Mode::Mxfp8E4m3);
+    let s = add(
+        g,
+        const_layer(
+            &sname,
+            if mx { E::F8E8M0 } else { E::F16 },
+            &scale_shape,
+            out(scale),
+        ),
+    );
+    // MX scales are stored as f8e8m0 exponents, widened to f16.
+    let s = if mx {
+        let cname = fresh(names, format!("{sname}/to_f16"));
+        let c = add(g, convert_layer(cname, E::F8E8M0, E::F16, &scale_shape));
+        g.connect(s, 0, c, 0);
+        c
+    } else {
+        s
+    };
+    let sport = g[s].outputs[0].id;
+    let mname = fresh(names, format!("{n}/fq_weights_{}", p.port));
+    let mul = add(
+        g,
+        binary_layer("Multiply", mname.clone(), &grouped, &scale_shape, &grouped),
+    );
+    let vport = g[values].outputs[0].id;
+    g.connect(values, vport, mul, 0);
+    g.connect(s, sport, mul, 1);
+    let mut last = mul;
+    if group.is_some() {
+        last = reshape_back(g, p, &grouped, mul, names, &mut add);
+    }
+    // A Convert back to the weight's type when it is not f16 and something reads it directly.
+    let users = g.users_of(p.konst, 0);
+    let add_convert = p.et != E::F16 && users.iter().any(|&(u, _)| !g[u].is("Convert"));
+    if add_convert {
+        let cname = fresh(names, format!("{mname}/convert"));
+        let k = add(g, convert_layer(cname, E::F16, p.et, &p.shape));
+        let lp = g[last].outputs[0].id;
+        g.connect(last, lp, k, 0);
+        last = k;
+    }
+    let new_et = if add_convert { p.et } else { E::F16 };
+    let mut dead = vec![p.konst];
+    replace_uses(g, p.konst, last, new_et, &mut dead);
+    g.remove_layers(&dead);
+}
+
+/// `p`'s shape with its reduction axis split into (groups, `group`) when grouped, and the
+/// shape of its scales (and zero points).
+fn grouped_shapes(p: &Param, group: Option<usize>) -> (Vec<usize>, Vec<usize>) {
     let grouped: Vec<usize> = match group {
         Some(gs) => {
             let a = p.axes[0];
@@ -194,147 +283,97 @@ pub(super) fn rewrite(
             .map(|(i, &d)| if p.axes.contains(&i) { 1 } else { d })
             .collect(),
     };
-    debug_assert_eq!(scale_shape.iter().product::<usize>(), geo.groups());
-    let ps =
-        |d: &[usize]| PartialShape::from_static(&d.iter().map(|&x| x as u64).collect::<Vec<_>>());
-    let mut add = |g: &mut Graph, mut l: Layer| -> NodeId {
-        l.id = *next_id;
-        *next_id += 1;
-        l.origin = origin;
-        g.add_layer(l)
-    };
-    let konst = |name: &str, et: E, shape: &[usize], data: ConstData| -> Layer {
-        let mut l = Layer::new("Const", "opset1", name);
-        let dims = shape
-            .iter()
-            .map(|d| d.to_string())
-            .collect::<Vec<_>>()
-            .join(", ");
-        let size = match &data {
-            ConstData::Out { size, .. } | ConstData::Bin { size, .. } => *size,
-            ConstData::Owned(b) => b.len() as u64,
-        }
-        .to_string();
-        l.data = Some(Attrs::from_pairs([
-            ("element_type", et.name()),
-            ("shape", dims.as_str()),
-            ("offset", "0"),
-            ("size", size.as_str()),
-        ]));
-        l.outputs.push(Port::new(0, et, ps(shape)));
-        l.konst = Some(data);
-        l
-    };
-    let convert = |name: String, from: E, to: E, shape: &[usize]| -> Layer {
-        let mut l = Layer::new("Convert", "opset1", &name);
-        l.data = Some(Attrs::from_pairs([("destination_type", to.name())]));
-        l.inputs.push(Port::new(0, from, ps(shape)));
-        l.outputs.push(Port::new(1, to, ps(shape)));
-        l
-    };
-    let binary = |ty: &str, name: String, a: &[usize], b: &[usize], out: &[usize]| -> Layer {
-        let mut l = Layer::new(ty, "opset1", &name);
-        l.data = Some(Attrs::from_pairs([("auto_broadcast", "numpy")]));
-        l.inputs.push(Port::new(0, E::F16, ps(a)));
-        l.inputs.push(Port::new(1, E::F16, ps(b)));
-        l.outputs.push(Port::new(2, E::F16, ps(out)));
-        l
-    };
-    // A constant written to the output .bin at (offset, size).
-    let out = |(offset, size): (u64, u64)| ConstData::Out { offset, size };
-    let ct = mode.codes_type();
-    let c = add(g, konst(n, ct, &grouped, out(codes)));
-    // Names for the layers NNCF leaves to OpenVINO's counter (`Convert_123`): any unique
-    // name does; these say what the layer is.
-    let cname = fresh(names, format!("{n}/codes_to_f16"));
-    let cv = add(g, convert(cname, ct, E::F16, &grouped));
-    g.connect(c, 0, cv, 0);
-    let mut values = cv;
-    if zp.1 > 0 {
-        let zname = fresh(names, format!("{n}/zero_point"));
-        let z = add(g, konst(&zname, ct, &scale_shape, out(zp)));
-        let zcname = fresh(names, format!("{zname}/to_f16"));
-        let zc = add(g, convert(zcname, ct, E::F16, &scale_shape));
-        g.connect(z, 0, zc, 0);
-        let sname = fresh(names, format!("{zname}/subtract"));
-        let sub = add(
-            g,
-            binary("Subtract", sname, &grouped, &scale_shape, &grouped),
-        );
-        g.connect(cv, 1, sub, 0);
-        g.connect(zc, 1, sub, 1);
-        values = sub;
+    (grouped, scale_shape)
+}
+
+/// The static partial shape of dims `d`.
+fn static_shape(d: &[usize]) -> PartialShape {
+    PartialShape::from_static(&d.iter().map(|&x| x as u64).collect::<Vec<_>>())
+}
+
+/// A Const layer `name` of type `et` and `shape` holding `data`.
+fn const_layer(name: &str, et: ElementType, shape: &[usize], data: ConstData) -> Layer {
+    let mut l = Layer::new("Const", "opset1", name);
+    let dims = shape
+        .iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let size = match &data {
+        ConstData::Out { size, .. } | ConstData::Bin { size, .. } => *size,
+        ConstData::Owned(b) => b.len() as u64,
     }
-    let sname = fresh(names, format!("{n}/scale"));
-    let mx = matches!(mode, Mode::Mxfp4 | Mode::Mxfp8E4m3);
-    let s = add(
+    .to_string();
+    l.data = Some(Attrs::from_pairs([
+        ("element_type", et.name()),
+        ("shape", dims.as_str()),
+        ("offset", "0"),
+        ("size", size.as_str()),
+    ]));
+    l.outputs.push(Port::new(0, et, static_shape(shape)));
+    l.konst = Some(data);
+    l
+}
+
+/// A Convert layer `name` from `from` to `to` on a tensor of `shape`.
+fn convert_layer(name: String, from: ElementType, to: ElementType, shape: &[usize]) -> Layer {
+    let mut l = Layer::new("Convert", "opset1", &name);
+    l.data = Some(Attrs::from_pairs([("destination_type", to.name())]));
+    l.inputs.push(Port::new(0, from, static_shape(shape)));
+    l.outputs.push(Port::new(1, to, static_shape(shape)));
+    l
+}
+
+/// An f16 numpy-broadcast binary layer of type `ty` named `name`, inputs `a`, `b`, output `out`.
+fn binary_layer(ty: &str, name: String, a: &[usize], b: &[usize], out: &[usize]) -> Layer {
+    let mut l = Layer::new(ty, "opset1", &name);
+    l.data = Some(Attrs::from_pairs([("auto_broadcast", "numpy")]));
+    l.inputs
+        .push(Port::new(0, ElementType::F16, static_shape(a)));
+    l.inputs
+        .push(Port::new(1, ElementType::F16, static_shape(b)));
+    l.outputs
+        .push(Port::new(2, ElementType::F16, static_shape(out)));
+    l
+}
+
+/// Adds (through `add`) the Reshape of grouped `mul` back to `p`'s shape, with its shape
+/// Const; returns the Reshape.
+fn reshape_back(
+    g: &mut Graph,
+    p: &Param,
+    grouped: &[usize],
+    mul: NodeId,
+    names: &mut std::collections::HashSet<String>,
+    add: &mut impl FnMut(&mut Graph, Layer) -> NodeId,
+) -> NodeId {
+    use ElementType as E;
+    let n = &p.name;
+    let shape_bytes: Vec<u8> = p
+        .shape
+        .iter()
+        .flat_map(|&d| (d as i64).to_le_bytes())
+        .collect();
+    let rname = fresh(names, format!("{n}/reshape"));
+    let k = add(
         g,
-        konst(
-            &sname,
-            if mx { E::F8E8M0 } else { E::F16 },
-            &scale_shape,
-            out(scale),
+        const_layer(
+            &fresh(names, format!("{rname}/shape")),
+            E::I64,
+            &[p.shape.len()],
+            ConstData::Owned(Arc::from(shape_bytes)),
         ),
     );
-    // MX scales are stored as f8e8m0 exponents, widened to f16.
-    let s = if mx {
-        let cname = fresh(names, format!("{sname}/to_f16"));
-        let c = add(g, convert(cname, E::F8E8M0, E::F16, &scale_shape));
-        g.connect(s, 0, c, 0);
-        c
-    } else {
-        s
-    };
-    let sport = g[s].outputs[0].id;
-    let mname = fresh(names, format!("{n}/fq_weights_{}", p.port));
-    let mul = add(
-        g,
-        binary("Multiply", mname.clone(), &grouped, &scale_shape, &grouped),
-    );
-    let vport = g[values].outputs[0].id;
-    g.connect(values, vport, mul, 0);
-    g.connect(s, sport, mul, 1);
-    let mut last = mul;
-    if group.is_some() {
-        let shape_bytes: Vec<u8> = p
-            .shape
-            .iter()
-            .flat_map(|&d| (d as i64).to_le_bytes())
-            .collect();
-        let rname = fresh(names, format!("{n}/reshape"));
-        let k = add(
-            g,
-            konst(
-                &fresh(names, format!("{rname}/shape")),
-                E::I64,
-                &[p.shape.len()],
-                ConstData::Owned(Arc::from(shape_bytes)),
-            ),
-        );
-        let mut r = Layer::new("Reshape", "opset1", &rname);
-        r.data = Some(Attrs::from_pairs([("special_zero", "false")]));
-        r.inputs.push(Port::new(0, E::F16, ps(&grouped)));
-        r.inputs.push(Port::new(1, E::I64, ps(&[p.shape.len()])));
-        r.outputs.push(Port::new(2, E::F16, ps(&p.shape)));
-        let r = add(g, r);
-        g.connect(mul, 2, r, 0);
-        g.connect(k, 0, r, 1);
-        last = r;
-    }
-    // A Convert back to the weight's type when it is not f16 and something reads it directly.
-    let users = g.users_of(p.konst, 0);
-    let add_convert = p.et != E::F16 && users.iter().any(|&(u, _)| !g[u].is("Convert"));
-    if add_convert {
-        let cname = fresh(names, format!("{mname}/convert"));
-        let k = add(g, convert(cname, E::F16, p.et, &p.shape));
-        let lp = g[last].outputs[0].id;
-        g.connect(last, lp, k, 0);
-        last = k;
-    }
-    let new_et = if add_convert { p.et } else { E::F16 };
-    let mut dead = vec![p.konst];
-    replace_uses(g, p.konst, last, new_et, &mut dead);
-    g.remove_layers(&dead);
+    let mut r = Layer::new("Reshape", "opset1", &rname);
+    r.data = Some(Attrs::from_pairs([("special_zero", "false")]));
+    r.inputs.push(Port::new(0, E::F16, static_shape(grouped)));
+    r.inputs
+        .push(Port::new(1, E::I64, static_shape(&[p.shape.len()])));
+    r.outputs.push(Port::new(2, E::F16, static_shape(&p.shape)));
+    let r = add(g, r);
+    g.connect(mul, 2, r, 0);
+    g.connect(k, 0, r, 1);
+    r
 }
 
 /// NNCF's `_replace_node`: readers of `old` read `new`; a Convert to `new`'s type is bypassed
