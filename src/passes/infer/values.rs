@@ -174,23 +174,8 @@ impl<'a> Infer<'a> {
         };
         let vals = match eval(&cx, &eval_outs) {
             Ok(v) => v,
-            Err(why) if why.bug => {
-                // Not folded either way; but it is irc's fault, so debug builds (the suites'
-                // debug run, cargo test) stop here and release builds say so.
-                debug_assert!(false, "{}: {} kernel: {}", l.label(), op.ty, why.msg);
-                if self.fold_mode {
-                    self.declined.push((
-                        l.label(),
-                        format!(
-                            "{INTERNAL_ERROR} {} kernel ({}): not folded; please report it",
-                            op.ty, why.msg
-                        ),
-                    ));
-                }
-                return None;
-            }
             Err(why) => {
-                self.decline(l, why.msg);
+                self.kernel_failed(l, op.ty, why);
                 return None;
             }
         };
@@ -201,28 +186,66 @@ impl<'a> Infer<'a> {
         // Convert maps the source type's maximum to the destination's
         let mut vals = vals;
         if !self.fold_mode || self.round_each_op {
-            let input = |i: usize| known.get(i).and_then(|f| f.value.as_ref());
-            let out = vals.first().and_then(|f| f.value.as_ref());
-            let bound_value = match op.ty {
-                "Convert" => input(0)
-                    .zip(out)
-                    .and_then(|(i, o)| ops::convert::translate_max(i, o)),
-                // and Divide's and Mod's give 0 where an input is its type's maximum (measured when
-                // folding; what shape inference reads there is not characterized)
-                "Divide" if self.fold_mode => match (input(0), input(1), out) {
-                    (Some(a), Some(b), Some(o)) => ops::elementwise::divide_lower_bound(a, b, o),
-                    _ => None,
-                },
-                "Mod" if self.fold_mode => match (input(0), input(1), out) {
-                    (Some(a), Some(b), Some(o)) => ops::elementwise::mod_lower_bound(a, b, o),
-                    _ => None,
-                },
-                _ => None,
-            };
-            if let Some(t) = bound_value {
+            if let Some(t) = self.shape_bound_value(op.ty, &known, &vals) {
                 vals[0].value = Some(Arc::new(t));
             }
         }
+        Self::kernel_facts(l, vals, outs, f32_mode, rounded)
+    }
+
+    /// Records a kernel's failure: a bug in irc stops debug builds and is reported apart when
+    /// folding; any other failure is a decline.
+    fn kernel_failed(&mut self, l: &Layer, ty: &str, why: ops::OpError) {
+        if why.bug {
+            // Not folded either way; but it is irc's fault, so debug builds (the suites'
+            // debug run, cargo test) stop here and release builds say so.
+            debug_assert!(false, "{}: {} kernel: {}", l.label(), ty, why.msg);
+            if self.fold_mode {
+                self.declined.push((
+                    l.label(),
+                    format!(
+                        "{INTERNAL_ERROR} {} kernel ({}): not folded; please report it",
+                        ty, why.msg
+                    ),
+                ));
+            }
+        } else {
+            self.decline(l, why.msg);
+        }
+    }
+
+    /// The value the bound evaluators give for the first output of a `ty` computed from
+    /// `known` inputs where it differs from the kernel's result `vals`; `None` where it does not.
+    fn shape_bound_value(&self, ty: &str, known: &[Fact], vals: &[Fact]) -> Option<Tensor> {
+        let input = |i: usize| known.get(i).and_then(|f| f.value.as_ref());
+        let out = vals.first().and_then(|f| f.value.as_ref());
+        match ty {
+            "Convert" => input(0)
+                .zip(out)
+                .and_then(|(i, o)| ops::convert::translate_max(i, o)),
+            // Divide's and Mod's give 0 where an input is its type's maximum (measured when
+            // folding; what shape inference reads there is not characterized)
+            "Divide" if self.fold_mode => match (input(0), input(1), out) {
+                (Some(a), Some(b), Some(o)) => ops::elementwise::divide_lower_bound(a, b, o),
+                _ => None,
+            },
+            "Mod" if self.fold_mode => match (input(0), input(1), out) {
+                (Some(a), Some(b), Some(o)) => ops::elementwise::mod_lower_bound(a, b, o),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The facts of `outs` holding the kernel's values `vals` (rounded to f16/bf16 in
+    /// `f32_mode`); `None` where a value does not have its output's shape or type.
+    fn kernel_facts(
+        l: &Layer,
+        vals: Vec<Fact>,
+        outs: &[Fact],
+        f32_mode: bool,
+        rounded: bool,
+    ) -> Option<Vec<Fact>> {
         let mut res = Vec::with_capacity(vals.len());
         for (v, o) in vals.into_iter().zip(outs) {
             let t = v.value?;
