@@ -122,60 +122,8 @@ pub fn edit(model: &mut Model, ops: &[EditOp]) -> Result<EditReport, String> {
                 }
                 format!("input '{was}' renamed '{new}'")
             }
-            EditOp::RenameOutput { old, new } => {
-                let r = find_output(g, old)?;
-                check_free(g, new, Some(r), "--rename-output")?;
-                let (p, o) = g
-                    .input_of(r, 0)
-                    .ok_or_else(|| format!("output '{old}' has no producer"))?;
-                let was = g[r].name.clone();
-                let port = &mut g[p].outputs[o];
-                let names = renamed(port.names(), old, &was, new);
-                port.set_names(names);
-                // OpenVINO 2025+ writes the output's own names on the Result: `output_names`.
-                let res = &mut g[r];
-                if let Some((_, v)) = res
-                    .extra_attrs
-                    .iter_mut()
-                    .find(|(k, _)| k == "output_names")
-                {
-                    let names = renamed(&crate::xml::read::split_names(v), old, &was, new);
-                    *v = join_names(&names);
-                }
-                res.name = new.clone();
-                format!("output '{was}' renamed '{new}'")
-            }
-            EditOp::AddOutput(spec) => {
-                let (p, o) = find_tensor(g, spec)?;
-                if let Some((r, _)) = g
-                    .users_of(p, o)
-                    .into_iter()
-                    .find(|&(u, _)| g[u].is("Result"))
-                {
-                    return Err(format!(
-                        "--add-output '{spec}': that tensor is already the output '{}'",
-                        g[r].name
-                    ));
-                }
-                // The tensor needs a name to be asked for by name.
-                let tensor = match g[p].outputs[o].names().first() {
-                    Some(t) => t.clone(),
-                    None => {
-                        let t = format!("{}:{o}", g[p].name);
-                        check_free(g, &t, None, "--add-output")?;
-                        g[p].outputs[o].set_names(vec![t.clone()]);
-                        t
-                    }
-                };
-                let mut name = format!("{tensor}/sink_port_0");
-                let mut k = 1;
-                while layer_named(g, &name).is_some() {
-                    name = format!("{tensor}/sink_port_0_{k}");
-                    k += 1;
-                }
-                add_result(g, (p, o), &name);
-                format!("tensor '{tensor}' added as output '{name}'")
-            }
+            EditOp::RenameOutput { old, new } => rename_output(g, old, new)?,
+            EditOp::AddOutput(spec) => add_output(g, spec)?,
             EditOp::DropOutput(name) => {
                 let r = find_output(g, name)?;
                 let results = g.layers().filter(|l| l.is("Result")).count();
@@ -199,29 +147,7 @@ pub fn edit(model: &mut Model, ops: &[EditOp]) -> Result<EditReport, String> {
                 overrides.push(ov.clone());
                 format!("input '{name}' set to [{}]", ov.shape)
             }
-            EditOp::SetRtInfo { path, value } => {
-                let root = g.rt_info.get_or_insert_with(|| XmlElement {
-                    name: "rt_info".into(),
-                    ..Default::default()
-                });
-                let mut at = root;
-                for part in path.split('/') {
-                    let i = match at.children.iter().position(|c| c.name == part) {
-                        Some(i) => i,
-                        None => {
-                            at.children.push(XmlElement {
-                                name: part.into(),
-                                ..Default::default()
-                            });
-                            at.children.len() - 1
-                        }
-                    };
-                    at = &mut at.children[i];
-                }
-                at.attrs.retain(|(k, _)| k != "value");
-                at.attrs.push(("value".into(), value.clone()));
-                format!("rt_info {path} = '{value}'")
-            }
+            EditOp::SetRtInfo { path, value } => set_rt_info(g, path, value),
             EditOp::StripRtInfo => {
                 let had = g.rt_info.take().is_some_and(|r| !r.children.is_empty());
                 match had {
@@ -251,6 +177,90 @@ pub fn edit(model: &mut Model, ops: &[EditOp]) -> Result<EditReport, String> {
         super::record::apply(&mut model.graph, &facts, &overrides, true);
     }
     Ok(rep)
+}
+
+/// `--rename-output OLD=NEW`: renames the Result `old` and its tensor name; the report line.
+fn rename_output(g: &mut Graph, old: &str, new: &str) -> Result<String, String> {
+    let r = find_output(g, old)?;
+    check_free(g, new, Some(r), "--rename-output")?;
+    let (p, o) = g
+        .input_of(r, 0)
+        .ok_or_else(|| format!("output '{old}' has no producer"))?;
+    let was = g[r].name.clone();
+    let port = &mut g[p].outputs[o];
+    let names = renamed(port.names(), old, &was, new);
+    port.set_names(names);
+    // OpenVINO 2025+ writes the output's own names on the Result: `output_names`.
+    let res = &mut g[r];
+    if let Some((_, v)) = res
+        .extra_attrs
+        .iter_mut()
+        .find(|(k, _)| k == "output_names")
+    {
+        let names = renamed(&crate::xml::read::split_names(v), old, &was, new);
+        *v = join_names(&names);
+    }
+    res.name = new.to_string();
+    Ok(format!("output '{was}' renamed '{new}'"))
+}
+
+/// `--add-output SPEC`: a Result on the tensor `spec`, named after it; the report line.
+fn add_output(g: &mut Graph, spec: &str) -> Result<String, String> {
+    let (p, o) = find_tensor(g, spec)?;
+    if let Some((r, _)) = g
+        .users_of(p, o)
+        .into_iter()
+        .find(|&(u, _)| g[u].is("Result"))
+    {
+        return Err(format!(
+            "--add-output '{spec}': that tensor is already the output '{}'",
+            g[r].name
+        ));
+    }
+    // The tensor needs a name to be asked for by name.
+    let tensor = match g[p].outputs[o].names().first() {
+        Some(t) => t.clone(),
+        None => {
+            let t = format!("{}:{o}", g[p].name);
+            check_free(g, &t, None, "--add-output")?;
+            g[p].outputs[o].set_names(vec![t.clone()]);
+            t
+        }
+    };
+    let mut name = format!("{tensor}/sink_port_0");
+    let mut k = 1;
+    while layer_named(g, &name).is_some() {
+        name = format!("{tensor}/sink_port_0_{k}");
+        k += 1;
+    }
+    add_result(g, (p, o), &name);
+    Ok(format!("tensor '{tensor}' added as output '{name}'"))
+}
+
+/// `--set-rt-info PATH=VALUE`: sets the `value` of the rt_info element at `path`, creating
+/// the elements missing on the way; the report line.
+fn set_rt_info(g: &mut Graph, path: &str, value: &str) -> String {
+    let root = g.rt_info.get_or_insert_with(|| XmlElement {
+        name: "rt_info".into(),
+        ..Default::default()
+    });
+    let mut at = root;
+    for part in path.split('/') {
+        let i = match at.children.iter().position(|c| c.name == part) {
+            Some(i) => i,
+            None => {
+                at.children.push(XmlElement {
+                    name: part.into(),
+                    ..Default::default()
+                });
+                at.children.len() - 1
+            }
+        };
+        at = &mut at.children[i];
+    }
+    at.attrs.retain(|(k, _)| k != "value");
+    at.attrs.push(("value".into(), value.to_string()));
+    format!("rt_info {path} = '{value}'")
 }
 
 /// A port's tensor names after `old` (a tensor name, or the layer's former friendly name `was`)
