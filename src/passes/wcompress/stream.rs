@@ -216,9 +216,8 @@ pub fn write_job<W: Write>(
     progress: &mut dyn FnMut(u64),
 ) -> io::Result<()> {
     let bytes = source_bytes(&job.src, weights)?;
-    let Geo { outer, r, inner } = job.geo;
-    let (et, low) = (job.src.et, job.lowering);
-    let esz = elem_size(et);
+    let (inner, low) = (job.geo.inner, job.lowering);
+    let esz = elem_size(job.src.et);
     if bytes.len() != job.geo.elements() * esz {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
@@ -232,93 +231,131 @@ pub fn write_job<W: Write>(
         }
     };
     if inner == 1 {
-        // Rows are groups: chunks of rows, each chunk's rows split between two threads at an
-        // even element (4-bit codes pack two to a byte); while the helper computes its half,
-        // this thread first writes the chunk before, then computes the other half.
-        let step = chunk_rows(r, et);
-        let mut pending_nibble: Option<u8> = None;
-        let mut done: Vec<(Vec<u8>, Vec<Params>)> = Vec::new();
-        let mut put = |parts: Vec<(Vec<u8>, Vec<Params>)>, params: &mut Vec<Params>| {
-            for (codes, ps) in parts {
-                write_codes(out, &codes, ps.len() * r, low.bits(), &mut pending_nibble)?;
-                params.extend(ps);
-            }
-            io::Result::Ok(())
-        };
-        let mut row = 0;
-        while row < outer {
-            let end = (row + step).min(outer);
-            let mut mid = row + (end - row) / 2;
-            if low.bits() == 4 && ((mid - row) * r) % 2 == 1 {
-                mid += 1; // the first half packs whole bytes
-            }
-            let parallel = (end - row) * r >= 1 << 16 && mid < end && mid > row;
-            let before = std::mem::take(&mut done);
-            let (parts, wrote) = if parallel {
-                std::thread::scope(|s| {
-                    let h = s.spawn(|| rows(bytes, et, low, r, mid, end));
-                    let wrote = put(before, &mut params);
-                    let a = rows(bytes, et, low, r, row, mid);
-                    let b = h.join().expect("a compression thread panicked");
-                    (vec![a, b], wrote)
-                })
-            } else {
-                let wrote = put(before, &mut params);
-                (vec![rows(bytes, et, low, r, row, end)], wrote)
-            };
-            wrote?;
-            done = parts;
-            release((end - row) * r * esz);
-            progress(((end - row) * r * esz) as u64);
-            row = end;
-        }
-        put(done, &mut params)?;
-        if let Some(lo) = pending_nibble {
-            out.write_all(&[lo])?;
-        }
+        write_row_groups(job, bytes, out, &mut params, &release, progress)?;
     } else {
-        // Columns are groups: per block, a pass for the columns' least and greatest values,
-        // then one for the codes, row by row.
-        let mut pk_state: Option<u8> = None;
-        let mut vals = vec![0f32; inner];
-        for o in 0..outer {
-            let base = o * r * inner;
-            let (mut lo, mut hi) = (vec![f32::INFINITY; inner], vec![f32::NEG_INFINITY; inner]);
-            for k in 0..r {
-                decode(bytes, et, base + k * inner, &mut vals);
-                for j in 0..inner {
-                    lo[j] = lo[j].min(vals[j]);
-                    hi[j] = hi[j].max(vals[j]);
-                }
-            }
-            let ps: Vec<Params> = (0..inner).map(|j| low.params(lo[j], hi[j])).collect();
-            for k in 0..r {
-                decode(bytes, et, base + k * inner, &mut vals);
-                let mut pk = Packer::new(low.bits(), inner);
-                for j in 0..inner {
-                    pk.push(low.code(vals[j], ps[j]));
-                }
-                let codes = pk.finish();
-                write_codes(out, &codes, inner, low.bits(), &mut pk_state)?;
-                release(inner * esz);
-            }
-            params.extend(ps);
-            progress((r * inner * esz) as u64);
-        }
-        if let Some(lo) = pk_state {
-            out.write_all(&[lo])?;
-        }
+        write_column_groups(job, bytes, out, &mut params, &release, progress)?;
     }
-    // Zero points (u8, or u4 packed), then f16 scales, in group order.
+    write_params(out, low, &params)
+}
+
+/// Writes the codes of a weight whose rows are its groups (`inner == 1`), chunk by chunk on
+/// two threads, adding each group's parameters to `params`.
+fn write_row_groups<W: Write>(
+    job: &Job,
+    bytes: &[u8],
+    out: &mut W,
+    params: &mut Vec<Params>,
+    release: &dyn Fn(usize),
+    progress: &mut dyn FnMut(u64),
+) -> io::Result<()> {
+    let Geo { outer, r, .. } = job.geo;
+    let (et, low) = (job.src.et, job.lowering);
+    let esz = elem_size(et);
+    // Rows are groups: chunks of rows, each chunk's rows split between two threads at an
+    // even element (4-bit codes pack two to a byte); while the helper computes its half,
+    // this thread first writes the chunk before, then computes the other half.
+    let step = chunk_rows(r, et);
+    let mut pending_nibble: Option<u8> = None;
+    let mut done: Vec<(Vec<u8>, Vec<Params>)> = Vec::new();
+    let mut put = |parts: Vec<(Vec<u8>, Vec<Params>)>, params: &mut Vec<Params>| {
+        for (codes, ps) in parts {
+            write_codes(out, &codes, ps.len() * r, low.bits(), &mut pending_nibble)?;
+            params.extend(ps);
+        }
+        io::Result::Ok(())
+    };
+    let mut row = 0;
+    while row < outer {
+        let end = (row + step).min(outer);
+        let mut mid = row + (end - row) / 2;
+        if low.bits() == 4 && ((mid - row) * r) % 2 == 1 {
+            mid += 1; // the first half packs whole bytes
+        }
+        let parallel = (end - row) * r >= 1 << 16 && mid < end && mid > row;
+        let before = std::mem::take(&mut done);
+        let (parts, wrote) = if parallel {
+            std::thread::scope(|s| {
+                let h = s.spawn(|| rows(bytes, et, low, r, mid, end));
+                let wrote = put(before, params);
+                let a = rows(bytes, et, low, r, row, mid);
+                let b = h.join().expect("a compression thread panicked");
+                (vec![a, b], wrote)
+            })
+        } else {
+            let wrote = put(before, params);
+            (vec![rows(bytes, et, low, r, row, end)], wrote)
+        };
+        wrote?;
+        done = parts;
+        release((end - row) * r * esz);
+        progress(((end - row) * r * esz) as u64);
+        row = end;
+    }
+    put(done, params)?;
+    if let Some(lo) = pending_nibble {
+        out.write_all(&[lo])?;
+    }
+    Ok(())
+}
+
+/// Writes the codes of a weight whose columns are its groups, block by block, adding each
+/// group's parameters to `params`.
+fn write_column_groups<W: Write>(
+    job: &Job,
+    bytes: &[u8],
+    out: &mut W,
+    params: &mut Vec<Params>,
+    release: &dyn Fn(usize),
+    progress: &mut dyn FnMut(u64),
+) -> io::Result<()> {
+    let Geo { outer, r, inner } = job.geo;
+    let (et, low) = (job.src.et, job.lowering);
+    let esz = elem_size(et);
+    // Columns are groups: per block, a pass for the columns' least and greatest values,
+    // then one for the codes, row by row.
+    let mut pk_state: Option<u8> = None;
+    let mut vals = vec![0f32; inner];
+    for o in 0..outer {
+        let base = o * r * inner;
+        let (mut lo, mut hi) = (vec![f32::INFINITY; inner], vec![f32::NEG_INFINITY; inner]);
+        for k in 0..r {
+            decode(bytes, et, base + k * inner, &mut vals);
+            for j in 0..inner {
+                lo[j] = lo[j].min(vals[j]);
+                hi[j] = hi[j].max(vals[j]);
+            }
+        }
+        let ps: Vec<Params> = (0..inner).map(|j| low.params(lo[j], hi[j])).collect();
+        for k in 0..r {
+            decode(bytes, et, base + k * inner, &mut vals);
+            let mut pk = Packer::new(low.bits(), inner);
+            for j in 0..inner {
+                pk.push(low.code(vals[j], ps[j]));
+            }
+            let codes = pk.finish();
+            write_codes(out, &codes, inner, low.bits(), &mut pk_state)?;
+            release(inner * esz);
+        }
+        params.extend(ps);
+        progress((r * inner * esz) as u64);
+    }
+    if let Some(lo) = pk_state {
+        out.write_all(&[lo])?;
+    }
+    Ok(())
+}
+
+/// Writes the groups' zero points (u8, or u4 packed) when `low` has them, then their scales.
+fn write_params<W: Write>(out: &mut W, low: Lowering, params: &[Params]) -> io::Result<()> {
     if low.has_zero_point() {
         let mut pk = Packer::new(low.bits(), params.len());
-        for p in &params {
+        for p in params {
             pk.push(p.zp as u8);
         }
         out.write_all(&pk.finish())?;
     }
     let mut sb = Vec::with_capacity(params.len() * 2);
-    for p in &params {
+    for p in params {
         low.scale_bytes(*p, &mut sb);
     }
     out.write_all(&sb)
