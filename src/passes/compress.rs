@@ -209,24 +209,6 @@ fn compress_graph(
     }
     work.extend(owned.iter().map(|(n, b)| (*n, &b[..])));
     // Each constant converts on its own: two halves on two threads (by bytes).
-    let convert = |items: &[(NodeId, &[u8])]| -> Vec<Result<Vec<u8>, String>> {
-        items
-            .iter()
-            .map(|(_, bytes)| {
-                // Aligned bytes are read in place (little-endian hosts); others are copied.
-                // SAFETY: every bit pattern is a valid f32.
-                let (pre, mid, post) = unsafe { bytes.align_to::<f32>() };
-                if cfg!(target_endian = "little") && pre.is_empty() && post.is_empty() {
-                    return compress_values(mid);
-                }
-                let vals: Vec<f32> = bytes
-                    .chunks_exact(4)
-                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect();
-                compress_values(&vals)
-            })
-            .collect()
-    };
     let total: usize = work.iter().map(|w| w.1.len()).sum();
     let mut acc = 0;
     let split = work
@@ -239,8 +221,8 @@ fn compress_graph(
     let (a, b) = work.split_at(split);
     let results: Vec<Result<Vec<u8>, String>> = if total > 1 << 20 {
         std::thread::scope(|s| {
-            let h = s.spawn(|| convert(b));
-            let mut r = convert(a);
+            let h = s.spawn(|| convert_constants(b));
+            let mut r = convert_constants(a);
             let rest = h
                 .join()
                 .map_err(|_| "compress: a conversion thread failed".to_string())?;
@@ -248,7 +230,7 @@ fn compress_graph(
             Ok::<_, String>(r)
         })?
     } else {
-        convert(&work)
+        convert_constants(&work)
     };
     let done: Vec<NodeId> = work.iter().map(|w| w.0).collect();
     for (n, r) in done.into_iter().zip(results) {
@@ -261,6 +243,26 @@ fn compress_graph(
         }
     }
     Ok(())
+}
+
+/// Each constant's f16 bytes, or why it stays f32.
+fn convert_constants(items: &[(NodeId, &[u8])]) -> Vec<Result<Vec<u8>, String>> {
+    items
+        .iter()
+        .map(|(_, bytes)| {
+            // Aligned bytes are read in place (little-endian hosts); others are copied.
+            // SAFETY: every bit pattern is a valid f32.
+            let (pre, mid, post) = unsafe { bytes.align_to::<f32>() };
+            if cfg!(target_endian = "little") && pre.is_empty() && post.is_empty() {
+                return compress_values(mid);
+            }
+            let vals: Vec<f32> = bytes
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            compress_values(&vals)
+        })
+        .collect()
 }
 
 /// Const(f32) → Const(f16) `NAME_compressed` → Convert(f32) `NAME` (decompression).
