@@ -261,6 +261,48 @@ pub fn plan(g: &mut Graph, weights: Option<&Weights>, o: &Options) -> Result<Pla
         .filter(|&(n, _)| !weight_ports(g, &ids, n).is_empty())
         .collect();
 
+    let (mut all, mut kept, last_skipped) = candidates(g, &ids, &nodes, &ignored, &rs);
+
+    // The ratio-defining weights: MatMuls but the last (all of them with --all-layers, plus
+    // single-axis embeddings); every weight in 8-bit modes.
+    let mut rd = ratio_defining(&all, &rs, last_skipped);
+
+    let group_of = group_fallback(&mut all, &mut kept, &mut rd, &rs);
+    for &i in &rd {
+        all[i].config = Some((rs.mode, group_of.get(&i).copied().unwrap_or(rs.group)));
+    }
+
+    // Mixed precision: the weights with the largest int8 error go to the primary precision
+    // first, until the next would reach the ratio.
+    if rs.ratio < 1.0 && !rd.is_empty() {
+        mixed_precision(g, weights, &mut all, &rd, &rs)?;
+    }
+
+    check_group_sizes(g, &all, &rd, &rs)?;
+
+    let (params, floats): (Vec<Param>, Vec<Param>) =
+        all.into_iter().partition(|p| p.config.is_some());
+    for p in floats {
+        kept.push((p, "the backup precision is none".into()));
+    }
+    Ok(Plan {
+        params,
+        kept,
+        resolved: rs,
+        options: o.clone(),
+        renamed,
+    })
+}
+
+/// Every weight NNCF looks at, in its order: the ones to compress (with the backup config)
+/// and the ones kept in float with why; whether the last layer's weight was skipped.
+fn candidates(
+    g: &Graph,
+    ids: &order::Ids,
+    nodes: &[(NodeId, Kind)],
+    ignored: &std::collections::HashSet<String>,
+    rs: &Resolved,
+) -> (Vec<Param>, Vec<(Param, String)>, bool) {
     let mut all: Vec<Param> = Vec::new();
     let mut kept: Vec<(Param, String)> = Vec::new();
     let mut taken = std::collections::HashSet::new();
@@ -268,7 +310,7 @@ pub fn plan(g: &mut Graph, weights: Option<&Weights>, o: &Options) -> Result<Pla
     let count = nodes.len();
     for (i, &(n, kind)) in nodes.iter().enumerate() {
         let target = !ignored.contains(&g[n].name);
-        for (port, k) in weight_ports(g, &ids, n) {
+        for (port, k) in weight_ports(g, ids, n) {
             let is_last = i + 1 == count;
             let name = g[k].name.clone();
             if taken.contains(&name) {
@@ -302,7 +344,7 @@ pub fn plan(g: &mut Graph, weights: Option<&Weights>, o: &Options) -> Result<Pla
             match why {
                 None => {
                     let mut p = p;
-                    p.config = backup_config(&rs);
+                    p.config = backup_config(rs);
                     taken.insert(name);
                     all.push(p);
                 }
@@ -313,10 +355,12 @@ pub fn plan(g: &mut Graph, weights: Option<&Weights>, o: &Options) -> Result<Pla
             }
         }
     }
+    (all, kept, last_skipped)
+}
 
-    // The ratio-defining weights: MatMuls but the last (all of them with --all-layers, plus
-    // single-axis embeddings); every weight in 8-bit modes.
-    let mut rd: Vec<usize> = if rs.mode.is_int8() {
+/// Indices into `all` of the weights that define the ratio.
+fn ratio_defining(all: &[Param], rs: &Resolved, last_skipped: bool) -> Vec<usize> {
+    if rs.mode.is_int8() {
         (0..all.len()).collect()
     } else {
         let mut v: Vec<usize> = (0..all.len())
@@ -332,9 +376,17 @@ pub fn plan(g: &mut Graph, weights: Option<&Weights>, o: &Options) -> Result<Pla
             );
         }
         v
-    };
+    }
+}
 
-    // Group sizes that do not divide a channel.
+/// `--group-size-fallback`: where the group size does not divide a channel, the weight is
+/// dropped (ignore; `rd` remapped) or takes a smaller group (adjust). The group per weight.
+fn group_fallback(
+    all: &mut Vec<Param>,
+    kept: &mut Vec<(Param, String)>,
+    rd: &mut Vec<usize>,
+    rs: &Resolved,
+) -> std::collections::HashMap<usize, i64> {
     let mut group_of: std::collections::HashMap<usize, i64> =
         rd.iter().map(|&i| (i, rs.group)).collect();
     if rs.group != -1 {
@@ -362,15 +414,15 @@ pub fn plan(g: &mut Graph, weights: Option<&Weights>, o: &Options) -> Result<Pla
                             keep.push(p);
                         }
                     }
-                    all = keep;
+                    *all = keep;
                     let remap: std::collections::HashMap<usize, usize> = map.into_iter().collect();
-                    rd = rd.iter().filter_map(|i| remap.get(i).copied()).collect();
+                    *rd = rd.iter().filter_map(|i| remap.get(i).copied()).collect();
                     group_of = rd.iter().map(|&i| (i, rs.group)).collect();
                 }
             }
             Fallback::Adjust => {
                 let mut valid = Vec::new();
-                for &i in &rd {
+                for &i in rd.iter() {
                     let c = all[i].channel() as i64;
                     if c % rs.group == 0 {
                         valid.push(i);
@@ -382,57 +434,65 @@ pub fn plan(g: &mut Graph, weights: Option<&Weights>, o: &Options) -> Result<Pla
                         valid.push(i);
                     }
                 }
-                rd = valid;
+                *rd = valid;
             }
         }
     }
-    for &i in &rd {
-        all[i].config = Some((rs.mode, group_of.get(&i).copied().unwrap_or(rs.group)));
-    }
+    group_of
+}
 
-    // Mixed precision: the weights with the largest int8 error go to the primary precision
-    // first, until the next would reach the ratio.
-    if rs.ratio < 1.0 && !rd.is_empty() {
-        let mut scores = Vec::with_capacity(rd.len());
-        for &i in &rd {
-            let p = &all[i];
-            let geo = Geo::of(&p.shape, &p.axes, None).ok_or_else(|| {
-                format!(
-                    "weight '{}': reduction axes {:?} are not contiguous",
-                    p.name, p.axes
-                )
-            })?;
-            let src = source_of(g, p)?;
-            let err = stream::int8_error(&src, geo, weights)
-                .map_err(|e| format!("reading weight '{}': {e}", p.name))?;
-            let eps = if p.et == ElementType::F32 {
-                f32::EPSILON as f64
-            } else {
-                half::f16::EPSILON.to_f64()
-            };
-            scores.push(1.0 / (err as f64 + eps));
+/// The ratio: weights by ascending int8-error score go to the primary precision until the
+/// next would reach it; the others take the backup config.
+fn mixed_precision(
+    g: &Graph,
+    weights: Option<&Weights>,
+    all: &mut [Param],
+    rd: &[usize],
+    rs: &Resolved,
+) -> Result<(), String> {
+    let mut scores = Vec::with_capacity(rd.len());
+    for &i in rd.iter() {
+        let p = &all[i];
+        let geo = Geo::of(&p.shape, &p.axes, None).ok_or_else(|| {
+            format!(
+                "weight '{}': reduction axes {:?} are not contiguous",
+                p.name, p.axes
+            )
+        })?;
+        let src = source_of(g, p)?;
+        let err = stream::int8_error(&src, geo, weights)
+            .map_err(|e| format!("reading weight '{}': {e}", p.name))?;
+        let eps = if p.et == ElementType::F32 {
+            f32::EPSILON as f64
+        } else {
+            half::f16::EPSILON.to_f64()
+        };
+        scores.push(1.0 / (err as f64 + eps));
+    }
+    let mut idx: Vec<usize> = (0..rd.len()).collect();
+    idx.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]));
+    let total: u64 = rd.iter().map(|&i| all[i].elements()).sum();
+    let mut n4 = 0u64;
+    let mut primary = std::collections::HashSet::new();
+    for k in idx {
+        let p = &all[rd[k]];
+        if (n4 + p.elements()) as f64 / total as f64 >= rs.ratio {
+            break;
         }
-        let mut idx: Vec<usize> = (0..rd.len()).collect();
-        idx.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]));
-        let total: u64 = rd.iter().map(|&i| all[i].elements()).sum();
-        let mut n4 = 0u64;
-        let mut primary = std::collections::HashSet::new();
-        for k in idx {
-            let p = &all[rd[k]];
-            if (n4 + p.elements()) as f64 / total as f64 >= rs.ratio {
-                break;
-            }
-            primary.insert(p.node);
-            n4 += p.elements();
-        }
-        for &i in &rd {
-            if !primary.contains(&all[i].node) {
-                all[i].config = backup_config(&rs);
-            }
+        primary.insert(p.node);
+        n4 += p.elements();
+    }
+    for &i in rd.iter() {
+        if !primary.contains(&all[i].node) {
+            all[i].config = backup_config(rs);
         }
     }
+    Ok(())
+}
 
-    // The group size must divide the channel of every weight in the primary precision.
+/// The group size must divide the channel of every weight in the primary precision (NNCF's
+/// InvalidGroupSizeError, with what to pass instead).
+fn check_group_sizes(g: &Graph, all: &[Param], rd: &[usize], rs: &Resolved) -> Result<(), String> {
     let failed: Vec<String> = rd
         .iter()
         .filter_map(|&i| {
@@ -462,19 +522,7 @@ pub fn plan(g: &mut Graph, weights: Option<&Weights>, o: &Options) -> Result<Pla
             }
         ));
     }
-
-    let (params, floats): (Vec<Param>, Vec<Param>) =
-        all.into_iter().partition(|p| p.config.is_some());
-    for p in floats {
-        kept.push((p, "the backup precision is none".into()));
-    }
-    Ok(Plan {
-        params,
-        kept,
-        resolved: rs,
-        options: o.clone(),
-        renamed,
-    })
+    Ok(())
 }
 
 pub(super) fn backup_config(rs: &Resolved) -> Option<(Mode, i64)> {
