@@ -2,11 +2,14 @@
 
 use super::model::*;
 use super::output::*;
+use crate::passes::fold::FoldReport;
 use crate::passes::infer;
 use crate::review::report::{self, to_json};
+use crate::runtime::openvino::Runtime;
+use crate::runtime::verify;
 use crate::xml;
 use clap::ValueEnum;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// `fold --relax`: a kind of rewrite OpenVINO's MOC makes that irc refuses by default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -85,19 +88,7 @@ pub(super) fn cmd_fold(args: FoldArgs) -> Result<i32, Fail> {
     let overrides = parse_inputs(&inputs)?;
     output_paths(&output, &input)?;
     // --verify needs OpenVINO: found (or refused, exit 2) before any work.
-    let verifier = match verify {
-        true => {
-            let rt = crate::runtime::openvino::Runtime::load(openvino_lib.as_deref())
-                .map_err(Fail::Usage)?;
-            let vopts = crate::runtime::verify::Options {
-                inputs: overrides.clone(),
-                openvino_lib,
-                ..Default::default()
-            };
-            Some((rt, vopts))
-        }
-        false => None,
-    };
+    let verifier = load_verifier(verify, openvino_lib, &overrides)?;
     let bar = bar("fold", 3, quiet);
     // Weights >= 4 MiB: start copying them to the output now, beside the work on the graph.
     let copy = xml::write::BinCopy::start(
@@ -130,37 +121,11 @@ pub(super) fn cmd_fold(args: FoldArgs) -> Result<i32, Fail> {
     crate::trace("fold");
     // --verify: the written files, by their temporary names, against the input; nothing is
     // put in place unless OpenVINO computes the same with both.
-    let checker = |xml_tmp: &std::path::Path, bin_tmp: &std::path::Path| -> Result<(), String> {
+    let checker = |xml_tmp: &Path, bin_tmp: &Path| -> Result<(), String> {
         let Some((rt, vopts)) = &verifier else {
             return Ok(());
         };
-        crate::files::test_flip(bin_tmp);
-        let ib = xml::read::bin_path_for(&input);
-        let r = crate::runtime::verify::verify_with(
-            rt,
-            crate::runtime::verify::Files {
-                xml: &input,
-                bin: &ib,
-            },
-            crate::runtime::verify::Files {
-                xml: xml_tmp,
-                bin: bin_tmp,
-            },
-            vopts,
-        )
-        .map_err(|e| format!("--verify: {}; nothing was written", e.0))?;
-        let text = crate::runtime::verify::render_text(&r);
-        if !r.equal {
-            errln(text.trim_end());
-            return Err(
-                "--verify: OpenVINO computes something else with the folded model; nothing was written"
-                    .into(),
-            );
-        }
-        if verbose {
-            errln(text.trim_end());
-        }
-        Ok(())
+        verify_written(rt, vopts, &input, xml_tmp, bin_tmp, verbose)
     };
     let check: Option<xml::write::Check> = match verifier {
         Some(_) => Some(&checker),
@@ -169,6 +134,78 @@ pub(super) fn cmd_fold(args: FoldArgs) -> Result<i32, Fail> {
     let bin_after = xml::write::write_files_with(&parsed.model, &output, copy, check)?;
     crate::trace("write");
     drop(bar);
+    print_report(&report, verbose, format, quiet, bin_before, bin_after);
+    Ok(0)
+}
+
+/// Loads OpenVINO and the options for `--verify` (refused, exit 2, when it is not found).
+fn load_verifier(
+    verify: bool,
+    openvino_lib: Option<PathBuf>,
+    overrides: &[infer::InputOverride],
+) -> Result<Option<(Runtime, verify::Options)>, Fail> {
+    Ok(match verify {
+        true => {
+            let rt = Runtime::load(openvino_lib.as_deref()).map_err(Fail::Usage)?;
+            let vopts = verify::Options {
+                inputs: overrides.to_vec(),
+                openvino_lib,
+                ..Default::default()
+            };
+            Some((rt, vopts))
+        }
+        false => None,
+    })
+}
+
+/// `--verify`: runs the written files (by their temporary names) and the input with OpenVINO;
+/// an error unless both compute the same.
+fn verify_written(
+    rt: &Runtime,
+    vopts: &verify::Options,
+    input: &Path,
+    xml_tmp: &Path,
+    bin_tmp: &Path,
+    verbose: bool,
+) -> Result<(), String> {
+    crate::files::test_flip(bin_tmp);
+    let ib = xml::read::bin_path_for(input);
+    let r = verify::verify_with(
+        rt,
+        verify::Files {
+            xml: input,
+            bin: &ib,
+        },
+        verify::Files {
+            xml: xml_tmp,
+            bin: bin_tmp,
+        },
+        vopts,
+    )
+    .map_err(|e| format!("--verify: {}; nothing was written", e.0))?;
+    let text = verify::render_text(&r);
+    if !r.equal {
+        errln(text.trim_end());
+        return Err(
+            "--verify: OpenVINO computes something else with the folded model; nothing was written"
+                .into(),
+        );
+    }
+    if verbose {
+        errln(text.trim_end());
+    }
+    Ok(())
+}
+
+/// Prints the `--verbose` log, the trusted-values notice and the JSON report or summary line.
+fn print_report(
+    report: &FoldReport,
+    verbose: bool,
+    format: Format,
+    quiet: bool,
+    bin_before: u64,
+    bin_after: u64,
+) {
     if verbose {
         for f in &report.folded {
             errln(&format!("folded: {f}"));
@@ -185,7 +222,7 @@ pub(super) fn cmd_fold(args: FoldArgs) -> Result<i32, Fail> {
     }
     if format == Format::Json {
         out(&to_json(&report::FoldJson::new(
-            &report, bin_before, bin_after,
+            report, bin_before, bin_after,
         )));
     } else if !quiet {
         let simplified = report
@@ -217,5 +254,4 @@ pub(super) fn cmd_fold(args: FoldArgs) -> Result<i32, Fail> {
             bin_after
         ));
     }
-    Ok(0)
 }
