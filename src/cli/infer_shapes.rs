@@ -6,6 +6,7 @@ use super::output::*;
 use crate::error::{Diag, Kind};
 use crate::passes::infer;
 use crate::passes::symbolic::Symbolic;
+use crate::progress::Progress;
 use crate::review::report::{self, to_json};
 use crate::xml;
 use std::path::PathBuf;
@@ -107,67 +108,7 @@ pub(super) fn cmd_infer_shapes(
         facts
     };
     if check {
-        let mut drift = Vec::new();
-        infer::drift(
-            &parsed.model.graph,
-            &facts,
-            Some(&parsed.source_map),
-            &mut drift,
-        );
-        drop(bar);
-        // The inferred ports' dims as expressions, for the ports that differ.
-        let inferred = (!drift.is_empty()).then(|| {
-            let mut g = parsed.model.graph.clone();
-            infer::apply(&mut g, &facts, &overrides, true);
-            let sym = Symbolic::of(&g, parsed.model.weights.as_deref(), &overrides);
-            (g, sym)
-        });
-        let symbolic = |d: &infer::Drift| -> Option<String> {
-            let ((g, sym), (n, o)) = (inferred.as_ref()?, d.node?);
-            let p = g[n].outputs.get(o)?;
-            if p.shape.is_static() {
-                return None;
-            }
-            let et = p.precision.map_or("?", |e| e.name());
-            Some(format!("{et}{}", sym.shape_text(n, o, &p.shape)))
-        };
-        if json {
-            let src = if drift.is_empty() {
-                None
-            } else {
-                std::fs::read_to_string(&parsed.path).ok()
-            };
-            out(&to_json(&report::check(&drift, src.as_deref(), &symbolic)));
-            return Ok(if drift.is_empty() { 0 } else { 1 });
-        }
-        if drift.is_empty() {
-            errln(&format!(
-                "{}: recorded shapes and types agree with inference",
-                parsed.path
-            ));
-            return Ok(0);
-        }
-        let diags: Vec<Diag> = drift
-            .iter()
-            .map(|d| {
-                Diag::new(
-                    Kind::Shape,
-                    format!(
-                        "output port {}: recorded {}, inferred {}{}",
-                        d.port,
-                        d.recorded,
-                        d.inferred,
-                        symbolic(d).map_or(String::new(), |s| format!(" = {s}"))
-                    ),
-                )
-                .at(d.pos)
-                .layer(d.layer.clone())
-            })
-            .collect();
-        let n = diags.len();
-        err(&parsed.into_error(diags).to_string());
-        errln(&format!("{n} port(s) differ from inference"));
-        return Ok(1);
+        return Ok(report_drift(&parsed, &facts, &overrides, json, bar));
     }
     infer::apply(&mut parsed.model.graph, &facts, &overrides, true);
     crate::trace("apply");
@@ -191,6 +132,77 @@ pub(super) fn cmd_infer_shapes(
         }
     }
     Ok(0)
+}
+
+/// `--check`: reports where the recorded shapes and types differ from inference; the exit code.
+fn report_drift(
+    parsed: &xml::Parsed,
+    facts: &infer::Facts,
+    overrides: &[infer::InputOverride],
+    json: bool,
+    bar: Progress,
+) -> i32 {
+    let mut drift = Vec::new();
+    infer::drift(
+        &parsed.model.graph,
+        facts,
+        Some(&parsed.source_map),
+        &mut drift,
+    );
+    drop(bar);
+    // The inferred ports' dims as expressions, for the ports that differ.
+    let inferred = (!drift.is_empty()).then(|| {
+        let mut g = parsed.model.graph.clone();
+        infer::apply(&mut g, facts, overrides, true);
+        let sym = Symbolic::of(&g, parsed.model.weights.as_deref(), overrides);
+        (g, sym)
+    });
+    let symbolic = |d: &infer::Drift| -> Option<String> {
+        let ((g, sym), (n, o)) = (inferred.as_ref()?, d.node?);
+        let p = g[n].outputs.get(o)?;
+        if p.shape.is_static() {
+            return None;
+        }
+        let et = p.precision.map_or("?", |e| e.name());
+        Some(format!("{et}{}", sym.shape_text(n, o, &p.shape)))
+    };
+    if json {
+        let src = if drift.is_empty() {
+            None
+        } else {
+            std::fs::read_to_string(&parsed.path).ok()
+        };
+        out(&to_json(&report::check(&drift, src.as_deref(), &symbolic)));
+        return if drift.is_empty() { 0 } else { 1 };
+    }
+    if drift.is_empty() {
+        errln(&format!(
+            "{}: recorded shapes and types agree with inference",
+            parsed.path
+        ));
+        return 0;
+    }
+    let diags: Vec<Diag> = drift
+        .iter()
+        .map(|d| {
+            Diag::new(
+                Kind::Shape,
+                format!(
+                    "output port {}: recorded {}, inferred {}{}",
+                    d.port,
+                    d.recorded,
+                    d.inferred,
+                    symbolic(d).map_or(String::new(), |s| format!(" = {s}"))
+                ),
+            )
+            .at(d.pos)
+            .layer(d.layer.clone())
+        })
+        .collect();
+    let n = diags.len();
+    err(&parsed.into_error(diags).to_string());
+    errln(&format!("{n} port(s) differ from inference"));
+    1
 }
 
 /// Inputs and outputs with their (inferred) types and shapes, dynamic dims as their symbolic
