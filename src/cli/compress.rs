@@ -3,6 +3,8 @@
 
 use super::model::*;
 use super::output::*;
+use crate::ir::Weights;
+use crate::passes::wcompress::{self, stream::Job};
 use crate::review::report::{self, to_json};
 use crate::xml;
 use std::path::PathBuf;
@@ -148,7 +150,6 @@ pub(super) fn compress_options(
 pub(super) const DIRECT_FROM: u64 = 1 << 30;
 
 pub(super) fn cmd_compress_weights(a: CompressArgs) -> Result<i32, Fail> {
-    use crate::passes::wcompress;
     let opts = compress_options(&a)?;
     output_paths(&a.output, &a.input)?;
     let mut parsed = read(&a.input)?;
@@ -175,6 +176,22 @@ pub(super) fn cmd_compress_weights(a: CompressArgs) -> Result<i32, Fail> {
         ))
     };
     let bin = crate::files::TempOut::create(&out_bin).map_err(io)?;
+    let prefix = stream_weights(&jobs, parsed.model.weights.as_deref(), &bin, a.quiet, &io)?;
+    crate::trace("weights");
+    let bin_after = xml::write::write_files_after(&parsed.model, &a.output, bin, prefix)?;
+    crate::trace("write");
+    print_report(report, &opts, a.format, a.quiet, bin_before, bin_after);
+    Ok(0)
+}
+
+/// Streams every planned weight into the output `.bin` under a progress bar; the bytes written.
+fn stream_weights(
+    jobs: &[Job],
+    src: Option<&Weights>,
+    bin: &crate::files::TempOut,
+    quiet: bool,
+    io: &dyn Fn(std::io::Error) -> Fail,
+) -> Result<u64, Fail> {
     let total: u64 = jobs
         .iter()
         .map(|j| {
@@ -186,7 +203,7 @@ pub(super) fn cmd_compress_weights(a: CompressArgs) -> Result<i32, Fail> {
                 }
         })
         .sum();
-    let bar = crate::progress::Bytes::start("compress", total, a.quiet || in_process());
+    let bar = crate::progress::Bytes::start("compress", total, quiet || in_process());
     let prefix = {
         let file = bin.file().try_clone().map_err(io)?;
         let planned: u64 = jobs
@@ -195,7 +212,6 @@ pub(super) fn cmd_compress_weights(a: CompressArgs) -> Result<i32, Fail> {
             .max()
             .unwrap_or(0);
         let mut progress = |b| bar.inc(b);
-        let src = parsed.model.weights.as_deref();
         let direct_from = std::env::var("IRC_COMPRESS_DIRECT_FROM")
             .ok()
             .and_then(|v| v.parse().ok())
@@ -203,21 +219,30 @@ pub(super) fn cmd_compress_weights(a: CompressArgs) -> Result<i32, Fail> {
         if planned >= direct_from {
             // Big outputs: past the page cache, on a thread of their own (files/direct.rs).
             let mut w = crate::files::direct::DirectOut::new(file).map_err(io)?;
-            let n = wcompress::write(&jobs, src, &mut w, &mut progress).map_err(io)?;
+            let n = wcompress::write(jobs, src, &mut w, &mut progress).map_err(io)?;
             w.finish().map_err(io)?;
             n
         } else {
             let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-            let n = wcompress::write(&jobs, src, &mut w, &mut progress).map_err(io)?;
+            let n = wcompress::write(jobs, src, &mut w, &mut progress).map_err(io)?;
             std::io::Write::flush(&mut w).map_err(io)?;
             n
         }
     };
     drop(bar);
-    crate::trace("weights");
-    let bin_after = xml::write::write_files_after(&parsed.model, &a.output, bin, prefix)?;
-    crate::trace("write");
-    if a.format == Format::Json {
+    Ok(prefix)
+}
+
+/// Prints the JSON report, or the summary line by compression mode.
+fn print_report(
+    report: wcompress::Report,
+    opts: &wcompress::Options,
+    format: Format,
+    quiet: bool,
+    bin_before: u64,
+    bin_after: u64,
+) {
+    if format == Format::Json {
         out(&to_json(&report::WeightCompressJson {
             mode: opts.mode.value().to_string(),
             compressed: report.compressed,
@@ -228,7 +253,7 @@ pub(super) fn cmd_compress_weights(a: CompressArgs) -> Result<i32, Fail> {
             bin_after,
             weights: report.weights,
         }));
-    } else if !a.quiet {
+    } else if !quiet {
         let mut by_mode: std::collections::BTreeMap<String, (usize, u64)> = Default::default();
         for w in &report.weights {
             let key = match w.group_size {
@@ -252,5 +277,4 @@ pub(super) fn cmd_compress_weights(a: CompressArgs) -> Result<i32, Fail> {
             bin_after
         ));
     }
-    Ok(0)
 }
