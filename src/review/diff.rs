@@ -404,21 +404,7 @@ impl Cx<'_> {
                 la.ty, la.version, lb.ty, lb.version
             ));
         }
-        let (aa, ab) = (attrs(la), attrs(lb));
-        if aa != ab {
-            for (k, v) in &aa {
-                match ab.get(k) {
-                    None => w.push(format!("attribute {k}: {v:?} removed")),
-                    Some(x) if x != v => w.push(format!("attribute {k}: {v:?} -> {x:?}")),
-                    _ => {}
-                }
-            }
-            for (k, v) in &ab {
-                if !aa.contains_key(k) {
-                    w.push(format!("attribute {k}: {v:?} added"));
-                }
-            }
-        }
+        attr_changes(la, lb, &mut w);
         if la.extra_attrs != lb.extra_attrs {
             w.push(format!(
                 "layer attributes: {:?} -> {:?}",
@@ -436,22 +422,23 @@ impl Cx<'_> {
                 w.push(format!("value: {} -> {}", h(ba), h(bb)));
             }
         }
-        // Inputs: which producer (paired) feeds each input.
-        let (pa, pb) = (ga.inputs_of(m), gb.inputs_of(n));
-        if pa.len() != pb.len() {
-            w.push(format!("inputs: {} -> {}", pa.len(), pb.len()));
+        input_changes(ga, gb, m, n, p, &mut w);
+        self.output_changes(ga, gb, m, n, &mut w);
+        rt_diff("", la.rt_info.as_deref(), lb.rt_info.as_deref(), &mut w);
+        port_map_changes(la, lb, &mut w);
+        if la.bodies.len() != lb.bodies.len() {
+            w.push(format!(
+                "bodies: {} -> {}",
+                la.bodies.len(),
+                lb.bodies.len()
+            ));
         }
-        for (i, (x, y)) in pa.iter().zip(pb.iter()).enumerate() {
-            let same = match (x, y) {
-                (None, None) => true,
-                (Some((s, o)), Some((t, q))) => p.ab.get(s) == Some(t) && o == q,
-                _ => false,
-            };
-            if !same {
-                w.push(format!("input {i}: {} -> {}", src(ga, *x), src(gb, *y)));
-            }
-        }
-        // Output ports: type, shape, tensor names.
+        w
+    }
+
+    /// How a paired layer's output ports changed: count, type, shape, tensor names, rt_info.
+    fn output_changes(&self, ga: &Graph, gb: &Graph, m: NodeId, n: NodeId, w: &mut Vec<String>) {
+        let (la, lb) = (&ga[m], &gb[n]);
         if la.outputs.len() != lb.outputs.len() {
             w.push(format!(
                 "outputs: {} -> {}",
@@ -489,35 +476,67 @@ impl Cx<'_> {
                 w.push(format!("output {o} names: {:?} -> {:?}", na, nb));
             }
             if x.rt_info() != y.rt_info() {
-                rt_diff(&format!("output {o} "), x.rt_info(), y.rt_info(), &mut w);
+                rt_diff(&format!("output {o} "), x.rt_info(), y.rt_info(), w);
             }
         }
-        rt_diff("", la.rt_info.as_deref(), lb.rt_info.as_deref(), &mut w);
-        // Port maps and back edges, with body layer ids read as names (ids are renumbered).
-        let body_a = |i: usize| la.bodies.get(i).map(|b| &b.graph);
-        let body_b = |i: usize| lb.bodies.get(i).map(|b| &b.graph);
-        let pre_a: Vec<XmlElement> = la.pre.iter().map(|e| by_names(e, &body_a)).collect();
-        let pre_b: Vec<XmlElement> = lb.pre.iter().map(|e| by_names(e, &body_b)).collect();
-        if pre_a != pre_b {
-            let tags = |v: &[XmlElement]| {
-                v.iter()
-                    .map(|e| e.name.clone())
-                    .collect::<Vec<_>>()
-                    .join(",")
-            };
-            w.push(format!(
-                "port maps: [{}] changed",
-                tags(&pre_b).max(tags(&pre_a))
-            ));
+    }
+}
+
+/// How a paired layer's attributes changed: each one removed, changed or added.
+fn attr_changes(la: &Layer, lb: &Layer, w: &mut Vec<String>) {
+    let (aa, ab) = (attrs(la), attrs(lb));
+    if aa != ab {
+        for (k, v) in &aa {
+            match ab.get(k) {
+                None => w.push(format!("attribute {k}: {v:?} removed")),
+                Some(x) if x != v => w.push(format!("attribute {k}: {v:?} -> {x:?}")),
+                _ => {}
+            }
         }
-        if la.bodies.len() != lb.bodies.len() {
-            w.push(format!(
-                "bodies: {} -> {}",
-                la.bodies.len(),
-                lb.bodies.len()
-            ));
+        for (k, v) in &ab {
+            if !aa.contains_key(k) {
+                w.push(format!("attribute {k}: {v:?} added"));
+            }
         }
-        w
+    }
+}
+
+/// How a paired layer's inputs changed: their count, and each fed by another (unpaired) producer.
+fn input_changes(ga: &Graph, gb: &Graph, m: NodeId, n: NodeId, p: &Pairing, w: &mut Vec<String>) {
+    let (pa, pb) = (ga.inputs_of(m), gb.inputs_of(n));
+    if pa.len() != pb.len() {
+        w.push(format!("inputs: {} -> {}", pa.len(), pb.len()));
+    }
+    for (i, (x, y)) in pa.iter().zip(pb.iter()).enumerate() {
+        let same = match (x, y) {
+            (None, None) => true,
+            (Some((s, o)), Some((t, q))) => p.ab.get(s) == Some(t) && o == q,
+            _ => false,
+        };
+        if !same {
+            w.push(format!("input {i}: {} -> {}", src(ga, *x), src(gb, *y)));
+        }
+    }
+}
+
+/// Whether a paired layer's port maps and back edges changed (body layers read by name).
+fn port_map_changes(la: &Layer, lb: &Layer, w: &mut Vec<String>) {
+    // Port maps and back edges, with body layer ids read as names (ids are renumbered).
+    let body_a = |i: usize| la.bodies.get(i).map(|b| &b.graph);
+    let body_b = |i: usize| lb.bodies.get(i).map(|b| &b.graph);
+    let pre_a: Vec<XmlElement> = la.pre.iter().map(|e| by_names(e, &body_a)).collect();
+    let pre_b: Vec<XmlElement> = lb.pre.iter().map(|e| by_names(e, &body_b)).collect();
+    if pre_a != pre_b {
+        let tags = |v: &[XmlElement]| {
+            v.iter()
+                .map(|e| e.name.clone())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        w.push(format!(
+            "port maps: [{}] changed",
+            tags(&pre_b).max(tags(&pre_a))
+        ));
     }
 }
 
