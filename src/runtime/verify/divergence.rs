@@ -153,11 +153,7 @@ pub(super) fn search(
     let (rtext, ctext) = (&su.ir.0.text, &su.ir.1.text);
     let (rm, cm) = (su.ir.0.model()?, su.ir.1.model()?);
     let Setup {
-        o,
-        data,
-        props,
-        reshape,
-        ..
+        o, props, reshape, ..
     } = *su;
     let next = |m: &crate::ir::Model| m.graph.nodes().map(|n| m.graph[n].id).max().unwrap_or(0) + 1;
     let write = |path: &Path, text: &str, probes: &[Probe], m: &crate::ir::Model| {
@@ -174,51 +170,13 @@ pub(super) fn search(
         let rc = rt.compile(rx, reference.bin, reshape, props)?;
         let (ri, ro) = (rc.inputs()?, rc.outputs()?);
         let base_r = ro.len() - (e - w);
-        let gen = Gen {
-            o,
-            data,
-            seq0: first_tokens(o, data),
-            kv_mask: kv_cache(&ri),
-            vocab: su.vocab,
-            ties: su.ties,
-        };
-        let mut rng = run_rng(o, bad_run);
-        let mut inputs = Vec::with_capacity(bad_step + 1);
-        for step in 0..=bad_step {
-            inputs.push(step_inputs(&ri, &gen, step, &mut rng)?);
-        }
+        let inputs = failing_inputs(su, &ri, (bad_run, bad_step))?;
         let n = e - w;
         let same = |a: &Option<HostTensor>, b: &Option<HostTensor>| match (a, b) {
             (Some(a), Some(b)) => agrees(a, b, o),
             _ => true,
         };
-        // The reference's exposed outputs at the failing step, settled by requests of one
-        // compile: a layer may not compute the same in every request (random ops; the zoo's
-        // Mamba's conv-state scatter on several threads, before `racy_scatter`: 5 of 300
-        // requests kept other values there and in everything after it). A second request
-        // checks the first; where they differ, a third decides, and an output no two agree on
-        // is passed over. Only the first request's values are kept whole (the compile is
-        // freed before the candidate's).
-        let q = run_steps(&rc, &inputs, None)?;
-        let mut kept: Vec<Option<HostTensor>> = (0..n).map(|k| q.output(base_r + k).ok()).collect();
-        drop(q);
-        let q = run_steps(&rc, &inputs, None)?;
-        let odd: Vec<(usize, Option<HostTensor>)> = (0..n)
-            .map(|k| (k, q.output(base_r + k).ok()))
-            .filter(|(k, t)| !same(&kept[*k], t))
-            .collect();
-        drop(q);
-        let mut varies = vec![false; n];
-        if !odd.is_empty() {
-            let q = run_steps(&rc, &inputs, None)?;
-            for (k, second) in odd {
-                match settle(&kept[k], &second, &q.output(base_r + k).ok(), same) {
-                    Settled::First => {}
-                    Settled::Second => kept[k] = second,
-                    Settled::Varies => varies[k] = true,
-                }
-            }
-        }
+        let (kept, varies) = settled_outputs(&rc, &inputs, base_r, n, same)?;
         drop(rc);
         let cc = rt.compile(cx, candidate.bin, reshape, props)?;
         let (ci, co) = (cc.inputs()?, cc.outputs()?);
@@ -269,6 +227,68 @@ pub(super) fn search(
         }
     }
     Ok(None)
+}
+
+/// The inputs of run `bad_run`'s steps up to `bad_step`, generated as the run made them.
+fn failing_inputs(
+    su: &Setup,
+    ri: &[PortInfo],
+    (bad_run, bad_step): (usize, usize),
+) -> Result<Vec<Vec<HostTensor>>, String> {
+    let Setup { o, data, .. } = *su;
+    let gen = Gen {
+        o,
+        data,
+        seq0: first_tokens(o, data),
+        kv_mask: kv_cache(ri),
+        vocab: su.vocab,
+        ties: su.ties,
+    };
+    let mut rng = run_rng(o, bad_run);
+    let mut inputs = Vec::with_capacity(bad_step + 1);
+    for step in 0..=bad_step {
+        inputs.push(step_inputs(ri, &gen, step, &mut rng)?);
+    }
+    Ok(inputs)
+}
+
+/// The reference's `n` exposed outputs (from `base_r`) at the failing step, settled over
+/// requests of one compile, and which of them vary from request to request.
+fn settled_outputs(
+    rc: &crate::runtime::openvino::Compiled,
+    inputs: &[Vec<HostTensor>],
+    base_r: usize,
+    n: usize,
+    same: impl Fn(&Option<HostTensor>, &Option<HostTensor>) -> bool + Copy,
+) -> Result<(Vec<Option<HostTensor>>, Vec<bool>), String> {
+    // The reference's exposed outputs at the failing step, settled by requests of one
+    // compile: a layer may not compute the same in every request (random ops; the zoo's
+    // Mamba's conv-state scatter on several threads, before `racy_scatter`: 5 of 300
+    // requests kept other values there and in everything after it). A second request
+    // checks the first; where they differ, a third decides, and an output no two agree on
+    // is passed over. Only the first request's values are kept whole (the compile is
+    // freed before the candidate's).
+    let q = run_steps(rc, inputs, None)?;
+    let mut kept: Vec<Option<HostTensor>> = (0..n).map(|k| q.output(base_r + k).ok()).collect();
+    drop(q);
+    let q = run_steps(rc, inputs, None)?;
+    let odd: Vec<(usize, Option<HostTensor>)> = (0..n)
+        .map(|k| (k, q.output(base_r + k).ok()))
+        .filter(|(k, t)| !same(&kept[*k], t))
+        .collect();
+    drop(q);
+    let mut varies = vec![false; n];
+    if !odd.is_empty() {
+        let q = run_steps(rc, inputs, None)?;
+        for (k, second) in odd {
+            match settle(&kept[k], &second, &q.output(base_r + k).ok(), same) {
+                Settled::First => {}
+                Settled::Second => kept[k] = second,
+                Settled::Varies => varies[k] = true,
+            }
+        }
+    }
+    Ok((kept, varies))
 }
 
 /// The first scatter (by type and name) whose indices are not a constant, in a model or its
