@@ -347,15 +347,7 @@ pub fn verify_with(
     o: &Options,
 ) -> Result<Report, Unusable> {
     check_options(o)?;
-    let data: Data = match &o.data {
-        Some(p) => {
-            let b =
-                std::fs::read(p).map_err(|e| Unusable(format!("--data {}: {e}", p.display())))?;
-            crate::runtime::npz::read(&b)
-                .map_err(|e| Unusable(format!("--data {}: {e}", p.display())))?
-        }
-        None => Data::new(),
-    };
+    let data = read_data(o)?;
     let data = &data;
     // Each XML is read once: its text (appended to for the divergence search) and irc's
     // reading of it (vocabulary, static inputs, layers to compare).
@@ -389,24 +381,7 @@ pub fn verify_with(
     // Inputs given with --input are reshaped in both models before compiling (as ovc and
     // benchmark_app do): a dynamic model and its static fold compile to different CPU kernels
     // (int8 ones especially), which is not a difference of the models.
-    let reshape: Vec<(String, Vec<(i64, i64)>)> = o
-        .inputs
-        .iter()
-        .filter_map(|x| {
-            let d = x.shape.dims()?;
-            let dims = d
-                .iter()
-                // The C API's ov_dimension: {-1, -1} is `?`; a max below the min is refused
-                // (INVALID_C_PARAM), so an open interval `2..` has i64::MAX as its max.
-                .map(|d| match (d.min, d.max()) {
-                    (0, None) => (-1, -1),
-                    (min, None) => (min as i64, i64::MAX),
-                    (min, Some(max)) => (min as i64, max as i64),
-                })
-                .collect();
-            Some((x.name.clone(), dims))
-        })
-        .collect();
+    let reshape = reshape_of(o);
     // A model may still not compute the same twice (random ops; a race the rule above does not
     // see). A difference is therefore confirmed on fresh compiles of both models; it is
     // reported only when every attempt differs, and a pass after a failed attempt says so.
@@ -450,6 +425,40 @@ pub fn verify_with(
         }
     }
     Ok(report)
+}
+
+/// The `--data` arrays (none without `--data`).
+fn read_data(o: &Options) -> Result<Data, Unusable> {
+    Ok(match &o.data {
+        Some(p) => {
+            let b =
+                std::fs::read(p).map_err(|e| Unusable(format!("--data {}: {e}", p.display())))?;
+            crate::runtime::npz::read(&b)
+                .map_err(|e| Unusable(format!("--data {}: {e}", p.display())))?
+        }
+        None => Data::new(),
+    })
+}
+
+/// The `--input` shapes as the C API's dimension bounds, by input name, to reshape to.
+fn reshape_of(o: &Options) -> Vec<(String, Vec<(i64, i64)>)> {
+    o.inputs
+        .iter()
+        .filter_map(|x| {
+            let d = x.shape.dims()?;
+            let dims = d
+                .iter()
+                // The C API's ov_dimension: {-1, -1} is `?`; a max below the min is refused
+                // (INVALID_C_PARAM), so an open interval `2..` has i64::MAX as its max.
+                .map(|d| match (d.min, d.max()) {
+                    (0, None) => (-1, -1),
+                    (min, None) => (min as i64, i64::MAX),
+                    (min, Some(max)) => (min as i64, max as i64),
+                })
+                .collect();
+            Some((x.name.clone(), dims))
+        })
+        .collect()
 }
 
 /// What every run of a verification shares: the options, `--data`, the compile properties and
