@@ -423,77 +423,90 @@ impl<'a> Parser<'a> {
             let Some(body) = body_for(&el.name) else {
                 continue;
             };
-            let has = |id: &str| -> bool {
-                id.trim()
+            for (ci, c) in el.children.iter().enumerate() {
+                self.check_port_map_entry(layer, body, el, c, child_pos(ci), &mut errs);
+            }
+        }
+        for (m, pos) in errs {
+            self.err(Diag::new(Kind::Graph, m).at(pos).layer(who));
+        }
+    }
+    /// Checks one port map or back edge entry `c` of `el`: the body layers it names and the
+    /// layer port it maps to; the errors go to `errs` (`at`: the entry's position).
+    fn check_port_map_entry(
+        &self,
+        layer: &Layer,
+        body: &Graph,
+        el: &XmlElement,
+        c: &XmlElement,
+        at: usize,
+        errs: &mut Vec<(String, usize)>,
+    ) {
+        let has = |id: &str| -> bool {
+            id.trim()
+                .parse::<u64>()
+                .ok()
+                .is_some_and(|i| body.find_by_id(i).is_some())
+        };
+        // What the named body layer must be: OpenVINO's reader looks port maps and back
+        // edges up among the body's Parameters (inputs, back-edge targets) and Results
+        // (outputs, back-edge sources), and fails on anything else.
+        let must_be = |child: &str, key: &str| -> Option<&'static str> {
+            match (el.name.as_str(), child, key) {
+                ("back_edges", _, "from-layer") => Some("Result"),
+                ("back_edges", _, "to-layer") => Some("Parameter"),
+                (_, "input", "internal_layer_id") => Some("Parameter"),
+                (_, "output", "internal_layer_id") => Some("Result"),
+                _ => None,
+            }
+        };
+        for key in ["internal_layer_id", "from-layer", "to-layer"] {
+            if let Some(v) = c.attr(key) {
+                if !has(v) {
+                    errs.push((
+                        format!("<{}> {key}=\"{v}\" names no layer of the body", el.name),
+                        self.attr_pos(at, key),
+                    ));
+                    continue;
+                }
+                let named = v
+                    .trim()
                     .parse::<u64>()
                     .ok()
-                    .is_some_and(|i| body.find_by_id(i).is_some())
-            };
-            // What the named body layer must be: OpenVINO's reader looks port maps and back
-            // edges up among the body's Parameters (inputs, back-edge targets) and Results
-            // (outputs, back-edge sources), and fails on anything else.
-            let must_be = |child: &str, key: &str| -> Option<&'static str> {
-                match (el.name.as_str(), child, key) {
-                    ("back_edges", _, "from-layer") => Some("Result"),
-                    ("back_edges", _, "to-layer") => Some("Parameter"),
-                    (_, "input", "internal_layer_id") => Some("Parameter"),
-                    (_, "output", "internal_layer_id") => Some("Result"),
-                    _ => None,
-                }
-            };
-            for (ci, c) in el.children.iter().enumerate() {
-                for key in ["internal_layer_id", "from-layer", "to-layer"] {
-                    if let Some(v) = c.attr(key) {
-                        if !has(v) {
-                            errs.push((
-                                format!("<{}> {key}=\"{v}\" names no layer of the body", el.name),
-                                self.attr_pos(child_pos(ci), key),
-                            ));
-                            continue;
-                        }
-                        let named = v
-                            .trim()
-                            .parse::<u64>()
-                            .ok()
-                            .and_then(|i| body.find_by_id(i))
-                            .map(|n| &body[n]);
-                        if let (Some(want), Some(l)) = (must_be(&c.name, key), named) {
-                            if !l.is(want) {
-                                errs.push((
-                                    format!(
-                                        "<{}> <{}> {key}=\"{v}\" names {} '{}', not a {want} of the body",
-                                        el.name, c.name, l.ty, l.name
-                                    ),
-                                    self.attr_pos(child_pos(ci), key),
-                                ));
-                            }
-                        }
-                    }
-                }
-                if let Some(v) = c.attr("external_port_id") {
-                    let ok = match v.trim().parse::<i64>() {
-                        Ok(-1) => true,
-                        Ok(p) if p >= 0 => layer
-                            .inputs
-                            .iter()
-                            .chain(layer.outputs.iter())
-                            .any(|x| x.id as i64 == p),
-                        _ => false,
-                    };
-                    if !ok {
+                    .and_then(|i| body.find_by_id(i))
+                    .map(|n| &body[n]);
+                if let (Some(want), Some(l)) = (must_be(&c.name, key), named) {
+                    if !l.is(want) {
                         errs.push((
                             format!(
-                                "<{}> external_port_id=\"{v}\" names no port of the layer",
-                                el.name
+                                "<{}> <{}> {key}=\"{v}\" names {} '{}', not a {want} of the body",
+                                el.name, c.name, l.ty, l.name
                             ),
-                            self.attr_pos(child_pos(ci), "external_port_id"),
+                            self.attr_pos(at, key),
                         ));
                     }
                 }
             }
         }
-        for (m, pos) in errs {
-            self.err(Diag::new(Kind::Graph, m).at(pos).layer(who));
+        if let Some(v) = c.attr("external_port_id") {
+            let ok = match v.trim().parse::<i64>() {
+                Ok(-1) => true,
+                Ok(p) if p >= 0 => layer
+                    .inputs
+                    .iter()
+                    .chain(layer.outputs.iter())
+                    .any(|x| x.id as i64 == p),
+                _ => false,
+            };
+            if !ok {
+                errs.push((
+                    format!(
+                        "<{}> external_port_id=\"{v}\" names no port of the layer",
+                        el.name
+                    ),
+                    self.attr_pos(at, "external_port_id"),
+                ));
+            }
         }
     }
     /// Loop/TensorIterator need a `<body>`, If needs `<then_body>` and `<else_body>`.
