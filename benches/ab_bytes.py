@@ -7,7 +7,7 @@ For a refactor that must not change behaviour. Each command runs under A, then u
 same arguments and the same output paths; the exit code, stdout, stderr and every file written
 must be byte-identical. Commands: each subcommand's --help; dump; stats (text, JSON);
 infer-shapes (text, JSON, -o, --check); fold (-o with and without the models.json overrides,
---no-simplify, --relax names, JSON report); normalize; diff against the fold; render (SVG,
+--no-simplify, --relax names, JSON report); normalize; diff against the fold (text, JSON, drawn); render (SVG,
 HTML); compress --fp16 / --weight-format int8 / int4; edit; extract --around; verify of the
 fold (JSON, with OpenVINO from this python's `openvino` package; skipped when absent). Prints
 one line per difference and a count; exit 1 when anything differs. `--quick`: shared models only.
@@ -127,6 +127,8 @@ def main():
             shutil.copy(w("f.bin"), w("keep.bin"))
             same(name, ["diff", xml, w("keep.xml")])
             same(name, ["diff", xml, w("keep.xml"), "--format", "json"])
+            same(name, ["diff", xml, w("keep.xml"), "--render", w("d.html")], [w("d.html")])
+            same(name, ["diff", w("keep.xml"), xml, "--render", w("d.svg"), "--collapse", "none"], [w("d.svg")])
             if HAVE_OV and "tokenizer" not in name:
                 same(name, ["verify", xml, w("keep.xml"), "--format", "json", *ov])
         same(name, ["render", xml, "-o", w("r.svg"), *ov], [w("r.svg")])
