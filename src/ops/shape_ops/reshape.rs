@@ -116,60 +116,10 @@ pub(super) fn reshape_shape(cx: &Ctx) -> R<PartialShape> {
     if tgt.shape.rank().is_some_and(|r| r > 1) {
         return Err(format!("the target shape must be 0-D or 1-D, is {}", sh(&tgt.shape)).into());
     }
-    // A pair a Convert turned upside down is read raw when its upper end is -1 (OpenVINO:
-    // `Dimension(lo, -1)` is `lo..`, as a ShapeOf of `1..` through i8 is [1, -1]; fuzz
-    // 9595:32368); any other such pair as the type's whole range.
-    let bounds = match (cx.input_bounds(1), cx.input_bounds_raw(1)) {
-        (Some(b), Some(raw)) if b.len() == raw.len() => Some(
-            b.into_iter()
-                .zip(raw)
-                .map(|(n, r)| {
-                    if r.0 > r.1 && r.1 == -1 && r.0 >= 0 {
-                        r
-                    } else {
-                        n
-                    }
-                })
-                .collect::<Vec<_>>(),
-        ),
-        (b, _) => b,
+    let Some(bounds) = target_bounds(cx) else {
+        return unknown_target_shape(&tgt.shape, data);
     };
-    let Some(bounds) = bounds else {
-        return Ok(match tgt.shape.dims() {
-            Some([]) => {
-                if data.rank().is_some_and(|r| r != 0) {
-                    return Err(format!(
-                        "the target shape is a scalar, so the input {} must be one",
-                        sh(data)
-                    )
-                    .into());
-                }
-                PartialShape::Dynamic
-            }
-            Some(t) => match t[0].get() {
-                Some(n) => PartialShape::Ranked((0..n).map(|_| Dim::any()).collect()),
-                None => PartialShape::Dynamic,
-            },
-            None => PartialShape::Dynamic,
-        });
-    };
-    let mut pattern: Vec<Dim> = Vec::with_capacity(bounds.len());
-    let mut minus_one: Option<usize> = None;
-    for (i, &(lo, hi)) in bounds.iter().enumerate() {
-        if (lo, hi) == (-1, -1) && minus_one.replace(i).is_some() {
-            return Err("the target shape has more than one -1".into());
-        }
-        if (lo, hi) >= (-1, -1) {
-            pattern.push(ov_dimension(lo, hi));
-        } else if (lo < 0) != (hi < 0) {
-            pattern.push(Dim::any());
-        } else {
-            return Err(format!(
-                "the target shape's dim {i} has invalid bounds {lo}..{hi} (dims must be >= -1)"
-            )
-            .into());
-        }
-    }
+    let (mut pattern, minus_one) = target_pattern(&bounds)?;
     if tgt.shape.rank() == Some(0) {
         if pattern.first() != Some(&Dim::known(1)) {
             return Err(format!(
@@ -182,48 +132,7 @@ pub(super) fn reshape_shape(cx: &Ctx) -> R<PartialShape> {
     }
     let zero = Dim::known(0);
     let mut product = Product::new();
-    let mut out: Vec<Dim> = Vec::with_capacity(pattern.len());
-    match data.dims() {
-        None => {
-            for &p in &pattern {
-                if special_zero && p == zero {
-                    out.push(Dim::any());
-                    product.set_inf();
-                } else {
-                    out.push(p);
-                    product.outputs.push(p);
-                }
-            }
-        }
-        Some(d) => {
-            let mut it = d.iter();
-            for (i, &p) in pattern.iter().enumerate() {
-                let ignore = special_zero && p == zero;
-                if Some(i) == minus_one {
-                    out.push(Dim::any());
-                } else if ignore {
-                    let Some(&x) = d.get(i) else {
-                        return Err(format!(
-                            "special_zero copies dim {i}, but the input {} has rank {}",
-                            sh(data),
-                            d.len()
-                        )
-                        .into());
-                    };
-                    out.push(x);
-                } else {
-                    out.push(p);
-                    product.outputs.push(p);
-                }
-                if let Some(&x) = it.next() {
-                    if !ignore {
-                        product.inputs.push(x);
-                    }
-                }
-            }
-            product.inputs.extend(it.copied());
-        }
-    }
+    let mut out = pattern_dims(data, &pattern, special_zero, minus_one, &mut product)?;
     product.calculate();
     if let Some(m) = minus_one {
         let dim = product.minus_one();
@@ -266,6 +175,125 @@ pub(super) fn reshape_shape(cx: &Ctx) -> R<PartialShape> {
         }
     }
     Ok(PartialShape::Ranked(res))
+}
+
+/// The target shape's per-element bounds, an upside-down pair ending in -1 read raw.
+fn target_bounds(cx: &Ctx) -> Option<Vec<(i64, i64)>> {
+    // A pair a Convert turned upside down is read raw when its upper end is -1 (OpenVINO:
+    // `Dimension(lo, -1)` is `lo..`, as a ShapeOf of `1..` through i8 is [1, -1]; fuzz
+    // 9595:32368); any other such pair as the type's whole range.
+    match (cx.input_bounds(1), cx.input_bounds_raw(1)) {
+        (Some(b), Some(raw)) if b.len() == raw.len() => Some(
+            b.into_iter()
+                .zip(raw)
+                .map(|(n, r)| {
+                    if r.0 > r.1 && r.1 == -1 && r.0 >= 0 {
+                        r
+                    } else {
+                        n
+                    }
+                })
+                .collect::<Vec<_>>(),
+        ),
+        (b, _) => b,
+    }
+}
+
+/// The output shape when the target shape's values are unknown: only its length is used.
+fn unknown_target_shape(target: &PartialShape, data: &PartialShape) -> R<PartialShape> {
+    Ok(match target.dims() {
+        Some([]) => {
+            if data.rank().is_some_and(|r| r != 0) {
+                return Err(format!(
+                    "the target shape is a scalar, so the input {} must be one",
+                    sh(data)
+                )
+                .into());
+            }
+            PartialShape::Dynamic
+        }
+        Some(t) => match t[0].get() {
+            Some(n) => PartialShape::Ranked((0..n).map(|_| Dim::any()).collect()),
+            None => PartialShape::Dynamic,
+        },
+        None => PartialShape::Dynamic,
+    })
+}
+
+/// The pattern dims read from the target shape's bounds, and the position of its -1 if any.
+fn target_pattern(bounds: &[(i64, i64)]) -> R<(Vec<Dim>, Option<usize>)> {
+    let mut pattern: Vec<Dim> = Vec::with_capacity(bounds.len());
+    let mut minus_one: Option<usize> = None;
+    for (i, &(lo, hi)) in bounds.iter().enumerate() {
+        if (lo, hi) == (-1, -1) && minus_one.replace(i).is_some() {
+            return Err("the target shape has more than one -1".into());
+        }
+        if (lo, hi) >= (-1, -1) {
+            pattern.push(ov_dimension(lo, hi));
+        } else if (lo < 0) != (hi < 0) {
+            pattern.push(Dim::any());
+        } else {
+            return Err(format!(
+                "the target shape's dim {i} has invalid bounds {lo}..{hi} (dims must be >= -1)"
+            )
+            .into());
+        }
+    }
+    Ok((pattern, minus_one))
+}
+
+/// The output dims with the -1 still `?`, filling `product` with the input and output dims.
+fn pattern_dims(
+    data: &PartialShape,
+    pattern: &[Dim],
+    special_zero: bool,
+    minus_one: Option<usize>,
+    product: &mut Product,
+) -> R<Vec<Dim>> {
+    let zero = Dim::known(0);
+    let mut out: Vec<Dim> = Vec::with_capacity(pattern.len());
+    match data.dims() {
+        None => {
+            for &p in pattern {
+                if special_zero && p == zero {
+                    out.push(Dim::any());
+                    product.set_inf();
+                } else {
+                    out.push(p);
+                    product.outputs.push(p);
+                }
+            }
+        }
+        Some(d) => {
+            let mut it = d.iter();
+            for (i, &p) in pattern.iter().enumerate() {
+                let ignore = special_zero && p == zero;
+                if Some(i) == minus_one {
+                    out.push(Dim::any());
+                } else if ignore {
+                    let Some(&x) = d.get(i) else {
+                        return Err(format!(
+                            "special_zero copies dim {i}, but the input {} has rank {}",
+                            sh(data),
+                            d.len()
+                        )
+                        .into());
+                    };
+                    out.push(x);
+                } else {
+                    out.push(p);
+                    product.outputs.push(p);
+                }
+                if let Some(&x) = it.next() {
+                    if !ignore {
+                        product.inputs.push(x);
+                    }
+                }
+            }
+            product.inputs.extend(it.copied());
+        }
+    }
+    Ok(out)
 }
 
 pub(super) fn reshape_infer(cx: &Ctx) -> R<Vec<Fact>> {
