@@ -234,68 +234,80 @@ pub(super) fn scatter_reduce(
             super::convert::convert(&r, d.et).ok_or("bad")?
         }
         et if et.is_integral() || et == E::Boolean => {
-            let bits = et.byte_size().ok_or("sub-byte")? as u32 * 8;
-            let boolean = et == E::Boolean;
-            let u64_ = et == E::U64;
-            let (lo, hi) = if boolean {
-                (-128, 127)
-            } else if u64_ {
-                (0, -1) // u64::MAX, as its bits
-            } else {
-                super::util::type_limits(et)
-            };
-            let wrap = |v: i64| -> i64 {
-                if boolean || bits >= 64 {
-                    v
-                } else if et.is_signed() {
-                    (v << (64 - bits)) >> (64 - bits)
-                } else {
-                    v & ((1i64 << bits) - 1)
-                }
-            };
-            let mut o = d.to_i64s().ok_or("bad")?;
-            let up = u.to_i64s().ok_or("bad")?;
-            if boolean && red == "mean" {
-                return Err("no boolean mean".into());
-            }
-            if !init {
-                let n = match red {
-                    "max" => lo,
-                    "min" => hi,
-                    "prod" => 1,
-                    _ => 0,
-                };
-                for &(i, _) in pairs {
-                    o[i] = n;
-                }
-            }
-            let mut count: std::collections::HashMap<usize, i32> = Default::default();
-            for &(i, j) in pairs {
-                let (a, b) = (o[i], *up.get(j).ok_or("updates")?);
-                o[i] = wrap(match (red, boolean) {
-                    ("max", _) if u64_ => (a as u64).max(b as u64) as i64,
-                    ("min", _) if u64_ => (a as u64).min(b as u64) as i64,
-                    ("max", _) => a.max(b),
-                    ("min", _) => a.min(b),
-                    ("prod", true) => (a != 0 && b != 0) as i64,
-                    ("sum", true) => (a != 0 || b != 0) as i64,
-                    // std::minus<bool>: the difference of two booleans, as a boolean (XOR).
-                    ("sub", true) => ((a != 0) != (b != 0)) as i64,
-                    ("prod", false) => a.wrapping_mul(b),
-                    ("sub", false) => a.wrapping_sub(b),
-                    _ => a.wrapping_add(b),
-                });
-                *count.entry(i).or_default() += 1;
-            }
-            if red == "mean" {
-                for (i, c) in count {
-                    o[i] = wrap(mean_rounding_down(o[i], c + init as i32, u64_));
-                }
-            }
-            Tensor::from_i64s(et, d.shape.clone(), &o).ok_or(crate::ops::bug("encode"))?
+            scatter_reduce_int(d, u, pairs, red, init, et)?
         }
         _ => return Err("no kernel for this element type".into()),
     })
+}
+
+/// `scatter_reduce` on integer and boolean tensors, computed in i64 and wrapped to the type.
+fn scatter_reduce_int(
+    d: &Tensor,
+    u: &Tensor,
+    pairs: &[(usize, usize)],
+    red: &str,
+    init: bool,
+    et: E,
+) -> R<Tensor> {
+    let bits = et.byte_size().ok_or("sub-byte")? as u32 * 8;
+    let boolean = et == E::Boolean;
+    let u64_ = et == E::U64;
+    let (lo, hi) = if boolean {
+        (-128, 127)
+    } else if u64_ {
+        (0, -1) // u64::MAX, as its bits
+    } else {
+        super::util::type_limits(et)
+    };
+    let wrap = |v: i64| -> i64 {
+        if boolean || bits >= 64 {
+            v
+        } else if et.is_signed() {
+            (v << (64 - bits)) >> (64 - bits)
+        } else {
+            v & ((1i64 << bits) - 1)
+        }
+    };
+    let mut o = d.to_i64s().ok_or("bad")?;
+    let up = u.to_i64s().ok_or("bad")?;
+    if boolean && red == "mean" {
+        return Err("no boolean mean".into());
+    }
+    if !init {
+        let n = match red {
+            "max" => lo,
+            "min" => hi,
+            "prod" => 1,
+            _ => 0,
+        };
+        for &(i, _) in pairs {
+            o[i] = n;
+        }
+    }
+    let mut count: std::collections::HashMap<usize, i32> = Default::default();
+    for &(i, j) in pairs {
+        let (a, b) = (o[i], *up.get(j).ok_or("updates")?);
+        o[i] = wrap(match (red, boolean) {
+            ("max", _) if u64_ => (a as u64).max(b as u64) as i64,
+            ("min", _) if u64_ => (a as u64).min(b as u64) as i64,
+            ("max", _) => a.max(b),
+            ("min", _) => a.min(b),
+            ("prod", true) => (a != 0 && b != 0) as i64,
+            ("sum", true) => (a != 0 || b != 0) as i64,
+            // std::minus<bool>: the difference of two booleans, as a boolean (XOR).
+            ("sub", true) => ((a != 0) != (b != 0)) as i64,
+            ("prod", false) => a.wrapping_mul(b),
+            ("sub", false) => a.wrapping_sub(b),
+            _ => a.wrapping_add(b),
+        });
+        *count.entry(i).or_default() += 1;
+    }
+    if red == "mean" {
+        for (i, c) in count {
+            o[i] = wrap(mean_rounding_down(o[i], c + init as i32, u64_));
+        }
+    }
+    Tensor::from_i64s(et, d.shape.clone(), &o).ok_or(crate::ops::bug("encode"))
 }
 
 /// OpenVINO's integer scatter mean, `T(nearbyint(double(sum) / n))` under `FE_DOWNWARD`:
