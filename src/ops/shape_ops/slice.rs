@@ -422,40 +422,7 @@ fn ss_shape(cx: &Ctx, d: &[Dim]) -> R<PartialShape> {
     } else {
         begin.as_ref().map(|b| vec![1; b.len()])
     };
-    let len_of = |i: usize| -> R<Option<i64>> {
-        match cx.input(i)?.shape.dims() {
-            Some(s) if s.len() != 1 => Err(OpError::input(
-                i,
-                format!("must be 1D, has shape {}", sh(&cx.input(i)?.shape)),
-            )),
-            Some(s) => Ok(s[0].get().map(|v| v as i64)),
-            None => Ok(None),
-        }
-    };
-    let mut n = len_of(1)?;
-    let n_end = len_of(2)?;
-    if cx.inputs.len() > 3 {
-        len_of(3)?;
-    }
-    match (n, n_end) {
-        (Some(a), Some(b)) if a != b => {
-            return Err(format!("begin has {a} values but end has {b}: they must match").into())
-        }
-        (None, Some(b)) => n = Some(b),
-        _ => {}
-    }
-    if let Some(s) = &strides {
-        match n {
-            Some(a) if a != s.len() as i64 => {
-                return Err(
-                    format!("strides has {} values but begin and end have {a}", s.len()).into(),
-                )
-            }
-            None => n = Some(s.len() as i64),
-            _ => {}
-        }
-    }
-    let Some(n) = n else {
+    let Some(n) = ss_len(cx, strides.as_deref())? else {
         return Ok(PartialShape::Dynamic);
     };
     let n = n as usize;
@@ -500,36 +467,9 @@ fn ss_shape(cx: &Ctx, d: &[Dim]) -> R<PartialShape> {
             if stride == 0 {
                 return Err(OpError::input(3, "stride must be non-zero"));
             }
-            let norm_dim = dim
-                .max()
-                .map_or(i64::MAX, |v| v.min(i64::MAX as u64) as i64);
-            let (dstart, dstop) = if stride < 0 {
-                ((norm_dim, norm_dim), (-1 - norm_dim, -1 - norm_dim))
-            } else {
-                ((0, 0), (norm_dim, norm_dim))
-            };
-            // A masked begin or end is not read; one that is read but unknown leaves at most
-            // every |stride|-th element (OpenVINO 2026.4.1, measured).
-            let pick =
-                |masked: bool, default: Bound, v: &Option<Vec<Bound>>, w: &str| match (masked, v) {
-                    (true, _) => Ok(Some(default)),
-                    (false, Some(b)) => {
-                        b.get(axis).copied().map(Some).ok_or_else(|| {
-                            OpError::from(format!("{w} has no value for axis {axis}"))
-                        })
-                    }
-                    (false, None) => Ok(None),
-                };
-            let start = pick(bit(&m.begin, axis), dstart, &begin, "begin")?;
-            let stop = pick(bit(&m.end, axis), dstop, &end, "end")?;
+            let sliced = ss_range_dim(dim, stride, axis, &m, begin.as_deref(), end.as_deref())?;
             last_range = Some((out.len(), dim, stride.unsigned_abs()));
-            out.push(match (start, stop) {
-                (Some(a), Some(b)) => make_dim(dim, a, b, stride),
-                _ => {
-                    let st = stride.unsigned_abs();
-                    Dim::interval(0, dim.max().map(|m| m.div_ceil(st)))
-                }
-            });
+            out.push(sliced);
             idx += 1;
         } else {
             out.push(Dim::interval(0, dim_at(idx)?.max()));
@@ -547,6 +487,83 @@ fn ss_shape(cx: &Ctx, d: &[Dim]) -> R<PartialShape> {
     }
     out.extend(d.iter().skip(idx).copied());
     Ok(PartialShape::Ranked(out))
+}
+
+/// The number of begin, end and strides values, checked to agree; `None` when none is known.
+fn ss_len(cx: &Ctx, strides: Option<&[i64]>) -> R<Option<i64>> {
+    let len_of = |i: usize| -> R<Option<i64>> {
+        match cx.input(i)?.shape.dims() {
+            Some(s) if s.len() != 1 => Err(OpError::input(
+                i,
+                format!("must be 1D, has shape {}", sh(&cx.input(i)?.shape)),
+            )),
+            Some(s) => Ok(s[0].get().map(|v| v as i64)),
+            None => Ok(None),
+        }
+    };
+    let mut n = len_of(1)?;
+    let n_end = len_of(2)?;
+    if cx.inputs.len() > 3 {
+        len_of(3)?;
+    }
+    match (n, n_end) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(format!("begin has {a} values but end has {b}: they must match").into())
+        }
+        (None, Some(b)) => n = Some(b),
+        _ => {}
+    }
+    if let Some(s) = strides {
+        match n {
+            Some(a) if a != s.len() as i64 => {
+                return Err(
+                    format!("strides has {} values but begin and end have {a}", s.len()).into(),
+                )
+            }
+            None => n = Some(s.len() as i64),
+            _ => {}
+        }
+    }
+    Ok(n)
+}
+
+/// The dim a StridedSlice range axis makes of `dim`, from its begin and end bounds or masks.
+fn ss_range_dim(
+    dim: Dim,
+    stride: i64,
+    axis: usize,
+    m: &Masks,
+    begin: Option<&[Bound]>,
+    end: Option<&[Bound]>,
+) -> R<Dim> {
+    let norm_dim = dim
+        .max()
+        .map_or(i64::MAX, |v| v.min(i64::MAX as u64) as i64);
+    let (dstart, dstop) = if stride < 0 {
+        ((norm_dim, norm_dim), (-1 - norm_dim, -1 - norm_dim))
+    } else {
+        ((0, 0), (norm_dim, norm_dim))
+    };
+    // A masked begin or end is not read; one that is read but unknown leaves at most
+    // every |stride|-th element (OpenVINO 2026.4.1, measured).
+    let pick = |masked: bool, default: Bound, v: Option<&[Bound]>, w: &str| match (masked, v) {
+        (true, _) => Ok(Some(default)),
+        (false, Some(b)) => b
+            .get(axis)
+            .copied()
+            .map(Some)
+            .ok_or_else(|| OpError::from(format!("{w} has no value for axis {axis}"))),
+        (false, None) => Ok(None),
+    };
+    let start = pick(bit(&m.begin, axis), dstart, begin, "begin")?;
+    let stop = pick(bit(&m.end, axis), dstop, end, "end")?;
+    Ok(match (start, stop) {
+        (Some(a), Some(b)) => make_dim(dim, a, b, stride),
+        _ => {
+            let st = stride.unsigned_abs();
+            Dim::interval(0, dim.max().map(|m| m.div_ceil(st)))
+        }
+    })
 }
 
 /// Expand StridedSlice's begin/end/stride and masks into per-output-axis specs, plus the input
