@@ -257,27 +257,48 @@ pub fn convert(t: &Tensor, to: E) -> Option<Tensor> {
         return None;
     }
     let src = scalars(t)?;
-    let shape = t.shape.clone();
-    // Integer view of each element: floats truncate (per-target rules below).
-    let as_i64 = |s: Scalar| -> i64 {
-        match s {
-            Scalar::I(v) => v,
-            Scalar::U(v) => v as i64,
-            Scalar::F(f) => f_to_i64(f),
+    match to {
+        E::Boolean | E::I32 | E::U8 | E::I8 | E::U16 | E::I16 | E::U32 | E::U64 | E::I64 => {
+            convert_to_int(t, &src, to)
         }
-    };
-    let as_f64 = |s: Scalar| s.as_f64();
+        E::F32 | E::F64 | E::F16 | E::Bf16 | E::F8E4M3 | E::F8E5M2 | E::F8E8M0 | E::F4E2M1 => {
+            convert_to_float(t, &src, to)
+        }
+        E::U1 | E::U2 | E::U3 | E::U4 | E::U6 | E::I4 => {
+            let mask = (1u64 << to.bits()) - 1;
+            let codes: Vec<u8> = src
+                .iter()
+                .map(|&s| (scalar_as_i64(s) as u64 & mask) as u8)
+                .collect();
+            Some(Tensor::new(to, t.shape.clone(), pack(to, &codes)))
+        }
+        E::Nf4 | E::String | E::Dynamic => None,
+    }
+}
+
+/// Integer view of a scalar: floats truncate (the integer targets refine this for floats).
+fn scalar_as_i64(s: Scalar) -> i64 {
+    match s {
+        Scalar::I(v) => v,
+        Scalar::U(v) => v as i64,
+        Scalar::F(f) => f_to_i64(f),
+    }
+}
+
+/// `convert` of `t`'s elements `src` to a whole-byte integer or boolean type `to`.
+fn convert_to_int(t: &Tensor, src: &[Scalar], to: E) -> Option<Tensor> {
+    let shape = t.shape.clone();
     let mut out = Vec::with_capacity(src.len() * to.byte_size().unwrap_or(1));
     match to {
         E::Boolean => out.extend(src.iter().map(|&s| match s {
             Scalar::F(f) => (f != 0.0) as u8,
-            _ => (as_i64(s) != 0) as u8,
+            _ => (scalar_as_i64(s) != 0) as u8,
         })),
         E::I32 => {
-            for &s in &src {
+            for &s in src {
                 let v = match s {
                     Scalar::F(f) => f_to_i32(f),
-                    _ => as_i64(s) as i32,
+                    _ => scalar_as_i64(s) as i32,
                 };
                 out.extend_from_slice(&v.to_le_bytes());
             }
@@ -288,7 +309,7 @@ pub fn convert(t: &Tensor, to: E) -> Option<Tensor> {
                 .iter()
                 .map(|&s| match s {
                     Scalar::F(f) => f_to_i32(f) as i64,
-                    _ => as_i64(s),
+                    _ => scalar_as_i64(s),
                 })
                 .collect();
             return Tensor::from_i64s(to, shape, &v);
@@ -306,31 +327,42 @@ pub fn convert(t: &Tensor, to: E) -> Option<Tensor> {
                 let v = match s {
                     Scalar::F(f) if i < blocks => f_to_u32(f),
                     Scalar::F(f) => f_to_i64(f) as u32,
-                    _ => as_i64(s) as u32,
+                    _ => scalar_as_i64(s) as u32,
                 };
                 out.extend_from_slice(&v.to_le_bytes());
             }
         }
         E::U64 => {
-            for &s in &src {
+            for &s in src {
                 let v = match s {
                     Scalar::F(f) => f_to_u64(f),
-                    _ => as_i64(s) as u64,
+                    _ => scalar_as_i64(s) as u64,
                 };
                 out.extend_from_slice(&v.to_le_bytes());
             }
         }
         E::I64 => {
-            let v: Vec<i64> = src.iter().map(|&s| as_i64(s)).collect();
+            let v: Vec<i64> = src.iter().map(|&s| scalar_as_i64(s)).collect();
             return Tensor::from_i64s(to, shape, &v);
         }
+        _ => unreachable!("{to:?} is not a whole-byte integer type"),
+    }
+    Some(Tensor::new(to, shape, out))
+}
+
+/// `convert` of `t`'s elements `src` to a floating-point type `to`.
+fn convert_to_float(t: &Tensor, src: &[Scalar], to: E) -> Option<Tensor> {
+    let shape = t.shape.clone();
+    let as_f64 = |s: Scalar| s.as_f64();
+    let mut out = Vec::with_capacity(src.len() * to.byte_size().unwrap_or(1));
+    match to {
         E::F32 => {
-            for &s in &src {
+            for &s in src {
                 out.extend_from_slice(&(as_f64(s) as f32).to_le_bytes());
             }
         }
         E::F64 => {
-            for &s in &src {
+            for &s in src {
                 out.extend_from_slice(&as_f64(s).to_le_bytes());
             }
         }
@@ -339,7 +371,7 @@ pub fn convert(t: &Tensor, to: E) -> Option<Tensor> {
             // every other integer type rounds to nearest even, overflowing to ±inf (measured
             // with 2026.4.1: i64 65520 → inf, i32 65520 → 65504).
             let saturate = t.et == E::I32;
-            for &s in &src {
+            for &s in src {
                 let v = match s {
                     Scalar::F(f) => f16::from_f32(f as f32),
                     _ if saturate => f16::from_f64(as_f64(s).clamp(-65504.0, 65504.0)),
@@ -349,7 +381,7 @@ pub fn convert(t: &Tensor, to: E) -> Option<Tensor> {
             }
         }
         E::Bf16 => {
-            for &s in &src {
+            for &s in src {
                 out.extend_from_slice(&f32_to_bf16_ov(as_f64(s) as f32).to_le_bytes());
             }
         }
@@ -363,15 +395,7 @@ pub fn convert(t: &Tensor, to: E) -> Option<Tensor> {
                 .collect();
             return Some(Tensor::new(to, shape, pack(to, &codes)));
         }
-        E::U1 | E::U2 | E::U3 | E::U4 | E::U6 | E::I4 => {
-            let mask = (1u64 << to.bits()) - 1;
-            let codes: Vec<u8> = src
-                .iter()
-                .map(|&s| (as_i64(s) as u64 & mask) as u8)
-                .collect();
-            return Some(Tensor::new(to, shape, pack(to, &codes)));
-        }
-        E::Nf4 | E::String | E::Dynamic => return None,
+        _ => unreachable!("{to:?} is not a floating-point type"),
     }
     Some(Tensor::new(to, shape, out))
 }
