@@ -263,75 +263,9 @@ fn einsum_infer(cx: &Ctx) -> R<Vec<Fact>> {
             }
             continue;
         };
-        let letters: Vec<char> = t.replace("...", "").chars().collect();
-        let n_ell = d
-            .len()
-            .checked_sub(letters.len())
-            .ok_or_else(|| format!("term '{t}' has more labels than input rank {}", d.len()))?;
-        let mut di = 0;
-        // A label repeated within one term merges there first (a diagonal: `aa` of [1,3] is an
-        // error); the term's dims then broadcast with the other terms' (`ab,ab` of [1,3] and
-        // [2,3] is valid; `cb,ccb` of [1..3,?] and [1,1,3] gives c = 1..3). OpenVINO 2026.4.1,
-        // measured.
-        let mut local: std::collections::BTreeMap<char, Dim> = Default::default();
-        let mut chars = t.chars().peekable();
-        while let Some(c) = chars.next() {
-            if c == '.' {
-                chars.next();
-                chars.next();
-                let e = PartialShape::Ranked(d[di..di + n_ell].iter().copied().collect());
-                ell = Some(match ell {
-                    None => e,
-                    Some(p) => broadcast_numpy(&p, &e)?,
-                });
-                di += n_ell;
-                continue;
-            }
-            let dd = d[di];
-            di += 1;
-            let m = match local.get(&c) {
-                None => dd,
-                Some(&p) => merge_dim(p, dd)
-                    .ok_or_else(|| format!("label '{c}' has incompatible sizes {p} and {dd}"))?,
-            };
-            local.insert(c, m);
-        }
-        for (c, dd) in local {
-            let m = match labels.get(&c) {
-                None => dd,
-                Some(&p) => broadcast_dim(p, dd)
-                    .ok_or_else(|| format!("label '{c}' has different sizes {p} and {dd}"))?,
-            };
-            labels.insert(c, m);
-        }
-        if !has_ell && n_ell != 0 {
-            return Err(format!("term '{t}' does not match input rank {}", d.len()).into());
-        }
+        einsum_term(t, d, &mut labels, &mut ell)?;
     }
-    let rhs = rhs.unwrap_or_else(|| {
-        // Implicit output as OpenVINO's parse_equation builds it: every label occurrence of a
-        // term whose label no other term has (a label repeated within one term stays repeated:
-        // `cac` gives `acc`), sorted, after the ellipsis.
-        let mut once: Vec<char> = Vec::new();
-        for (k, t) in terms.iter().enumerate() {
-            for c in t.chars().filter(|c| c.is_ascii_alphabetic()) {
-                let elsewhere = terms
-                    .iter()
-                    .enumerate()
-                    .any(|(j, u)| j != k && u.contains(c));
-                if !elsewhere {
-                    once.push(c);
-                }
-            }
-        }
-        once.sort();
-        let s: String = once.into_iter().collect();
-        if ell.is_some() || ell_dynamic {
-            format!("...{s}")
-        } else {
-            s
-        }
-    });
+    let rhs = rhs.unwrap_or_else(|| einsum_implicit_output(&terms, ell.is_some() || ell_dynamic));
     if ell_dynamic && rhs.contains("...") {
         return Ok(vec![Fact::new(et, PartialShape::Dynamic)]);
     }
@@ -353,6 +287,87 @@ fn einsum_infer(cx: &Ctx) -> R<Vec<Fact>> {
         );
     }
     Ok(vec![Fact::new(et, PartialShape::Ranked(out))])
+}
+
+/// Adds one Einsum term's label dims (its input's dims `d`) to `labels`, its ellipsis to `ell`.
+fn einsum_term(
+    t: &str,
+    d: &[Dim],
+    labels: &mut std::collections::BTreeMap<char, Dim>,
+    ell: &mut Option<PartialShape>,
+) -> R<()> {
+    let letters: Vec<char> = t.replace("...", "").chars().collect();
+    let n_ell = d
+        .len()
+        .checked_sub(letters.len())
+        .ok_or_else(|| format!("term '{t}' has more labels than input rank {}", d.len()))?;
+    let mut di = 0;
+    // A label repeated within one term merges there first (a diagonal: `aa` of [1,3] is an
+    // error); the term's dims then broadcast with the other terms' (`ab,ab` of [1,3] and
+    // [2,3] is valid; `cb,ccb` of [1..3,?] and [1,1,3] gives c = 1..3). OpenVINO 2026.4.1,
+    // measured.
+    let mut local: std::collections::BTreeMap<char, Dim> = Default::default();
+    let mut chars = t.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '.' {
+            chars.next();
+            chars.next();
+            let e = PartialShape::Ranked(d[di..di + n_ell].iter().copied().collect());
+            let merged = match ell.as_ref() {
+                None => e,
+                Some(p) => broadcast_numpy(p, &e)?,
+            };
+            *ell = Some(merged);
+            di += n_ell;
+            continue;
+        }
+        let dd = d[di];
+        di += 1;
+        let m = match local.get(&c) {
+            None => dd,
+            Some(&p) => merge_dim(p, dd)
+                .ok_or_else(|| format!("label '{c}' has incompatible sizes {p} and {dd}"))?,
+        };
+        local.insert(c, m);
+    }
+    for (c, dd) in local {
+        let m = match labels.get(&c) {
+            None => dd,
+            Some(&p) => broadcast_dim(p, dd)
+                .ok_or_else(|| format!("label '{c}' has different sizes {p} and {dd}"))?,
+        };
+        labels.insert(c, m);
+    }
+    if !t.contains("...") && n_ell != 0 {
+        return Err(format!("term '{t}' does not match input rank {}", d.len()).into());
+    }
+    Ok(())
+}
+
+/// Einsum's implicit output subscript for `terms`, led by `...` when `ellipsis` is set.
+fn einsum_implicit_output(terms: &[&str], ellipsis: bool) -> String {
+    // Implicit output as OpenVINO's parse_equation builds it: every label occurrence of a
+    // term whose label no other term has (a label repeated within one term stays repeated:
+    // `cac` gives `acc`), sorted, after the ellipsis.
+    let mut once: Vec<char> = Vec::new();
+    for (k, t) in terms.iter().enumerate() {
+        for c in t.chars().filter(|c| c.is_ascii_alphabetic()) {
+            let elsewhere = terms
+                .iter()
+                .enumerate()
+                .any(|(j, u)| j != k && u.contains(c));
+            if !elsewhere {
+                once.push(c);
+            }
+        }
+    }
+    once.sort();
+    let s: String = once.into_iter().collect();
+    if ellipsis {
+        format!("...{s}")
+    } else {
+        s
+    }
 }
 
 /// Pad-1/12, as OpenVINO's `pad_shape_inference.hpp`: the pads are read as per-element bounds,
