@@ -152,69 +152,12 @@ pub(super) fn broadcast_infer(cx: &Ctx) -> R<Vec<Fact>> {
     let target = PartialShape::Ranked(t.clone());
     let out = match mode.as_str() {
         "numpy" => {
-            if let Some(d) = x.shape.dims() {
-                if d.len() > t.len() {
-                    return Err(format!(
-                        "input {} has a higher rank than the target shape {}",
-                        sh(&x.shape),
-                        sh(&target)
-                    )
-                    .into());
-                }
-                let off = t.len() - d.len();
-                for (i, &dd) in d.iter().enumerate() {
-                    let td = t[off + i];
-                    if let (Some(a), Some(b)) = (dd.get(), td.get()) {
-                        if a != 1 && a != b {
-                            return Err(format!(
-                                "input {} cannot be broadcast to {}",
-                                sh(&x.shape),
-                                sh(&target)
-                            )
-                            .into());
-                        }
-                    }
-                }
-            }
+            numpy_target_valid(&x.shape, &t, &target)?;
             target
         }
         "bidirectional" => broadcast_numpy(&x.shape, &target)?,
         "explicit" => target,
-        "pdpd" => {
-            // OpenVINO 2026.4.1 refuses a pdpd Broadcast of an input of lower rank than the
-            // target (it fails inside its shape rule); a higher one is compared on its leading
-            // dims and the result has the target's rank.
-            if let (Some(xd), Some(td)) = (x.shape.dims(), target.dims()) {
-                if xd.len() < td.len() {
-                    return Err(format!(
-                        "pdpd Broadcast of {} to {}: OpenVINO needs an input rank of at least the target's",
-                        sh(&x.shape),
-                        sh(&target)
-                    )
-                    .into());
-                }
-            }
-            // Then each pair as OpenVINO's `Dimension::broadcast_merge`: a static 1 on
-            // either side takes the other dim, anything else merges (measured: `[2,3]` to
-            // `[2,1]` is `[2,3]`, `[?,?]` to `[..7,1..]` is `[..7,1..]`; Add's pdpd differs).
-            match (x.shape.dims(), target.dims()) {
-                (Some(xd), Some(td)) => {
-                    let mut out = Dims::new();
-                    for (&a, &b) in td.iter().zip(xd) {
-                        out.push(dim_broadcast_merge(a, b).ok_or_else(|| {
-                            format!(
-                                "input {} cannot be broadcast to {} (pdpd)",
-                                sh(&x.shape),
-                                sh(&target)
-                            )
-                        })?);
-                    }
-                    PartialShape::Ranked(out)
-                }
-                // A dynamic-rank input: the target's rank, every dim `?` (measured).
-                _ => PartialShape::Ranked(t.iter().map(|_| Dim::any()).collect()),
-            }
-        }
+        "pdpd" => pdpd_broadcast(&x.shape, &t, &target)?,
         m => {
             return Err(OpError::attr(
                 "mode",
@@ -225,6 +168,69 @@ pub(super) fn broadcast_infer(cx: &Ctx) -> R<Vec<Fact>> {
         }
     };
     Ok(vec![Fact::new(x.et, out)])
+}
+
+/// Numpy Broadcast's check that input `x` broadcasts to the target dims `t` (`target`).
+fn numpy_target_valid(x: &PartialShape, t: &Dims, target: &PartialShape) -> R<()> {
+    if let Some(d) = x.dims() {
+        if d.len() > t.len() {
+            return Err(format!(
+                "input {} has a higher rank than the target shape {}",
+                sh(x),
+                sh(target)
+            )
+            .into());
+        }
+        let off = t.len() - d.len();
+        for (i, &dd) in d.iter().enumerate() {
+            let td = t[off + i];
+            if let (Some(a), Some(b)) = (dd.get(), td.get()) {
+                if a != 1 && a != b {
+                    return Err(
+                        format!("input {} cannot be broadcast to {}", sh(x), sh(target)).into(),
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Pdpd Broadcast's output shape of input `x` to the target dims `t` (`target`).
+fn pdpd_broadcast(x: &PartialShape, t: &Dims, target: &PartialShape) -> R<PartialShape> {
+    // OpenVINO 2026.4.1 refuses a pdpd Broadcast of an input of lower rank than the
+    // target (it fails inside its shape rule); a higher one is compared on its leading
+    // dims and the result has the target's rank.
+    if let (Some(xd), Some(td)) = (x.dims(), target.dims()) {
+        if xd.len() < td.len() {
+            return Err(format!(
+                "pdpd Broadcast of {} to {}: OpenVINO needs an input rank of at least the target's",
+                sh(x),
+                sh(target)
+            )
+            .into());
+        }
+    }
+    // Then each pair as OpenVINO's `Dimension::broadcast_merge`: a static 1 on
+    // either side takes the other dim, anything else merges (measured: `[2,3]` to
+    // `[2,1]` is `[2,3]`, `[?,?]` to `[..7,1..]` is `[..7,1..]`; Add's pdpd differs).
+    Ok(match (x.dims(), target.dims()) {
+        (Some(xd), Some(td)) => {
+            let mut out = Dims::new();
+            for (&a, &b) in td.iter().zip(xd) {
+                out.push(dim_broadcast_merge(a, b).ok_or_else(|| {
+                    format!(
+                        "input {} cannot be broadcast to {} (pdpd)",
+                        sh(x),
+                        sh(target)
+                    )
+                })?);
+            }
+            PartialShape::Ranked(out)
+        }
+        // A dynamic-rank input: the target's rank, every dim `?` (measured).
+        _ => PartialShape::Ranked(t.iter().map(|_| Dim::any()).collect()),
+    })
 }
 
 /// Broadcast/Tile values: index map from output coordinates to input coordinates.
