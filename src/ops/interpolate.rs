@@ -42,24 +42,7 @@ fn interpolate_infer(cx: &Ctx) -> R<Vec<Fact>> {
         .collect();
     let mut out: Dims = padded.iter().copied().collect();
     if cx.version == 0 {
-        cx.expect_inputs(2, 2)?;
-        let sizes = cx.ints(1);
-        let bounds = cx.input_bounds(1);
-        for (k, &a) in at.v0_axes.iter().enumerate() {
-            let i = norm_axis(a, r).at_attr("axes")?;
-            out[i] = match (&sizes, &bounds) {
-                // As OpenVINO's `Dimension(v)`: -1 is dynamic, other negative sizes are 0
-                // (measured: -1 -> ?, -5 -> 0).
-                (Some(s), _) => match *s.get(k).ok_or("output_shape too short")? {
-                    -1 => Dim::any(),
-                    v => Dim::known(v.max(0) as u64),
-                },
-                (None, Some(b)) if b.len() == at.v0_axes.len() => {
-                    dim_from_bounds(b[k].0.max(0), b[k].1)
-                }
-                _ => Dim::any(),
-            };
-        }
+        resize_v0(cx, at, r, &mut out)?;
         return Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))]);
     }
     let (scales_idx, sizes_idx, axes_idx) = if cx.version >= 11 {
@@ -115,6 +98,29 @@ fn interpolate_infer(cx: &Ctx) -> R<Vec<Fact>> {
         resize_by_scales(&mut out, &padded, &axes, scales)?;
     }
     Ok(vec![Fact::new(x.et, PartialShape::Ranked(out))])
+}
+
+/// Interpolate-0's output dims: `out` with each `axes` dim set from its output_shape input.
+fn resize_v0(cx: &Ctx, at: &InterpolateAttrs, r: usize, out: &mut Dims) -> R<()> {
+    cx.expect_inputs(2, 2)?;
+    let sizes = cx.ints(1);
+    let bounds = cx.input_bounds(1);
+    for (k, &a) in at.v0_axes.iter().enumerate() {
+        let i = norm_axis(a, r).at_attr("axes")?;
+        out[i] = match (&sizes, &bounds) {
+            // As OpenVINO's `Dimension(v)`: -1 is dynamic, other negative sizes are 0
+            // (measured: -1 -> ?, -5 -> 0).
+            (Some(s), _) => match *s.get(k).ok_or("output_shape too short")? {
+                -1 => Dim::any(),
+                v => Dim::known(v.max(0) as u64),
+            },
+            (None, Some(b)) if b.len() == at.v0_axes.len() => {
+                dim_from_bounds(b[k].0.max(0), b[k].1)
+            }
+            _ => Dim::any(),
+        };
+    }
+    Ok(())
 }
 
 fn resize_by_sizes(out: &mut Dims, axes: &[usize], sizes: Option<Vec<i64>>) -> R<()> {
