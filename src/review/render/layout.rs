@@ -63,7 +63,71 @@ pub fn layout(sizes: &[Size], edges: &[LEdge]) -> Layout {
             height: 0.0,
         };
     }
-    // Ranks: longest path from the sources, in the given (topological) order.
+    let rank = ranks(n, edges);
+    // Dummy nodes for edges spanning a few ranks.
+    let Dummies {
+        node_rank,
+        node_size,
+        chains,
+        up,
+        down,
+    } = with_dummies(sizes, edges, &rank);
+    let total = node_rank.len();
+    // A box's weight in placement: its heaviest edge's (a constant gives way to its reader).
+    let heft: Vec<f64> = (0..total)
+        .map(|v| {
+            up[v]
+                .iter()
+                .chain(&down[v])
+                .map(|a| a.1)
+                .fold(0.0, f64::max)
+        })
+        .map(|w| if w > 0.0 { w } else { 1.0 })
+        .collect();
+    let nranks = node_rank.iter().max().map_or(0, |&r| r + 1);
+    let mut ranks: Vec<Vec<usize>> = vec![Vec::new(); nranks];
+    for v in 0..total {
+        ranks[node_rank[v]].push(v);
+    }
+    // Order: barycentre sweeps, down then up.
+    order_ranks(&mut ranks, &up, &down);
+    // Horizontal placement: pack, then sweeps towards the neighbours' centres.
+    let mut cx = place_x(&ranks, &up, &down, &node_size, &heft);
+    let minx = (0..total)
+        .map(|v| cx[v] - node_size[v].w / 2.0)
+        .fold(f64::INFINITY, f64::min);
+    let mut width: f64 = 0.0;
+    for v in 0..total {
+        cx[v] -= minx;
+        width = width.max(cx[v] + node_size[v].w / 2.0);
+    }
+    // Vertical: each rank as tall as its tallest box.
+    let mut rank_y = vec![0f64; nranks + 1];
+    for r in 0..nranks {
+        let h = ranks[r].iter().map(|&v| node_size[v].h).fold(0.0, f64::max);
+        rank_y[r + 1] = rank_y[r] + h + VGAP;
+    }
+    let height = rank_y[nranks] - VGAP;
+    let rank_h = |r: usize| rank_y[r + 1] - rank_y[r] - VGAP;
+    let mut pos = vec![(0.0, 0.0); n];
+    for v in 0..n {
+        let r = node_rank[v];
+        // Boxes are centred in their rank's band.
+        let y = rank_y[r] + (rank_h(r) - sizes[v].h) / 2.0;
+        pos[v] = (cx[v] - sizes[v].w / 2.0, y);
+    }
+    let routes = route_edges(sizes, edges, &chains, &pos, &node_rank, &cx, &rank_y);
+    Layout {
+        pos,
+        routes,
+        width,
+        height: height.max(0.0),
+    }
+}
+
+/// Ranks: the longest path from the sources, in the given (topological) order; then every
+/// box just above its first reader.
+fn ranks(n: usize, edges: &[LEdge]) -> Vec<usize> {
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
     for e in edges {
@@ -84,8 +148,24 @@ pub fn layout(sizes: &[Size], edges: &[LEdge]) -> Layout {
             rank[v] = rank[v].max(m.saturating_sub(1));
         }
     }
-    // Dummy nodes for edges spanning a few ranks.
-    let mut node_rank = rank.clone();
+    rank
+}
+
+/// The layout nodes: the boxes and the dummies of edges spanning a few ranks.
+struct Dummies {
+    node_rank: Vec<usize>,
+    node_size: Vec<Size>,
+    /// Per edge: the chain of layout nodes it passes through (dummies), or None when long.
+    chains: Vec<Option<Vec<usize>>>,
+    /// Adjacency over layout nodes (real + dummies) between consecutive ranks.
+    up: Vec<Vec<(usize, f64)>>,
+    down: Vec<Vec<(usize, f64)>>,
+}
+
+/// Dummy nodes for edges spanning a few ranks (at most `MAX_SPAN`); longer ones stay unrouted.
+fn with_dummies(sizes: &[Size], edges: &[LEdge], rank: &[usize]) -> Dummies {
+    let n = sizes.len();
+    let mut node_rank = rank.to_vec();
     let mut node_size: Vec<Size> = sizes.to_vec();
     // Per edge: the chain of layout nodes it passes through (dummies), or None when long.
     let mut chains: Vec<Option<Vec<usize>>> = Vec::with_capacity(edges.len());
@@ -115,26 +195,21 @@ pub fn layout(sizes: &[Size], edges: &[LEdge]) -> Layout {
         up[e.to].push((prev, e.weight));
         chains.push(Some(chain));
     }
-    let total = node_rank.len();
-    // A box's weight in placement: its heaviest edge's (a constant gives way to its reader).
-    let heft: Vec<f64> = (0..total)
-        .map(|v| {
-            up[v]
-                .iter()
-                .chain(&down[v])
-                .map(|a| a.1)
-                .fold(0.0, f64::max)
-        })
-        .map(|w| if w > 0.0 { w } else { 1.0 })
-        .collect();
-    let nranks = node_rank.iter().max().map_or(0, |&r| r + 1);
-    let mut ranks: Vec<Vec<usize>> = vec![Vec::new(); nranks];
-    for v in 0..total {
-        ranks[node_rank[v]].push(v);
+    Dummies {
+        node_rank,
+        node_size,
+        chains,
+        up,
+        down,
     }
-    // Order: barycentre sweeps, down then up.
+}
+
+/// The order within each rank: barycentre sweeps, down then up.
+fn order_ranks(ranks: &mut [Vec<usize>], up: &[Vec<(usize, f64)>], down: &[Vec<(usize, f64)>]) {
+    let nranks = ranks.len();
+    let total = up.len();
     let mut idx = vec![0f64; total];
-    for r in &ranks {
+    for r in ranks.iter() {
         for (i, &v) in r.iter().enumerate() {
             idx[v] = i as f64;
         }
@@ -147,7 +222,7 @@ pub fn layout(sizes: &[Size], edges: &[LEdge]) -> Layout {
             (0..nranks.saturating_sub(1)).rev().collect()
         };
         for r in order {
-            let nb = if downward { &up } else { &down };
+            let nb = if downward { up } else { down };
             let mut keyed: Vec<(f64, usize)> = ranks[r]
                 .iter()
                 .map(|&v| {
@@ -168,9 +243,20 @@ pub fn layout(sizes: &[Size], edges: &[LEdge]) -> Layout {
             }
         }
     }
-    // Horizontal placement: pack, then sweeps towards the neighbours' centres.
+}
+
+/// Horizontal centres: packed, then sweeps towards the neighbours' centres.
+fn place_x(
+    ranks: &[Vec<usize>],
+    up: &[Vec<(usize, f64)>],
+    down: &[Vec<(usize, f64)>],
+    node_size: &[Size],
+    heft: &[f64],
+) -> Vec<f64> {
+    let nranks = ranks.len();
+    let total = node_size.len();
     let mut cx = vec![0f64; total];
-    for r in &ranks {
+    for r in ranks {
         let mut x = 0.0;
         for &v in r {
             cx[v] = x + node_size[v].w / 2.0;
@@ -216,32 +302,23 @@ pub fn layout(sizes: &[Size], edges: &[LEdge]) -> Layout {
             }
         }
     }
-    let minx = (0..total)
-        .map(|v| cx[v] - node_size[v].w / 2.0)
-        .fold(f64::INFINITY, f64::min);
-    let mut width: f64 = 0.0;
-    for v in 0..total {
-        cx[v] -= minx;
-        width = width.max(cx[v] + node_size[v].w / 2.0);
-    }
-    // Vertical: each rank as tall as its tallest box.
-    let mut rank_y = vec![0f64; nranks + 1];
-    for r in 0..nranks {
-        let h = ranks[r].iter().map(|&v| node_size[v].h).fold(0.0, f64::max);
-        rank_y[r + 1] = rank_y[r] + h + VGAP;
-    }
-    let height = rank_y[nranks] - VGAP;
+    cx
+}
+
+/// Each edge's route: from the source's bottom to the target's top, through its dummies.
+fn route_edges(
+    sizes: &[Size],
+    edges: &[LEdge],
+    chains: &[Option<Vec<usize>>],
+    pos: &[(f64, f64)],
+    node_rank: &[usize],
+    cx: &[f64],
+    rank_y: &[f64],
+) -> Vec<Route> {
     let rank_h = |r: usize| rank_y[r + 1] - rank_y[r] - VGAP;
-    let mut pos = vec![(0.0, 0.0); n];
-    for v in 0..n {
-        let r = node_rank[v];
-        // Boxes are centred in their rank's band.
-        let y = rank_y[r] + (rank_h(r) - sizes[v].h) / 2.0;
-        pos[v] = (cx[v] - sizes[v].w / 2.0, y);
-    }
-    let routes = edges
+    edges
         .iter()
-        .zip(&chains)
+        .zip(chains)
         .map(|(e, chain)| {
             let (sx, sy) = pos[e.from];
             let (tx, ty) = pos[e.to];
@@ -261,13 +338,7 @@ pub fn layout(sizes: &[Size], edges: &[LEdge]) -> Layout {
                 long: chain.is_none(),
             }
         })
-        .collect();
-    Layout {
-        pos,
-        routes,
-        width,
-        height: height.max(0.0),
-    }
+        .collect()
 }
 
 /// Centres as close (weighted least squares) to `want` as the order and the boxes' widths
