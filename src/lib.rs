@@ -2,16 +2,28 @@
 //!
 //! Pipeline: [`xml::read`] (quick-xml pull parser, positions kept in a [`span::SourceMap`]) →
 //! [`ir::Model`] (a petgraph `StableDiGraph` of layers; constants stay in the memory-mapped
-//! `.bin`) → passes → [`xml::write`] (canonical XML, deduplicated `.bin`).
+//! `.bin`) → [`passes`] → [`xml::write`] (canonical XML, deduplicated `.bin`).
 //!
-//! Layout:
-//! - [`ir`]: plain data — model, layers, ports, element types, shapes with intervals.
-//! - [`opset`]: which op version each opset holds (generated table), [`span`]: source positions.
-//! - [`xml`]: reader and writer, symmetric; the source map of byte positions lives beside the IR.
-//! - [`error`]: diagnostics rendered as `file:line:col: error[kind]: …` with a caret.
-//! - [`dump`]: the stable text form used for snapshot review.
-//! - [`verify`]: structural invariants of any model (after reading, after every pass).
-//! - [`report`], [`diff`], [`stats`]: the review commands' reports (text and `--format json`).
+//! The folders are the layers, each using only those listed before it:
+//! - [`error`], [`span`], [`files`], [`progress`]: diagnostics with source positions, output
+//!   files written whole or not at all, the progress bar and `IRC_TRACE`.
+//! - [`ir`]: plain data — model, layers, ports, element types, shapes with intervals, tensors,
+//!   the mapped weights, the opset table (generated).
+//! - [`ops`]: one definition per op (attributes, shape rule, kernel, folding policy) and the
+//!   registry keyed by (type, version).
+//! - [`xml`]: reader and writer, symmetric; the source map of byte positions beside the IR.
+//! - [`passes`]: what rewrites or checks a model: inference, fold, simplify, decompression
+//!   policy, compress (fp16 and NNCF's weight compression), edit, extract, symbolic dims, and
+//!   the model validator.
+//! - [`review`]: what reads a model and reports on it: dump, diff, stats, render, the JSON
+//!   report types.
+//! - [`runtime`]: what runs a model with OpenVINO: the C-API binding, `irc verify`, `.npz`.
+//! - [`cli`]: the command line, one file per command.
+//!
+//! Where a change goes (docs/architecture.md has the whole table): a new op in `ops/` (one
+//! file and a `register` line, docs/adding-an-op.md); a new pass in `passes/`; a new command
+//! in `cli/` (a file holding its arguments and body, a variant in `cli/mod.rs`'s `Cmd`), with
+//! what it reports in `review/`.
 
 pub mod cli;
 pub mod error;
@@ -26,33 +38,4 @@ pub mod span;
 pub mod xml;
 
 pub use error::{Diag, Error, Kind};
-
-/// A phase boundary: advances the progress bar, if one is shown, and with `IRC_TRACE` set,
-/// prints elapsed time and resident memory (stderr).
-pub fn trace(phase: &str) {
-    use std::sync::OnceLock;
-    static START: OnceLock<std::time::Instant> = OnceLock::new();
-    let start = *START.get_or_init(std::time::Instant::now);
-    progress::step(phase);
-    if std::env::var_os("IRC_TRACE").is_none() {
-        return;
-    }
-    use std::io::Write;
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |k: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(k))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .unwrap_or("?")
-            .to_string()
-    };
-    // A closed stderr is not an error worth stopping for.
-    let _ = writeln!(
-        std::io::stderr(),
-        "[irc] {:>8.3} s  {phase:<24} rss {} kB  peak {} kB",
-        start.elapsed().as_secs_f64(),
-        field("VmRSS:"),
-        field("VmHWM:")
-    );
-}
+pub use progress::trace;

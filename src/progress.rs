@@ -147,3 +147,33 @@ impl Drop for Bytes {
         end(self.shown.take(), self.bar.take());
     }
 }
+
+/// A phase boundary: advances the progress bar, if one is shown, and with `IRC_TRACE` set,
+/// prints elapsed time and resident memory (stderr).
+pub fn trace(phase: &str) {
+    use std::sync::OnceLock;
+    static START: OnceLock<std::time::Instant> = OnceLock::new();
+    let start = *START.get_or_init(std::time::Instant::now);
+    step(phase);
+    if std::env::var_os("IRC_TRACE").is_none() {
+        return;
+    }
+    use std::io::Write;
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |k: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(k))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .unwrap_or("?")
+            .to_string()
+    };
+    // A closed stderr is not an error worth stopping for.
+    let _ = writeln!(
+        std::io::stderr(),
+        "[irc] {:>8.3} s  {phase:<24} rss {} kB  peak {} kB",
+        start.elapsed().as_secs_f64(),
+        field("VmRSS:"),
+        field("VmHWM:")
+    );
+}
