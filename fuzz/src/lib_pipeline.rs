@@ -8,6 +8,24 @@ pub fn pipeline(xml: &[u8], bin: Option<&[u8]>) -> bool {
     let Ok(text) = std::str::from_utf8(xml) else { return false };
     let weights = bin.map(|b| Arc::new(Weights::from_bytes(b.to_vec())));
     let one = irc::xml::read_str(Arc::from(text), "fuzz.xml", weights.clone(), "fuzz.bin");
+    // The fast lexer reads what quick-xml reads, or leaves the file to it: same model, same
+    // messages.
+    let quick = irc::xml::read::read_str_quick(
+        Arc::from(text),
+        "fuzz.xml",
+        weights.clone(),
+        "fuzz.bin",
+        usize::MAX,
+    );
+    match (&one, &quick) {
+        (Ok(a), Ok(b)) => assert_eq!(
+            irc::review::dump::dump(&a.model),
+            irc::review::dump::dump(&b.model),
+            "the fast lexer's read differs from quick-xml's"
+        ),
+        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "fast lexer errors differ"),
+        _ => panic!("fast lexer and quick-xml disagree: {} / {}", one.is_ok(), quick.is_ok()),
+    }
     // On a quarter of the inputs (threads cost): the two-thread read (used for files >= 4 MB)
     // must agree with the one-thread read, and the two-thread writer with the one-thread one.
     let differential = xml.len().is_multiple_of(4);

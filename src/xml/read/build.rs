@@ -46,7 +46,7 @@ impl<'a> Parser<'a> {
         self.r.config_mut().allow_unmatched_ends = false;
         // Trailing content after </net> is ignored, as OpenVINO's reader does, but must be XML.
         loop {
-            let before = self.base + self.r.buffer_position() as usize;
+            let before = self.lex_pos();
 
             match self.next()? {
                 Ev::Eof => break,

@@ -5,6 +5,9 @@ use super::*;
 
 impl<'a> Parser<'a> {
     pub(super) fn next(&mut self) -> Result<Ev<'a>, Fatal> {
+        if self.fast.is_some() {
+            return self.next_fast();
+        }
         loop {
             let before = self.base + self.r.buffer_position() as usize;
             let ev = self.r.read_event().map_err(|e| {
@@ -31,6 +34,13 @@ impl<'a> Parser<'a> {
                 Event::Eof => Ev::Eof,
                 Event::Decl(_) | Event::Comment(_) | Event::PI(_) | Event::DocType(_) => continue,
             });
+        }
+    }
+    /// Where the lexer looks for the next event (for positions of what it finds).
+    pub(super) fn lex_pos(&self) -> usize {
+        match &self.fast {
+            Some(f) => f.pos(),
+            None => self.base + self.r.buffer_position() as usize,
         }
     }
     /// The source slice a borrowed event buffer points into (the reader reads from `src`).
@@ -224,7 +234,7 @@ impl<'a> Parser<'a> {
 }
 
 /// The first attribute name given twice, if any.
-fn duplicated<'a>(attrs: &[(&'a str, Cow<'a, str>)]) -> Option<&'a str> {
+pub(super) fn duplicated<'a>(attrs: &[(&'a str, Cow<'a, str>)]) -> Option<&'a str> {
     if attrs.len() <= 16 {
         return attrs
             .iter()

@@ -2,6 +2,7 @@
 //! collecting every diagnostic it can (not just the first).
 
 mod build;
+mod fast;
 mod lex;
 mod parallel;
 mod source;
@@ -10,6 +11,7 @@ mod validate;
 use super::{LayerSrc, SourceMap};
 use crate::error::{Diag, Error, Kind};
 use crate::ir::*;
+use fast::*;
 use parallel::*;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
@@ -147,6 +149,27 @@ pub fn read_str_with(
     )
 }
 
+/// [`read_str_with`] with quick-xml alone (the reference the fast lexer is compared with).
+#[doc(hidden)]
+pub fn read_str_quick(
+    source: Arc<str>,
+    path: &str,
+    weights: Option<Arc<Weights>>,
+    bin_label: &str,
+    parallel_min: usize,
+) -> Result<Parsed, Error> {
+    parse_lexer(
+        Source::text(&source),
+        Some(source.clone()),
+        path,
+        weights,
+        bin_label,
+        parallel_min,
+        None,
+        Lexer::Quick,
+    )
+}
+
 /// Read an IR from text. `bin_label` names the weights file in messages.
 pub fn read_str(
     source: Arc<str>,
@@ -164,9 +187,14 @@ fn new_parser<'a>(
     weights: Option<Arc<Weights>>,
     bin_label: &'a str,
     mapped: Option<&'a MappedSource>,
+    lexer: Lexer,
 ) -> Parser<'a> {
     let src = source.bytes;
     let mut p = Parser {
+        fast: match lexer {
+            Lexer::Fast => Fast::new(src, base, end),
+            Lexer::Quick => None,
+        },
         src,
         text: source.text,
         r: Reader::from_reader(&src[base..end]),
@@ -224,10 +252,44 @@ pub(crate) fn parse_with(
     parallel_min: usize,
     mapped: Option<&MappedSource>,
 ) -> Result<Parsed, Error> {
+    parse_lexer(
+        source,
+        keep,
+        path,
+        weights,
+        bin_label,
+        parallel_min,
+        mapped,
+        Lexer::Fast,
+    )
+}
+
+/// [`parse_with`] starting with `lexer`. Whatever the fast lexer does not take, and every read
+/// that finds a problem, is read again on one thread with quick-xml: its messages are the ones
+/// users see, and a fast read that succeeds gives what quick-xml's would.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn parse_lexer(
+    source: Source<'_>,
+    keep: Option<Arc<str>>,
+    path: &str,
+    weights: Option<Arc<Weights>>,
+    bin_label: &str,
+    parallel_min: usize,
+    mapped: Option<&MappedSource>,
+    lexer: Lexer,
+) -> Result<Parsed, Error> {
     let text = source.bytes;
     // A parser of the whole text (the one-thread read, and the first thread of two).
-    let whole = || {
-        let mut p = new_parser(source, 0, text.len(), weights.clone(), bin_label, mapped);
+    let whole = |lexer| {
+        let mut p = new_parser(
+            source,
+            0,
+            text.len(),
+            weights.clone(),
+            bin_label,
+            mapped,
+            lexer,
+        );
         p.cap_hint = Some(capacity_hint(text));
         p
     };
@@ -250,11 +312,11 @@ pub(crate) fn parse_with(
         let w2 = weights.clone();
         let done = std::thread::scope(|s| {
             s.spawn(move || {
-                let mut b = new_parser(source, split, end, w2, bin_label, mapped);
+                let mut b = new_parser(source, split, end, w2, bin_label, mapped, lexer);
                 b.layer_run(&tx);
                 crate::trace("read: second thread done");
             });
-            let mut p = whole();
+            let mut p = whole(lexer);
             p.split = Some((split, end));
             p.second = Some(rx);
             let result = p.document();
@@ -270,9 +332,20 @@ pub(crate) fn parse_with(
             return Ok(parsed(doc, map, weights, keep, path));
         }
         // Errors (or an unexpected layout): read again on one thread for the exact diagnostics.
+    } else if lexer == Lexer::Fast {
+        let mut p = whole(Lexer::Fast);
+        if p.fast.is_some() {
+            let result = p.document();
+            if let Ok(doc) = result {
+                if p.diags.is_empty() {
+                    let map = std::mem::take(&mut p.map);
+                    return Ok(parsed(doc, map, weights, keep, path));
+                }
+            }
+        }
     }
     let source_for_error = || keep.clone().unwrap_or_else(lossy);
-    let mut p = whole();
+    let mut p = whole(Lexer::Quick);
     let result = p.document();
 
     let mut diags = std::mem::take(&mut p.diags);
@@ -392,6 +465,17 @@ struct Parser<'a> {
     mapped: Option<&'a MappedSource>,
     /// Where the not yet released part of this parser's text starts.
     released: usize,
+    /// The fast lexer, when it reads this text (`r`, quick-xml, otherwise).
+    fast: Option<Fast>,
+}
+
+/// Which lexer a read starts with.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Lexer {
+    /// The fast lexer ([`fast`]); what it does not take is read again with quick-xml.
+    Fast,
+    /// quick-xml only: the reference the fast lexer is tested against.
+    Quick,
 }
 
 type Fatal = Diag;

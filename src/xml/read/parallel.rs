@@ -53,6 +53,11 @@ impl<'a> Parser<'a> {
         if self.src.get(end..rest) != Some(&b"</layers>"[..]) {
             return Err(fallback());
         }
+        if let Some(f) = &mut self.fast {
+            f.jump_past_layers(self.src, rest)?;
+            crate::trace("read: first half");
+            return Ok(());
+        }
         self.r = Reader::from_reader(&self.src[rest..]);
         self.r.config_mut().trim_text(true);
         self.r.config_mut().allow_unmatched_ends = true;

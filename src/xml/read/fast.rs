@@ -1,0 +1,420 @@
+//! The fast lexer: tags, attributes and text cut straight from the source bytes, for the XML
+//! that OpenVINO and irc write. It accepts a strict subset of what quick-xml accepts and gives
+//! the same events for it; on anything else (comments, CDATA, a DOCTYPE, a BOM, unquoted or
+//! run-together attributes, mismatched end tags, a form feed …) it stops with
+//! [`FAST_FALLBACK`], and the file is read again with quick-xml, whose events and messages are
+//! the reference. So a file either reads exactly as quick-xml reads it, or through quick-xml.
+//!
+//! Why: quick-xml's general reader (event states, attribute iterator, per-event bookkeeping)
+//! was a fifth of the whole `fold` of a 100k-layer model; this walks each tag once.
+
+use super::*;
+
+/// Marks a read the fast lexer gave up on (never shown to users: the read is redone).
+pub(super) const FAST_FALLBACK: &str = "(internal) fast lexer fallback";
+
+/// The fast lexer's state over `src[pos..end]`.
+pub(super) struct Fast {
+    pos: usize,
+    end: usize,
+    /// Names of the open elements (ranges of `src`), for the end-tag check.
+    open: Vec<(usize, usize)>,
+}
+
+fn ws(b: u8) -> bool {
+    // XML's whitespace (quick-xml's `is_whitespace`): not form feed.
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// Bytes that end a tag name or attribute key, or that the fast lexer does not take inside one.
+fn name_stop(b: u8) -> bool {
+    ws(b) || matches!(b, b'/' | b'>' | b'<' | b'=' | b'"' | b'\'')
+}
+
+fn give_up() -> Fatal {
+    Diag::new(Kind::Xml, FAST_FALLBACK)
+}
+
+impl Fast {
+    pub(super) fn new(src: &[u8], base: usize, end: usize) -> Option<Fast> {
+        // quick-xml drops a UTF-8 byte-order mark at the start: leave such files to it.
+        if src[base..end].starts_with(b"\xEF\xBB\xBF") {
+            return None;
+        }
+        Some(Fast {
+            pos: base,
+            end,
+            open: Vec::with_capacity(16),
+        })
+    }
+    /// Where the next event starts being looked for.
+    pub(super) fn pos(&self) -> usize {
+        self.pos
+    }
+    /// Continue after the top-level `</layers>` ending at `rest` (the second reader thread read
+    /// the layers from the split on): the open `<layer>` just read, if any, and `<layers>`
+    /// are closed.
+    pub(super) fn jump_past_layers(&mut self, src: &[u8], rest: usize) -> Result<(), Fatal> {
+        for name in [&b"layer"[..], b"layers"] {
+            match self.open.last() {
+                Some(&(s, e)) if &src[s..e] == name => {
+                    self.open.pop();
+                }
+                _ if name == b"layer" => {}
+                _ => return Err(give_up()),
+            }
+        }
+        self.pos = rest;
+        self.end = src.len();
+        Ok(())
+    }
+}
+
+impl<'a> Parser<'a> {
+    /// The next event from the fast lexer (see the module comment).
+    pub(super) fn next_fast(&mut self) -> Result<Ev<'a>, Fatal> {
+        let src = self.src;
+        let (mut p, end) = match &self.fast {
+            Some(f) => (f.pos, f.end),
+            None => return Err(give_up()),
+        };
+        loop {
+            while p < end && ws(src[p]) {
+                p += 1;
+            }
+            if let Some(m) = self.mapped {
+                if p >= self.released + RELEASE_STEP {
+                    let to = p - PAGE;
+                    m.release(self.released, to);
+                    self.released = to;
+                }
+            }
+            let f = self.fast.as_mut().ok_or_else(give_up)?;
+            if p >= end {
+                f.pos = p;
+                // quick-xml ends quietly inside open elements; the parser then reports it.
+                return if f.open.is_empty() {
+                    Ok(Ev::Eof)
+                } else {
+                    Err(give_up())
+                };
+            }
+            if src[p] != b'<' {
+                // Text up to the next tag, without its trailing whitespace.
+                let lt = memchr::memchr(b'<', &src[p..end]).map_or(end, |i| p + i);
+                let mut e = lt;
+                while e > p && ws(src[e - 1]) {
+                    e -= 1;
+                }
+                if src[p] == 0x0C {
+                    return Err(give_up()); // quick-xml's text keeps it, the position skips it
+                }
+                f.pos = lt;
+                let raw = self.borrowed(&src[p..e]).ok_or_else(give_up)?;
+                return Ok(Ev::Text(self.unescape(raw, || p, || "text".into())?));
+            }
+            match src.get(p + 1) {
+                Some(b'/') => {
+                    let gt = memchr::memchr(b'>', &src[p + 2..end]).ok_or_else(give_up)?;
+                    let mut name = &src[p + 2..p + 2 + gt];
+                    while let [rest @ .., last] = name {
+                        if !ws(*last) {
+                            break;
+                        }
+                        name = rest;
+                    }
+                    match f.open.pop() {
+                        Some((s, e)) if &src[s..e] == name => {}
+                        _ => return Err(give_up()),
+                    }
+                    f.pos = p + 2 + gt + 1;
+                    return Ok(Ev::Close);
+                }
+                Some(b'?') => {
+                    // A declaration or processing instruction, when its first `>` ends it.
+                    let gt = memchr::memchr(b'>', &src[p + 2..end]).ok_or_else(give_up)?;
+                    if gt == 0 || src[p + 2 + gt - 1] != b'?' {
+                        return Err(give_up());
+                    }
+                    p += 2 + gt + 1;
+                    f.pos = p;
+                    continue;
+                }
+                Some(b'!') | None => return Err(give_up()),
+                Some(_) => {
+                    let (tag, after, name) = self.fast_tag(p, end)?;
+                    if let Some(f) = self.fast.as_mut() {
+                        f.pos = after;
+                        if !tag.empty {
+                            f.open.push(name);
+                        }
+                    }
+                    return Ok(Ev::Open(tag));
+                }
+            }
+        }
+    }
+
+    /// The start tag at `p` (`<name k="v" …>` or `…/>`), the position after it, and where its
+    /// name is.
+    fn fast_tag(&self, p: usize, end: usize) -> Result<(Tag<'a>, usize, (usize, usize)), Fatal> {
+        let src = self.src;
+        let at = |i: usize| -> Result<u8, Fatal> {
+            src.get(i).copied().filter(|_| i < end).ok_or_else(give_up)
+        };
+        let skip_ws = |mut i: usize| {
+            while i < end && ws(src[i]) {
+                i += 1;
+            }
+            i
+        };
+        let word = |mut i: usize| {
+            while i < end && !name_stop(src[i]) {
+                i += 1;
+            }
+            i
+        };
+        let name_end = word(p + 1);
+        if name_end == p + 1 {
+            return Err(give_up());
+        }
+        let mut spans: SmallVec<[(usize, usize, usize, usize); 6]> = SmallVec::new();
+        let mut i = name_end;
+        let empty = loop {
+            let before = i;
+            i = skip_ws(i);
+            match at(i)? {
+                b'>' => break false,
+                b'/' if at(i + 1)? == b'>' => {
+                    i += 1;
+                    break true;
+                }
+                _ if i == before => return Err(give_up()), // no space before the attribute
+                _ => {}
+            }
+            let k0 = i;
+            let k1 = word(k0);
+            if k1 == k0 {
+                return Err(give_up());
+            }
+            i = skip_ws(k1);
+            if at(i)? != b'=' {
+                return Err(give_up());
+            }
+            i = skip_ws(i + 1);
+            let q = at(i)?;
+            if q != b'"' && q != b'\'' {
+                return Err(give_up());
+            }
+            let v0 = i + 1;
+            let v1 = v0 + memchr::memchr(q, &src[v0..end]).ok_or_else(give_up)?;
+            spans.push((k0, k1, v0, v1));
+            i = v1 + 1;
+        };
+        let name = self.borrowed(&src[p + 1..name_end]).ok_or_else(give_up)?;
+        let mut attrs: SmallVec<[(&'a str, Cow<'a, str>); 4]> =
+            SmallVec::with_capacity(spans.len());
+        for (k0, k1, v0, v1) in spans {
+            let key = self.borrowed(&src[k0..k1]).ok_or_else(give_up)?;
+            let raw = self.borrowed(&src[v0..v1]).ok_or_else(give_up)?;
+            attrs.push((key, self.unescape(raw, || v0, String::new)?));
+        }
+        if super::lex::duplicated(&attrs).is_some() {
+            return Err(give_up());
+        }
+        let tag = Tag {
+            name,
+            attrs,
+            pos: p,
+            empty,
+        };
+        Ok((tag, i + 1, (p + 1, name_end)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A read as users get it (fast lexer, quick-xml for what it does not take) and quick-xml's
+    /// alone: the same model, or the same message.
+    fn same_as_quick(text: &str, w: Option<Arc<Weights>>, parallel_min: usize) {
+        let read = |lexer| {
+            parse_lexer(
+                Source::text(text),
+                None,
+                "m.xml",
+                w.clone(),
+                "m.bin",
+                parallel_min,
+                None,
+                lexer,
+            )
+        };
+        match (read(Lexer::Fast), read(Lexer::Quick)) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(
+                    crate::review::dump::dump(&a.model),
+                    crate::review::dump::dump(&b.model),
+                    "{text}"
+                );
+                let write = |m: &Model| {
+                    let mut s = String::new();
+                    let mut sink = crate::xml::BinSink::new(Vec::new());
+                    crate::xml::write_to(m, &mut s, &mut sink).unwrap();
+                    s
+                };
+                assert_eq!(write(&a.model), write(&b.model), "{text}");
+                assert_eq!(a.source_map.layers.len(), b.source_map.layers.len());
+                for (x, y) in a.source_map.layers.iter().zip(&b.source_map.layers) {
+                    assert_eq!(
+                        (x.pos, x.data, &x.ports, &x.pre),
+                        (y.pos, y.data, &y.ports, &y.pre),
+                        "{text}"
+                    );
+                }
+            }
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{text}"),
+            (a, b) => panic!(
+                "fast {} / quick-xml {}: {text}",
+                if a.is_ok() { "reads" } else { "fails" },
+                if b.is_ok() { "reads" } else { "fails" }
+            ),
+        }
+    }
+
+    /// Whether the fast lexer alone reads `text` (one thread), without quick-xml.
+    fn fast_alone(text: &str, w: Option<Arc<Weights>>) -> bool {
+        let mut p = new_parser(
+            Source::text(text),
+            0,
+            text.len(),
+            w,
+            "m.bin",
+            None,
+            Lexer::Fast,
+        );
+        p.fast.is_some() && p.document().is_ok() && p.diags.is_empty()
+    }
+
+    const NET: &str = r#"<?xml version="1.0"?>
+<net name="m" version="11">
+	<layers>
+		<layer id="0" name="in" type="Parameter" version="opset1">
+			<data shape="1,2" element_type="f32"/>
+			<output>
+				<port id="0" precision="FP32" names="in">
+					<dim>1</dim>
+					<dim>2</dim>
+				</port>
+			</output>
+		</layer>
+		<layer id="1" name="r" type="Result" version="opset1">
+			<input>
+				<port id="0" precision="FP32">
+					<dim>1</dim>
+					<dim>2</dim>
+				</port>
+			</input>
+		</layer>
+	</layers>
+	<edges>
+		<edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>
+	</edges>
+	<rt_info>
+		<x value="a&amp;b"/>
+	</rt_info>
+</net>
+"#;
+
+    /// Each edit gives XML the fast lexer takes, or leaves to quick-xml, or that is broken:
+    /// in every case the result is quick-xml's.
+    #[test]
+    fn fast_reads_as_quick_xml_reads() {
+        let edits: &[(&str, &str)] = &[
+            ("", ""),
+            ("<?xml version=\"1.0\"?>", "\u{feff}<?xml version=\"1.0\"?>"),
+            (
+                "<?xml version=\"1.0\"?>",
+                "<?xml version=\"1.0\"?><!-- c -->",
+            ),
+            ("<?xml version=\"1.0\"?>", "<?>"),
+            ("<?xml version=\"1.0\"?>", "<?xml version=\"1.0\">"),
+            ("<?xml version=\"1.0\"?>", "<?p a?><?q?>"),
+            ("<?xml version=\"1.0\"?>", "<!DOCTYPE net>"),
+            ("name=\"in\"", "name = 'in'"),
+            ("name=\"in\"", "name=\"i&lt;n\""),
+            ("name=\"in\"", "name=\"i&bad;n\""),
+            ("name=\"in\"", "name=in"),
+            ("name=\"in\"", "name=\"in"),
+            ("id=\"0\" name=\"in\"", "id=\"0\"name=\"in\""),
+            ("id=\"0\" name=\"in\"", "id=\"0\" id=\"0\""),
+            ("id=\"0\" name=\"in\"", "id=\"0\"\n\tname=\"in\""),
+            ("id=\"0\" name=\"in\"", "id=\"0\" name=\"a>b\""),
+            ("id=\"0\" name=\"in\"", "id=\"0\" name=\"a/b\" x/y=\"1\""),
+            ("<dim>1</dim>", "<dim>\u{c}1</dim>"),
+            ("<dim>1</dim>", "<dim> 1 </dim>"),
+            ("<dim>1</dim>", "<dim>&#49;</dim>"),
+            ("<dim>1</dim>", "<dim><![CDATA[1]]></dim>"),
+            ("<dim>1</dim>", "<dim>1</dim >"),
+            ("<dim>1</dim>", "<dim>1</dim\n>"),
+            ("<dim>1</dim>", "<dim>1</dimx>"),
+            ("<dim>1</dim>", "<dim>1</ dim>"),
+            ("<dim>1</dim>", "<dim>1</dim></dim>"),
+            ("<dim>1</dim>", "<dim>1"),
+            ("<dim>1</dim>", "<dim>1</dim><!-- x -->"),
+            ("element_type=\"f32\"/>", "element_type=\"f32\" />"),
+            ("element_type=\"f32\"/>", "element_type=\"f32\"/ >"),
+            ("element_type=\"f32\"/>", "element_type=\"f32\"></data>"),
+            ("<edges>", "< edges>"),
+            ("<edges>", "<edges\t>"),
+            ("</net>", "</net>\n<x/>"),
+            ("</net>", "</net>\ntext"),
+            ("</net>", ""),
+            ("</net>", "</net></net>"),
+            ("</net>", "</net>\n</x>"),
+            ("</edges>", "</edges></edges>"),
+        ];
+        assert!(fast_alone(NET, None));
+        let mut fast = 0;
+        for (from, to) in edits {
+            assert!(NET.contains(from), "{from}");
+            let text = NET.replacen(from, to, 1);
+            same_as_quick(&text, None, usize::MAX);
+            same_as_quick(&text, None, 0);
+            fast += fast_alone(&text, None) as usize;
+        }
+        // The plain file and the harmless edits (quotes, spaces, entities, a PI) read fast.
+        assert_eq!(fast, 13);
+    }
+
+    /// Every sample model (and the shared ones beside the repository): the fast read gives what
+    /// quick-xml gives, on one thread and on two.
+    #[test]
+    fn fast_reads_the_models_as_quick_xml() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut n = 0;
+        for dir in [
+            "ir-samples/models",
+            "../shared/models",
+            "../shared/models/zoo",
+        ] {
+            let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let p = e.path();
+                if p.extension().is_some_and(|x| x == "xml") {
+                    if let Ok(text) = std::fs::read_to_string(&p) {
+                        let w = Weights::open(&bin_path_for(&p)).ok().map(Arc::new);
+                        same_as_quick(&text, w.clone(), usize::MAX);
+                        same_as_quick(&text, w.clone(), 0);
+                        assert!(fast_alone(&text, w), "{}", p.display());
+                        n += 1;
+                    }
+                }
+            }
+        }
+        assert!(n >= 7, "{n} models");
+    }
+}
