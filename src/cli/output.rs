@@ -138,12 +138,14 @@ pub(super) fn one(json: bool, diff: bool, f: impl FnOnce() -> Result<i32, Fail>)
 
 /// Run `f` on each file: one file as [`one`]; several (as given, before `--skip-non-ir`) give one report each (text: after a
 /// `==> FILE <==` line when `header`; json: an array of `{"file", "exit_code", "report"}`) and
-/// the worst exit code.
+/// the worst exit code. Several files are read on up to [`FILE_WORKERS`] threads, each file's
+/// output captured and printed in the order the files were given: the same bytes as one at a
+/// time (pre-commit hands irc every changed model in one call).
 pub(super) fn each(
     (inputs, several): (Vec<PathBuf>, bool),
     json: bool,
     header: bool,
-    f: impl Fn(PathBuf) -> Result<i32, Fail>,
+    f: impl Fn(PathBuf) -> Result<i32, Fail> + Sync,
 ) -> i32 {
     if !several && inputs.len() == 1 {
         let input = inputs.into_iter().next().unwrap_or_default();
@@ -151,26 +153,83 @@ pub(super) fn each(
     }
     let mut worst = 0;
     let mut reports = Vec::new();
-    for input in inputs {
-        let file = input.display().to_string();
-        let code = if json {
-            let (code, o, e) = capture(|| one(json, false, || f(input)));
-            err(&e);
-            let report = serde_json::from_str::<serde_json::Value>(&o).unwrap_or_default();
-            reports.push(serde_json::json!({"file": file, "exit_code": code, "report": report}));
-            code
-        } else {
-            if header {
-                out(&format!("==> {file} <==\n"));
+    let files: Vec<String> = inputs.iter().map(|i| i.display().to_string()).collect();
+    in_order(
+        inputs,
+        |input| capture(|| one(json, false, || f(input))),
+        |i, (code, o, e)| {
+            let file = &files[i];
+            if json {
+                err(&e);
+                let report = serde_json::from_str::<serde_json::Value>(&o).unwrap_or_default();
+                reports
+                    .push(serde_json::json!({"file": file, "exit_code": code, "report": report}));
+            } else {
+                if header {
+                    out(&format!("==> {file} <==\n"));
+                }
+                out(&o);
+                err(&e);
             }
-            one(json, false, || f(input))
-        };
-        worst = worst.max(code);
-    }
+            worst = worst.max(code);
+        },
+    );
     if json {
         out(&to_json(&reports));
     }
     worst
+}
+
+/// Threads that read files at once for several files (each holds one model).
+const FILE_WORKERS: usize = 4;
+
+/// `work` on each item on up to [`FILE_WORKERS`] threads (as many as the machine has cores),
+/// `done(index, result)` on this thread in the items' order, each as soon as it and those
+/// before it are finished. Workers run as the Python API does: no progress bar, models freed
+/// after each file.
+fn in_order<T: Send, R: Send>(
+    items: Vec<T>,
+    work: impl Fn(T) -> R + Sync,
+    mut done: impl FnMut(usize, R),
+) {
+    let n = items.len();
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |c| c.get())
+        .min(FILE_WORKERS)
+        .min(n);
+    if workers <= 1 {
+        for (i, item) in items.into_iter().enumerate() {
+            done(i, work(item));
+        }
+        return;
+    }
+    let queue = std::sync::Mutex::new(items.into_iter().enumerate());
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, R)>();
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            let (tx, queue, work) = (tx.clone(), &queue, &work);
+            s.spawn(move || {
+                IN_PROCESS.with(|c| c.set(true));
+                loop {
+                    let next = queue.lock().ok().and_then(|mut q| q.next());
+                    let Some((i, item)) = next else { break };
+                    if tx.send((i, work(item))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut waiting = std::collections::BTreeMap::new();
+        let mut next = 0;
+        for (i, r) in rx {
+            waiting.insert(i, r);
+            while let Some(r) = waiting.remove(&next) {
+                done(next, r);
+                next += 1;
+            }
+        }
+    });
 }
 
 pub(super) enum Fail {

@@ -69,6 +69,19 @@ fn port_text(et: Option<ElementType>, s: &PartialShape) -> String {
     format!("{}[{}]", et.map_or("?", |e| e.name()), dims.join(","))
 }
 
+/// Whether two ports have the same [`port_text`], without formatting either (`--check` compares
+/// every port of every file).
+fn same_text(
+    (a_et, a): (Option<ElementType>, &PartialShape),
+    (b_et, b): (Option<ElementType>, &PartialShape),
+) -> bool {
+    let name = |e: Option<ElementType>| e.map_or("?", |e| e.name());
+    let (a, b) = (a.dims().unwrap_or(&[]), b.dims().unwrap_or(&[]));
+    name(a_et) == name(b_et)
+        && a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| x.get() == y.get())
+}
+
 /// Compare recorded output ports with inferred facts (in the file's lossy form).
 pub fn drift(g: &Graph, facts: &Facts, map: Option<&SourceMap>, out: &mut Vec<Drift>) {
     drift_in(g, facts, map, true, out)
@@ -80,9 +93,9 @@ fn drift_in(g: &Graph, facts: &Facts, map: Option<&SourceMap>, top: bool, out: &
         let l = &g[n];
         for (o, port) in l.outputs.iter().enumerate() {
             let Some(f) = facts.get(n, o) else { continue };
-            let rec = port_text(port.precision, &port.shape);
-            let inf = port_text(Some(f.et), &f.shape);
-            if rec != inf {
+            if !same_text((port.precision, &port.shape), (Some(f.et), &f.shape)) {
+                let rec = port_text(port.precision, &port.shape);
+                let inf = port_text(Some(f.et), &f.shape);
                 out.push(Drift {
                     layer: l.label(),
                     name: l.name.clone(),
@@ -101,5 +114,43 @@ fn drift_in(g: &Graph, facts: &Facts, map: Option<&SourceMap>, top: bool, out: &
                 drift_in(&b.graph, bf, None, false, out);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod same_text_tests {
+    use super::*;
+
+    /// `same_text` is `port_text` equality, on every pair of a set of shapes and types.
+    #[test]
+    fn same_text_is_equal_port_texts() {
+        let shapes: Vec<PartialShape> = [
+            "...", "[]", "[1,2]", "[1,?]", "[1,-1]", "[1,1..4]", "[2,1]", "[1,2,3]", "[?]", "[0]",
+        ]
+        .iter()
+        .map(|s| PartialShape::parse(s).unwrap())
+        .collect();
+        let ets = [
+            None,
+            Some(ElementType::F32),
+            Some(ElementType::F16),
+            Some(ElementType::I64),
+        ];
+        let mut checked = 0;
+        for a in &shapes {
+            for b in &shapes {
+                for ea in ets {
+                    for eb in ets {
+                        assert_eq!(
+                            same_text((ea, a), (eb, b)),
+                            port_text(ea, a) == port_text(eb, b),
+                            "{a:?} {b:?}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 1600);
     }
 }
