@@ -25,6 +25,8 @@ thread_local! {
     /// Set while this thread runs a command for the Python API: models are freed after the
     /// command, no progress bar is drawn.
     pub(super) static IN_PROCESS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Set on the threads that read one of several files: no progress bar.
+    static FILE_WORKER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Run `f` with [`out`] and [`err`] captured; returns its result, stdout and stderr text.
@@ -154,8 +156,10 @@ pub(super) fn each(
     let mut worst = 0;
     let mut reports = Vec::new();
     let files: Vec<String> = inputs.iter().map(|i| i.display().to_string()).collect();
+    let size = |p: &PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
     in_order(
         inputs,
+        size,
         |input| capture(|| one(json, false, || f(input))),
         |i, (code, o, e)| {
             let file = &files[i];
@@ -184,11 +188,13 @@ pub(super) fn each(
 const FILE_WORKERS: usize = 4;
 
 /// `work` on each item on up to [`FILE_WORKERS`] threads (as many as the machine has cores),
+/// the costliest first,
 /// `done(index, result)` on this thread in the items' order, each as soon as it and those
-/// before it are finished. Workers run as the Python API does: no progress bar, models freed
-/// after each file.
+/// before it are finished. Workers draw no progress bar; they free each model after its file
+/// only in-process (the Python API), as one thread does.
 fn in_order<T: Send, R: Send>(
     items: Vec<T>,
+    cost: impl Fn(&T) -> u64,
     work: impl Fn(T) -> R + Sync,
     mut done: impl FnMut(usize, R),
 ) {
@@ -203,13 +209,18 @@ fn in_order<T: Send, R: Send>(
         }
         return;
     }
-    let queue = std::sync::Mutex::new(items.into_iter().enumerate());
+    // Biggest first (by `cost`), so no big item is left to run alone at the end.
+    let mut items: Vec<(usize, T)> = items.into_iter().enumerate().collect();
+    items.sort_by_key(|(i, t)| (std::cmp::Reverse(cost(t)), *i));
+    let queue = std::sync::Mutex::new(items.into_iter());
+    let in_process = in_process();
     let (tx, rx) = std::sync::mpsc::channel::<(usize, R)>();
     std::thread::scope(|s| {
         for _ in 0..workers {
             let (tx, queue, work) = (tx.clone(), &queue, &work);
             s.spawn(move || {
-                IN_PROCESS.with(|c| c.set(true));
+                IN_PROCESS.with(|c| c.set(in_process));
+                FILE_WORKER.with(|c| c.set(true));
                 loop {
                     let next = queue.lock().ok().and_then(|mut q| q.next());
                     let Some((i, item)) = next else { break };
@@ -281,5 +292,9 @@ pub(super) fn ir_only(inputs: Vec<PathBuf>, skip: bool) -> (Vec<PathBuf>, bool) 
 
 /// A progress bar, never in-process (the Python API).
 pub(super) fn bar(cmd: &str, steps: u64, quiet: bool) -> Progress {
-    Progress::start(cmd, steps, quiet || in_process())
+    Progress::start(
+        cmd,
+        steps,
+        quiet || in_process() || FILE_WORKER.with(|c| c.get()),
+    )
 }

@@ -81,13 +81,19 @@ impl Attrs {
     }
 
     pub fn get(&self, k: &str) -> Option<&str> {
-        // Scan `k\0v\0` pairs without the general iterator (this is on every layer's path).
-        let b = self.buf.as_bytes();
+        // Scan `k\0v\0` pairs without the general iterator (this is on every layer's path, for
+        // every attribute an op reads): names and values are short, so plain loops, not memchr.
+        let (b, k) = (self.buf.as_bytes(), k.as_bytes());
+        if k.contains(&0) {
+            return None; // no stored name holds a NUL
+        }
+        let nul = |from: usize| b[from..].iter().position(|&c| c == 0).map(|p| from + p);
         let mut i = 0;
         while i < b.len() {
-            let ke = i + memchr::memchr(0, &b[i..])?;
-            let ve = ke + 1 + memchr::memchr(0, &b[ke + 1..])?;
-            if &b[i..ke] == k.as_bytes() {
+            let hit = b.get(i..i + k.len()) == Some(k) && b.get(i + k.len()) == Some(&0);
+            let ke = if hit { i + k.len() } else { nul(i)? };
+            let ve = nul(ke + 1)?;
+            if hit {
                 return self.buf.get(ke + 1..ve);
             }
             i = ve + 1;

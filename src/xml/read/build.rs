@@ -325,10 +325,15 @@ impl<'a> Parser<'a> {
                     "input" | "output" => {
                         let is_in = c.name == "input";
                         let ports = self.ports(&c, who, src)?;
-                        if is_in {
-                            layer.inputs.extend(ports);
+                        let list = if is_in {
+                            &mut layer.inputs
                         } else {
-                            layer.outputs.extend(ports);
+                            &mut layer.outputs
+                        };
+                        if list.is_empty() {
+                            *list = ports.into_vec();
+                        } else {
+                            list.extend(ports);
                         }
                     }
                     "body" | "then_body" | "else_body" => {
@@ -371,8 +376,10 @@ impl<'a> Parser<'a> {
         t: &Tag,
         who: &Who,
         src: &mut LayerSrc,
-    ) -> Result<Vec<Port>, Fatal> {
-        let mut out = Vec::new();
+    ) -> Result<SmallVec<[Port; 2]>, Fatal> {
+        // Inline for the usual one or two ports: the layer's list is then allocated once, at
+        // its size (a Vec grown by push reserves 4 ports and is shrunk again).
+        let mut out = SmallVec::new();
         if t.empty {
             return Ok(out);
         }

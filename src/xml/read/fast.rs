@@ -21,14 +21,46 @@ pub(super) struct Fast {
     open: Vec<(usize, usize)>,
 }
 
-fn ws(b: u8) -> bool {
+/// Byte classes, one table look-up a byte in the scanning loops.
+const WS: u8 = 1;
+const STOP: u8 = 2;
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
     // XML's whitespace (quick-xml's `is_whitespace`): not form feed.
-    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+    let ws = [b' ', b'\t', b'\r', b'\n'];
+    let mut i = 0;
+    while i < ws.len() {
+        t[ws[i] as usize] = WS | STOP;
+        i += 1;
+    }
+    // Bytes that end a tag name or attribute key, or that the fast lexer does not take in one.
+    let stop = [b'/', b'>', b'<', b'=', b'"', b'\''];
+    let mut i = 0;
+    while i < stop.len() {
+        t[stop[i] as usize] = STOP;
+        i += 1;
+    }
+    t
+};
+
+#[inline(always)]
+fn ws(b: u8) -> bool {
+    CLASS[b as usize] & WS != 0
 }
 
-/// Bytes that end a tag name or attribute key, or that the fast lexer does not take inside one.
+#[inline(always)]
 fn name_stop(b: u8) -> bool {
-    ws(b) || matches!(b, b'/' | b'>' | b'<' | b'=' | b'"' | b'\'')
+    CLASS[b as usize] & STOP != 0
+}
+
+/// The first `q` in `b` (attribute values are mostly a few bytes: a plain loop first).
+#[inline(always)]
+fn find_quote(q: u8, b: &[u8]) -> Option<usize> {
+    match b.iter().take(16).position(|&c| c == q) {
+        Some(i) => Some(i),
+        None if b.len() > 16 => memchr::memchr(q, &b[16..]).map(|i| i + 16),
+        None => None,
+    }
 }
 
 fn give_up() -> Fatal {
@@ -141,23 +173,15 @@ impl<'a> Parser<'a> {
                     continue;
                 }
                 Some(b'!') | None => return Err(give_up()),
-                Some(_) => {
-                    let (tag, after, name) = self.fast_tag(p, end)?;
-                    if let Some(f) = self.fast.as_mut() {
-                        f.pos = after;
-                        if !tag.empty {
-                            f.open.push(name);
-                        }
-                    }
-                    return Ok(Ev::Open(tag));
-                }
+                Some(_) => return self.fast_tag(p, end),
             }
         }
     }
 
-    /// The start tag at `p` (`<name k="v" …>` or `…/>`), the position after it, and where its
-    /// name is.
-    fn fast_tag(&self, p: usize, end: usize) -> Result<(Tag<'a>, usize, (usize, usize)), Fatal> {
+    /// The start tag at `p` (`<name k="v" …>` or `…/>`); the lexer moves past it. (Built in
+    /// place as the event returned: a tag is 200 bytes, each move of it a copy.)
+    #[inline(always)]
+    fn fast_tag(&mut self, p: usize, end: usize) -> Result<Ev<'a>, Fatal> {
         let src = self.src;
         let at = |i: usize| -> Result<u8, Fatal> {
             src.get(i).copied().filter(|_| i < end).ok_or_else(give_up)
@@ -207,14 +231,13 @@ impl<'a> Parser<'a> {
                 return Err(give_up());
             }
             let v0 = i + 1;
-            let v1 = v0 + memchr::memchr(q, &src[v0..end]).ok_or_else(give_up)?;
+            let v1 = v0 + find_quote(q, &src[v0..end]).ok_or_else(give_up)?;
             spans.push((k0, k1, v0, v1));
             i = v1 + 1;
         };
         let name = self.borrowed(&src[p + 1..name_end]).ok_or_else(give_up)?;
-        let mut attrs: SmallVec<[(&'a str, Cow<'a, str>); 4]> =
-            SmallVec::with_capacity(spans.len());
-        for (k0, k1, v0, v1) in spans {
+        let mut attrs: SmallVec<[(&'a str, Cow<'a, str>); 4]> = SmallVec::new();
+        for &(k0, k1, v0, v1) in spans.iter() {
             let key = self.borrowed(&src[k0..k1]).ok_or_else(give_up)?;
             let raw = self.borrowed(&src[v0..v1]).ok_or_else(give_up)?;
             attrs.push((key, self.unescape(raw, || v0, String::new)?));
@@ -222,13 +245,17 @@ impl<'a> Parser<'a> {
         if super::lex::duplicated(&attrs).is_some() {
             return Err(give_up());
         }
-        let tag = Tag {
+        let f = self.fast.as_mut().ok_or_else(give_up)?;
+        f.pos = i + 1;
+        if !empty {
+            f.open.push((p + 1, name_end));
+        }
+        Ok(Ev::Open(Tag {
             name,
             attrs,
             pos: p,
             empty,
-        };
-        Ok((tag, i + 1, (p + 1, name_end)))
+        }))
     }
 }
 
