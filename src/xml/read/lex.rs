@@ -56,7 +56,16 @@ impl<'a> Parser<'a> {
         match self.text {
             // `get` checks only that both ends are character boundaries.
             Some(t) => t.get(off..off + b.len()),
-            None => std::str::from_utf8(self.src.get(off..off + b.len())?).ok(),
+            None => {
+                let b = self.src.get(off..off + b.len())?;
+                if b.is_ascii() {
+                    // SAFETY: ASCII bytes are UTF-8 (checked just now, as from_utf8 would; most
+                    // tokens are ASCII, and this check is several times cheaper).
+                    Some(unsafe { std::str::from_utf8_unchecked(b) })
+                } else {
+                    std::str::from_utf8(b).ok()
+                }
+            }
         }
     }
     /// Unescape entities; `at` gives the error position (only computed on error).
