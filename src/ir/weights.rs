@@ -92,10 +92,14 @@ impl Weights {
     /// mapped pages back to the kernel so reading many constants does not grow the process's
     /// resident memory by the size of the .bin. The mapping stays valid: a later read faults
     /// the pages in again from the page cache.
+    ///
+    /// A read is counted by the pages it touches (a read of 8 bytes makes a 4 KiB page
+    /// resident): a fold reads tens of thousands of small constants scattered over the file.
     pub fn note_read(&self, n: usize) {
         use std::sync::atomic::Ordering;
-        let before = self.read.fetch_add(n as u64, Ordering::Relaxed);
-        if (before + n as u64) / RELEASE_EVERY != before / RELEASE_EVERY {
+        let n = (n as u64).div_ceil(PAGE).max(1) * PAGE;
+        let before = self.read.fetch_add(n, Ordering::Relaxed);
+        if (before + n) / RELEASE_EVERY != before / RELEASE_EVERY {
             self.release();
         }
     }
@@ -114,3 +118,4 @@ impl Weights {
 
 /// See [`Weights::note_read`].
 const RELEASE_EVERY: u64 = 8 << 20;
+const PAGE: u64 = 4096;

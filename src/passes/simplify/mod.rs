@@ -396,9 +396,11 @@ impl Cx<'_> {
             ConstData::Owned(b) => &b[..],
             ConstData::Out { .. } => return None,
             ConstData::Bin { offset, size } => {
-                let w = self.weights?.bytes();
+                let w = self.weights?;
+                w.note_read(need as usize); // read through the mapping
                 let start = usize::try_from(*offset).ok()?;
-                w.get(start..start.checked_add(usize::try_from(*size).ok()?)?)?
+                w.bytes()
+                    .get(start..start.checked_add(usize::try_from(*size).ok()?)?)?
             }
         };
         Some((et, dims, bytes.get(..need as usize)?))
