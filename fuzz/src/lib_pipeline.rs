@@ -10,12 +10,13 @@ pub fn pipeline(xml: &[u8], bin: Option<&[u8]>) -> bool {
     let one = irc::xml::read_str(Arc::from(text), "fuzz.xml", weights.clone(), "fuzz.bin");
     // The fast lexer reads what quick-xml reads, or leaves the file to it: same model, same
     // messages.
-    let quick = irc::xml::read::read_str_quick(
+    let quick = irc::xml::read::read_str_lexer(
         Arc::from(text),
         "fuzz.xml",
         weights.clone(),
         "fuzz.bin",
         usize::MAX,
+        irc::xml::read::Lexer::Quick,
     );
     match (&one, &quick) {
         (Ok(a), Ok(b)) => assert_eq!(

@@ -267,7 +267,7 @@ mod tests {
     /// alone: the same model, or the same message.
     fn same_as_quick(text: &str, w: Option<Arc<Weights>>, parallel_min: usize) {
         let read = |lexer| {
-            parse_lexer(
+            parse_with(
                 Source::text(text),
                 None,
                 "m.xml",

@@ -125,6 +125,7 @@ pub fn read_file(xml_path: &Path) -> Result<Parsed, Error> {
         &bin.display().to_string(),
         PARALLEL_MIN,
         mapped.as_ref(),
+        Lexer::Fast,
     )
 }
 
@@ -138,6 +139,20 @@ pub fn read_str_with(
     bin_label: &str,
     parallel_min: usize,
 ) -> Result<Parsed, Error> {
+    read_str_lexer(source, path, weights, bin_label, parallel_min, Lexer::Fast)
+}
+
+/// [`read_str_with`] starting with `lexer` (`Lexer::Quick`: quick-xml alone, the reference the
+/// fast lexer is compared with).
+#[doc(hidden)]
+pub fn read_str_lexer(
+    source: Arc<str>,
+    path: &str,
+    weights: Option<Arc<Weights>>,
+    bin_label: &str,
+    parallel_min: usize,
+    lexer: Lexer,
+) -> Result<Parsed, Error> {
     parse_with(
         Source::text(&source),
         Some(source.clone()),
@@ -146,27 +161,7 @@ pub fn read_str_with(
         bin_label,
         parallel_min,
         None,
-    )
-}
-
-/// [`read_str_with`] with quick-xml alone (the reference the fast lexer is compared with).
-#[doc(hidden)]
-pub fn read_str_quick(
-    source: Arc<str>,
-    path: &str,
-    weights: Option<Arc<Weights>>,
-    bin_label: &str,
-    parallel_min: usize,
-) -> Result<Parsed, Error> {
-    parse_lexer(
-        Source::text(&source),
-        Some(source.clone()),
-        path,
-        weights,
-        bin_label,
-        parallel_min,
-        None,
-        Lexer::Quick,
+        lexer,
     )
 }
 
@@ -242,33 +237,12 @@ impl<'a> Source<'a> {
 }
 
 /// Read with two threads when the text is at least `parallel_min` bytes and splits cleanly;
-/// the result is the same as a one-thread read (any problem falls back to one).
-pub(crate) fn parse_with(
-    source: Source<'_>,
-    keep: Option<Arc<str>>,
-    path: &str,
-    weights: Option<Arc<Weights>>,
-    bin_label: &str,
-    parallel_min: usize,
-    mapped: Option<&MappedSource>,
-) -> Result<Parsed, Error> {
-    parse_lexer(
-        source,
-        keep,
-        path,
-        weights,
-        bin_label,
-        parallel_min,
-        mapped,
-        Lexer::Fast,
-    )
-}
-
-/// [`parse_with`] starting with `lexer`. Whatever the fast lexer does not take, and every read
-/// that finds a problem, is read again on one thread with quick-xml: its messages are the ones
-/// users see, and a fast read that succeeds gives what quick-xml's would.
+/// the result is the same as a one-thread read (any problem falls back to one). Reads start
+/// with `lexer`: whatever the fast lexer does not take, and every read that finds a problem, is
+/// read again on one thread with quick-xml, whose messages are the ones users see (a fast read
+/// that succeeds gives what quick-xml's would).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn parse_lexer(
+pub(crate) fn parse_with(
     source: Source<'_>,
     keep: Option<Arc<str>>,
     path: &str,
@@ -614,7 +588,8 @@ mod tests {
             None,
             "m.bin",
             usize::MAX,
-            None
+            None,
+            Lexer::Fast,
         )
         .is_ok());
         for needle in ["NAME", "Parameter", "FP32", "<dim>1", "data"] {
@@ -630,6 +605,7 @@ mod tests {
                     "m.bin",
                     parallel_min,
                     None,
+                    Lexer::Fast,
                 );
                 assert!(r.is_err(), "0xff in {needle} was read");
             }

@@ -149,6 +149,7 @@ mod parallel_tests {
             "m.bin",
             parallel_min,
             None,
+            Lexer::Fast,
         )
     }
 
