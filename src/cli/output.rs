@@ -188,9 +188,8 @@ pub(super) fn each(
 const FILE_WORKERS: usize = 4;
 
 /// `work` on each item on up to [`FILE_WORKERS`] threads (as many as the machine has cores),
-/// the costliest first,
-/// `done(index, result)` on this thread in the items' order, each as soon as it and those
-/// before it are finished. Workers draw no progress bar; they free each model after its file
+/// the costliest first; `done(index, result)` on this thread in the items' order, each as soon
+/// as it and those before it are finished. Workers draw no progress bar; they free each model after its file
 /// only in-process (the Python API), as one thread does.
 fn in_order<T: Send, R: Send>(
     items: Vec<T>,
@@ -198,11 +197,10 @@ fn in_order<T: Send, R: Send>(
     work: impl Fn(T) -> R + Sync,
     mut done: impl FnMut(usize, R),
 ) {
-    let n = items.len();
     let workers = std::thread::available_parallelism()
         .map_or(1, |c| c.get())
         .min(FILE_WORKERS)
-        .min(n);
+        .min(items.len());
     if workers <= 1 {
         for (i, item) in items.into_iter().enumerate() {
             done(i, work(item));

@@ -87,15 +87,15 @@ impl Fast {
     /// the layers from the split on): the open `<layer>` just read, if any, and `<layers>`
     /// are closed.
     pub(super) fn jump_past_layers(&mut self, src: &[u8], rest: usize) -> Result<(), Fatal> {
-        for name in [&b"layer"[..], b"layers"] {
-            match self.open.last() {
-                Some(&(s, e)) if &src[s..e] == name => {
-                    self.open.pop();
-                }
-                _ if name == b"layer" => {}
-                _ => return Err(give_up()),
-            }
+        let top_is =
+            |f: &Fast, name: &[u8]| f.open.last().is_some_and(|&(s, e)| &src[s..e] == name);
+        if top_is(self, b"layer") {
+            self.open.pop();
         }
+        if !top_is(self, b"layers") {
+            return Err(give_up());
+        }
+        self.open.pop();
         self.pos = rest;
         self.end = src.len();
         Ok(())
@@ -114,13 +114,7 @@ impl<'a> Parser<'a> {
             while p < end && ws(src[p]) {
                 p += 1;
             }
-            if let Some(m) = self.mapped {
-                if p >= self.released + RELEASE_STEP {
-                    let to = p - PAGE;
-                    m.release(self.released, to);
-                    self.released = to;
-                }
-            }
+            self.release_behind(p);
             let f = self.fast.as_mut().ok_or_else(give_up)?;
             if p >= end {
                 f.pos = p;

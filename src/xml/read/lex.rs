@@ -15,13 +15,7 @@ impl<'a> Parser<'a> {
                     .at(self.base + self.r.error_position() as usize)
             })?;
             let pos = skip_ws(self.src, before);
-            if let Some(m) = self.mapped {
-                if pos >= self.released + RELEASE_STEP {
-                    let to = pos - PAGE;
-                    m.release(self.released, to);
-                    self.released = to;
-                }
-            }
+            self.release_behind(pos);
             return Ok(match ev {
                 Event::Start(s) => Ev::Open(self.tag(&s, pos, false)?),
                 Event::Empty(s) => Ev::Open(self.tag(&s, pos, true)?),
@@ -34,6 +28,16 @@ impl<'a> Parser<'a> {
                 Event::Eof => Ev::Eof,
                 Event::Decl(_) | Event::Comment(_) | Event::PI(_) | Event::DocType(_) => continue,
             });
+        }
+    }
+    /// A mapped file: hand back the pages behind `pos` (every [`RELEASE_STEP`] bytes).
+    pub(super) fn release_behind(&mut self, pos: usize) {
+        if let Some(m) = self.mapped {
+            if pos >= self.released + RELEASE_STEP {
+                let to = pos - PAGE;
+                m.release(self.released, to);
+                self.released = to;
+            }
         }
     }
     /// Where the lexer looks for the next event (for positions of what it finds).
