@@ -430,6 +430,10 @@ impl<'a> Parser<'a> {
         let mut rt_info = None;
         if !t.empty {
             loop {
+                if let Some(d) = self.fast_dim() {
+                    dims.push(d);
+                    continue;
+                }
                 match self.next()? {
                     Ev::Open(c) if c.name == "dim" => {
                         if let Some(d) = self.dim(&c, who)? {
