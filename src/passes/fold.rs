@@ -98,6 +98,9 @@ pub fn fold(
     crate::trace("fold: consts");
     // Shapes and types of every remaining port, as inferred (with --input overrides applied).
     infer::apply(g, &facts, overrides, true);
+    // The facts are in the ports now; the passes below infer what they need again. Dropped
+    // here, not at the end: on a 100k-layer model they are 16 MB of the peak.
+    drop(facts);
     crate::trace("fold: apply");
     report.removed_dead = dce(g);
     crate::trace("fold: dce");
