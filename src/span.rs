@@ -13,7 +13,7 @@ pub struct LayerSrc {
     /// (port id, position of `<port` relative to `pos`), inline for the usual one or two ports.
     pub ports: smallvec::SmallVec<[(u32, u32); 2]>,
     /// For each element of `Layer::pre`, the positions of its descendants in document order.
-    pub pre: Vec<Vec<usize>>,
+    pub pre: crate::ir::Few<Vec<usize>>,
 }
 
 impl LayerSrc {

@@ -35,7 +35,8 @@ impl XmlElement {
 /// values cannot contain NUL.
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct Attrs {
-    buf: String,
+    /// Boxed, not a `String`: one word less a layer, and no spare capacity.
+    buf: Box<str>,
 }
 
 impl Attrs {
@@ -50,24 +51,19 @@ impl Attrs {
             .into_iter()
             .map(|(k, v)| k.len() + v.len() + 2)
             .sum();
-        let mut a = Attrs {
-            buf: String::with_capacity(len),
-        };
+        let mut buf = String::with_capacity(len);
         for (k, v) in pairs {
-            a.push(k, v);
-        }
-        a.buf.shrink_to_fit();
-        a
-    }
-
-    fn push(&mut self, k: &str, v: &str) {
-        for part in [k, v] {
-            if part.contains('\0') {
-                self.buf.push_str(&part.replace('\0', "\u{FFFD}"));
-            } else {
-                self.buf.push_str(part);
+            for part in [k, v] {
+                if part.contains('\0') {
+                    buf.push_str(&part.replace('\0', "\u{FFFD}"));
+                } else {
+                    buf.push_str(part);
+                }
+                buf.push('\0');
             }
-            self.buf.push('\0');
+        }
+        Attrs {
+            buf: buf.into_boxed_str(),
         }
     }
 
@@ -283,6 +279,86 @@ impl std::fmt::Debug for Sym {
     }
 }
 
+/// A list most owners leave empty, in one pointer (a `Vec` is three words): a layer's
+/// bodies, port maps and extra attributes are rare, and a 100k-layer model holds 100k layers.
+/// Reads as a slice; [`Few::push`] makes room on first use.
+#[derive(Clone)]
+pub struct Few<T>(Option<Box<Vec<T>>>);
+
+/// Equal when the lists are (an emptied list equals one never made).
+impl<T: PartialEq> PartialEq for Few<T> {
+    fn eq(&self, o: &Self) -> bool {
+        **self == **o
+    }
+}
+impl<T: Eq> Eq for Few<T> {}
+
+impl<T> Few<T> {
+    pub const fn new() -> Self {
+        Few(None)
+    }
+    pub fn push(&mut self, x: T) {
+        self.0.get_or_insert_with(Default::default).push(x)
+    }
+    /// The list to change in place (made, empty, when there was none).
+    pub fn as_vec_mut(&mut self) -> &mut Vec<T> {
+        self.0.get_or_insert_with(Default::default)
+    }
+}
+
+impl<T> Default for Few<T> {
+    fn default() -> Self {
+        Few(None)
+    }
+}
+
+impl<T> From<Vec<T>> for Few<T> {
+    fn from(v: Vec<T>) -> Self {
+        Few((!v.is_empty()).then(|| Box::new(v)))
+    }
+}
+
+impl<T> FromIterator<T> for Few<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(it: I) -> Self {
+        Few::from(it.into_iter().collect::<Vec<T>>())
+    }
+}
+
+impl<T> std::ops::Deref for Few<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.0.as_deref().map_or(&[], |v| v.as_slice())
+    }
+}
+
+impl<T> std::ops::DerefMut for Few<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        self.0.as_deref_mut().map_or(&mut [], |v| v.as_mut_slice())
+    }
+}
+
+impl<'x, T> IntoIterator for &'x Few<T> {
+    type Item = &'x T;
+    type IntoIter = std::slice::Iter<'x, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<'x, T> IntoIterator for &'x mut Few<T> {
+    type Item = &'x mut T;
+    type IntoIter = std::slice::IterMut<'x, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter_mut()
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Few<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Layer {
     /// The id as read (the writer renumbers).
@@ -292,7 +368,7 @@ pub struct Layer {
     /// The `version` attribute, e.g. `opset8`.
     pub version: Sym,
     /// Other `<layer>` attributes (e.g. `output_names`), verbatim, in order.
-    pub extra_attrs: Vec<(String, String)>,
+    pub extra_attrs: Few<(String, String)>,
     /// `<data>` attributes in file order; `None` when the layer has no `<data>`.
     pub data: Option<Attrs>,
     pub rt_info: Option<Arc<XmlElement>>,
@@ -300,8 +376,8 @@ pub struct Layer {
     pub inputs: Vec<Port>,
     pub outputs: Vec<Port>,
     /// Elements written before `<data>`: port_map, back_edges, then/else_port_map, unknown ones.
-    pub pre: Vec<XmlElement>,
-    pub bodies: Vec<Body>,
+    pub pre: Few<XmlElement>,
+    pub bodies: Few<Body>,
     pub konst: Option<ConstData>,
     /// Index into the reader's [`crate::span::SourceMap`]; `None` for layers irc created.
     pub origin: Option<u32>,
@@ -315,13 +391,13 @@ impl Layer {
             ty: Sym::new(ty),
             version: Sym::new(version),
 
-            extra_attrs: Vec::new(),
+            extra_attrs: Few::new(),
             data: None,
             rt_info: None,
             inputs: Vec::new(),
             outputs: Vec::new(),
-            pre: Vec::new(),
-            bodies: Vec::new(),
+            pre: Few::new(),
+            bodies: Few::new(),
             konst: None,
             origin: None,
         }

@@ -197,7 +197,7 @@ impl<'a> Parser<'a> {
             pos: t.pos,
             data: None,
             ports: Default::default(),
-            pre: Vec::new(),
+            pre: Few::new(),
         };
         if !t.empty {
             self.layer_children(&t, &who, &mut layer, &mut src)?;
