@@ -282,6 +282,8 @@ impl std::fmt::Debug for Sym {
 /// A list most owners leave empty, in one pointer (a `Vec` is three words): a layer's
 /// bodies, port maps and extra attributes are rare, and a 100k-layer model holds 100k layers.
 /// Reads as a slice; [`Few::push`] makes room on first use.
+// The Box around the Vec is the point (one word where the Vec is three), not an oversight.
+#[allow(clippy::box_collection)]
 #[derive(Clone)]
 pub struct Few<T>(Option<Box<Vec<T>>>);
 
@@ -299,10 +301,6 @@ impl<T> Few<T> {
     }
     pub fn push(&mut self, x: T) {
         self.0.get_or_insert_with(Default::default).push(x)
-    }
-    /// The list to change in place (made, empty, when there was none).
-    pub fn as_vec_mut(&mut self) -> &mut Vec<T> {
-        self.0.get_or_insert_with(Default::default)
     }
 }
 
