@@ -171,9 +171,11 @@ pub fn trace(phase: &str) {
     // A closed stderr is not an error worth stopping for.
     let _ = writeln!(
         std::io::stderr(),
-        "[irc] {:>8.3} s  {phase:<24} rss {} kB  peak {} kB",
+        "[irc] {:>8.3} s  {phase:<24} rss {} kB  peak {} kB  (heap {} kB, files {} kB)",
         start.elapsed().as_secs_f64(),
         field("VmRSS:"),
-        field("VmHWM:")
+        field("VmHWM:"),
+        field("RssAnon:"),
+        field("RssFile:")
     );
 }
