@@ -101,6 +101,7 @@ pub fn fold(
     // The facts are in the ports now; the passes below infer what they need again. Dropped
     // here, not at the end: on a 100k-layer model they are 16 MB of the peak.
     drop(facts);
+    crate::files::trim_heap();
     crate::trace("fold: apply");
     report.removed_dead = dce(g);
     crate::trace("fold: dce");
@@ -221,7 +222,7 @@ fn foldable(g: &Graph, facts: &Facts, order: &[NodeId]) -> NodeSet {
         }
         let all = (0..l.outputs.len()).all(|o| {
             facts.get(n, o).is_some_and(|f| {
-                !f.unfoldable && (f.compressed.is_some() || fact_value(f).is_some())
+                !f.unfoldable && (f.compressed.is_some() || fact_value(&f).is_some())
             })
         });
         if all {
@@ -275,7 +276,7 @@ fn plan_consts(
             };
             // Known widened, or only compressed (then the Const holds the compressed value and
             // a decompression Convert follows it).
-            let (value, widen_to) = match (fact_value(fact), &fact.compressed) {
+            let (value, widen_to) = match (fact_value(&fact), &fact.compressed) {
                 (Some(v), _) => (v, None),
                 (None, Some(c)) => (c.clone(), Some(fact.et)),
                 (None, None) => continue,
@@ -287,12 +288,7 @@ fn plan_consts(
             let freed: u64 = producers
                 .iter()
                 .filter(|p| g[**p].is("Const") && g.users_of(**p, 0).len() == 1)
-                .filter_map(|p| {
-                    facts
-                        .get(*p, 0)
-                        .and_then(|f| f.value.as_ref())
-                        .map(|v| byte_len(v))
-                })
+                .filter_map(|p| facts.value(*p, 0).map(|v| byte_len(v)))
                 .sum();
             let grow = byte_len(&value).saturating_sub(freed);
             if report.grown.saturating_add(grow) > opts.max_fold_bytes {

@@ -3,6 +3,7 @@
 //! shape subgraphs resolve). Recorded port dims/precisions are ignored except for Parameter and
 //! Const data and for ops irc does not know (opaque), whose declared ports are trusted.
 
+mod facts;
 mod values;
 use super::decompress;
 use crate::error::{Diag, Kind};
@@ -10,32 +11,11 @@ use crate::ir::tensor::Tensor;
 use crate::ir::*;
 use crate::ops::{self, BoundsRule, Ctx, Fact, MAX_VALUE_BYTES};
 use crate::span::SourceMap;
+pub use facts::Facts;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 pub use super::record::{apply, drift, Drift};
-
-/// Facts per (layer, output index) of one graph, plus the facts of each body graph. Stored by
-/// node index (a big model has a few hundred thousand outputs; a hash map of them doubled).
-#[derive(Debug, Default, Clone)]
-pub struct Facts {
-    outputs: Vec<smallvec::SmallVec<[Fact; 1]>>,
-    /// Body facts, keyed by (layer, body index).
-    pub bodies: HashMap<(NodeId, usize), Facts>,
-}
-
-impl Facts {
-    pub fn get(&self, n: NodeId, o: usize) -> Option<&Fact> {
-        self.outputs.get(n.index())?.get(o)
-    }
-
-    fn set(&mut self, n: NodeId, outs: Vec<Fact>) {
-        if self.outputs.len() <= n.index() {
-            self.outputs.resize_with(n.index() + 1, Default::default);
-        }
-        self.outputs[n.index()] = outs.into_iter().collect();
-    }
-}
 
 /// A Parameter shape override from `--input NAME[dims]`.
 #[derive(Debug, Clone, PartialEq)]
@@ -304,25 +284,16 @@ impl UnusedConsts {
         if self.left.is_empty() {
             return;
         }
-        let big = |f: &Fact| {
-            f.value
-                .as_ref()
-                .is_some_and(|v| v.data.len() >= DROP_UNUSED_MIN)
-        };
         if g[n].is("Const") {
-            if facts.get(n, 0).is_some_and(big) {
+            if facts
+                .value(n, 0)
+                .is_some_and(|v| v.data.len() >= DROP_UNUSED_MIN)
+            {
                 self.left[n.index()] = g.users_of(n, 0).len() as u32;
             }
             return;
         }
-        let valued = facts.outputs.get(n.index()).is_some_and(|outs| {
-            outs.iter().any(|f| {
-                f.value.is_some()
-                    || f.compressed.is_some()
-                    || f.bounds.is_some()
-                    || f.fbounds.is_some()
-            })
-        });
+        let valued = facts.valued(n);
         for (s, _) in g.inputs_of(n).iter().flatten() {
             let i = s.index();
             if self.left[i] == 0 {
@@ -331,9 +302,7 @@ impl UnusedConsts {
             self.used[i] |= valued;
             self.left[i] -= 1;
             if self.left[i] == 0 && !self.used[i] {
-                if let Some(f) = facts.outputs.get_mut(i).and_then(|o| o.get_mut(0)) {
-                    f.value = None;
-                }
+                facts.drop_value(*s);
             }
         }
     }
@@ -461,10 +430,7 @@ impl<'a> Infer<'a> {
 
     /// Infer a graph whose Parameters (by layer id) may take facts from outside (bodies).
     fn graph_with(&mut self, g: &Graph, top: bool, params: &HashMap<u64, Fact>) -> Facts {
-        let mut facts = Facts {
-            outputs: Vec::with_capacity(g.node_bound()),
-            bodies: HashMap::new(),
-        };
+        let mut facts = Facts::with_capacity(g.node_bound());
 
         let Some(order) = g.ordered() else {
             return facts;
@@ -482,7 +448,7 @@ impl<'a> Infer<'a> {
                 .inputs_of(n)
                 .iter()
                 .map(|p| {
-                    p.and_then(|(s, o)| facts.get(s, o).cloned())
+                    p.and_then(|(s, o)| facts.get(s, o))
                         .unwrap_or_else(|| Fact::new(ElementType::Dynamic, PartialShape::Dynamic))
                 })
                 .collect();
@@ -551,21 +517,26 @@ impl<'a> Infer<'a> {
                 ));
             }
         }
-        let mut assigns = Vec::new();
-        for n in g.nodes().filter(|&n| g[n].is("Assign")) {
-            let l = &g[n];
-            let input = g.input_of(n, 0).and_then(|(p, o)| facts.get(p, o));
-            if let (Some(id), Some(f)) = (l.attr("variable_id"), input) {
-                assigns.push((
-                    n,
-                    VariableUse {
-                        variable_id: id,
-                        et: f.et,
-                        shape: &f.shape,
-                    },
-                ));
-            }
-        }
+        let written: Vec<(NodeId, &str, Fact)> = g
+            .nodes()
+            .filter(|&n| g[n].is("Assign"))
+            .filter_map(|n| {
+                let id = g[n].attr("variable_id")?;
+                let f = g.input_of(n, 0).and_then(|(p, o)| facts.get(p, o))?;
+                Some((n, id, f))
+            })
+            .collect();
+        let assigns: Vec<(NodeId, VariableUse)> = written
+            .iter()
+            .map(|(n, id, f)| {
+                let u = VariableUse {
+                    variable_id: id,
+                    et: f.et,
+                    shape: &f.shape,
+                };
+                (*n, u)
+            })
+            .collect();
         if assigns.is_empty() {
             return;
         }

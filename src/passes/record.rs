@@ -16,13 +16,13 @@ pub fn apply(g: &mut Graph, facts: &Facts, overrides: &[InputOverride], top: boo
             if let Some(f) = p.and_then(|(s, o)| facts.get(s, o)) {
                 let port = &mut l.inputs[i];
                 port.precision = Some(f.et);
-                port.shape = f.shape.clone();
+                port.shape = f.shape;
             }
         }
         for (o, port) in l.outputs.iter_mut().enumerate() {
             if let Some(f) = facts.get(n, o) {
                 port.precision = Some(f.et);
-                port.shape = f.shape.clone();
+                port.shape = f.shape;
             }
         }
         if top && l.is("Parameter") {
