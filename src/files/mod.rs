@@ -690,6 +690,18 @@ pub fn install_handlers() {
     }
 }
 
+/// Hand the heap's free pages back to the system after a big structure is freed (the reader's
+/// tables, the inference facts). glibc keeps freed memory for reuse, resident, and a freed
+/// multi-megabyte array is not always at the heap's top, where it would be trimmed by itself:
+/// `malloc_trim` also releases whole free pages in the middle. A no-op elsewhere.
+pub fn trim_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory of glibc's allocator, which Rust uses.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
