@@ -83,8 +83,7 @@ impl<'a> Parser<'a> {
         if let Some((nodes, edges)) = self.cap_hint.take() {
             graph = Graph::with_capacity(nodes, edges);
         }
-        let mut ids: FastMap<u64, (NodeId, usize)> = FastMap::default();
-        ids.reserve(graph.capacity());
+        let mut ids = IdMap::with_capacity(graph.capacity());
         let mut raw_edges = Vec::new();
         if parent.empty {
             return Ok(graph);
@@ -108,6 +107,12 @@ impl<'a> Parser<'a> {
             }
         }
         if self.depth == 0 {
+            // The whole graph is read: its text is read again only for messages (a released
+            // page is read back from the file), so none of it stays resident while the graph is
+            // connected.
+            if let Some(m) = self.mapped {
+                m.release(0, self.src.len());
+            }
             crate::trace("read: parsed");
             // The split was passed: the second thread's layers are still to be added (the
             // edges after `</layers>` were read while it may still have been busy).
@@ -125,7 +130,7 @@ impl<'a> Parser<'a> {
         &mut self,
         t: &Tag,
         graph: &mut Graph,
-        ids: &mut FastMap<u64, (NodeId, usize)>,
+        ids: &mut IdMap,
     ) -> Result<(), Fatal> {
         if t.empty {
             return Ok(());
@@ -144,7 +149,7 @@ impl<'a> Parser<'a> {
                         let id = layer.id;
                         let n = graph.add_layer(layer);
 
-                        if let Some(&(_, first)) = ids.get(&id) {
+                        if let Some((_, first)) = ids.get(id) {
                             let label = graph[n].label();
                             let (line, _) = crate::error::line_col(self.src, first);
 

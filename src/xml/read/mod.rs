@@ -404,6 +404,48 @@ struct RawEdge {
     pos: usize,
 }
 
+/// Layer ids of a graph being read -> (node, position of its `<layer>`). OpenVINO numbers layers
+/// 0, 1, 2 …, so ids below a few times the count so far sit in a table by id; other ids (sparse
+/// or huge) in a hash map. (A hash map of every id was 6 MB of a 100k-layer read's peak, and
+/// its hashing 2% of the read.)
+#[derive(Default)]
+pub(super) struct IdMap {
+    dense: Vec<Option<(NodeId, usize)>>,
+    sparse: FastMap<u64, (NodeId, usize)>,
+    len: usize,
+}
+
+impl IdMap {
+    pub(super) fn with_capacity(n: usize) -> Self {
+        IdMap {
+            dense: Vec::with_capacity(n),
+            ..Default::default()
+        }
+    }
+    pub(super) fn get(&self, id: u64) -> Option<(NodeId, usize)> {
+        match usize::try_from(id).ok().and_then(|i| self.dense.get(i)) {
+            Some(Some(x)) => Some(*x),
+            _ if self.sparse.is_empty() => None,
+            _ => self.sparse.get(&id).copied(),
+        }
+    }
+    /// Record an id not recorded yet.
+    pub(super) fn insert(&mut self, id: u64, v: (NodeId, usize)) {
+        self.len += 1;
+        match usize::try_from(id) {
+            Ok(i) if i < 4 * self.len + 4096 => {
+                if i >= self.dense.len() {
+                    self.dense.resize(i + 1, None);
+                }
+                self.dense[i] = Some(v);
+            }
+            _ => {
+                self.sparse.insert(id, v);
+            }
+        }
+    }
+}
+
 struct Parser<'a> {
     /// The source as bytes: a mapped file can change under the reader, so no `&str` is made
     /// over it; each token turned into text is checked (`borrowed`).

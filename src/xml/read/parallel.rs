@@ -69,7 +69,7 @@ impl<'a> Parser<'a> {
     pub(super) fn join_second_half(
         &mut self,
         graph: &mut Graph,
-        ids: &mut FastMap<u64, (NodeId, usize)>,
+        ids: &mut IdMap,
     ) -> Result<(), Fatal> {
         let fallback = || Diag::new(Kind::Xml, PARALLEL_FALLBACK);
         let rx = self.second.take().ok_or_else(fallback)?;
@@ -82,7 +82,7 @@ impl<'a> Parser<'a> {
                 shift_origins(&mut layer, shift);
                 let id = layer.id;
                 let n = graph.add_layer(layer);
-                if ids.contains_key(&id) {
+                if ids.get(id).is_some() {
                     return Err(fallback()); // duplicate ids: let the one-thread read report them
                 }
                 ids.insert(id, (n, pos));

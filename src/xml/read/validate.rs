@@ -529,12 +529,7 @@ impl<'a> Parser<'a> {
         }
     }
     /// Resolve edges, then check ports are fed exactly once and the graph is acyclic.
-    pub(super) fn connect(
-        &mut self,
-        graph: &mut Graph,
-        ids: &FastMap<u64, (NodeId, usize)>,
-        edges: Vec<RawEdge>,
-    ) {
+    pub(super) fn connect(&mut self, graph: &mut Graph, ids: &IdMap, edges: Vec<RawEdge>) {
         let mut fed = Fed::new(graph);
         for e in edges {
             let Some((from, to, to_idx)) = self.edge_ends(graph, ids, &e) else {
@@ -571,11 +566,11 @@ impl<'a> Parser<'a> {
     fn edge_ends(
         &mut self,
         graph: &Graph,
-        ids: &FastMap<u64, (NodeId, usize)>,
+        ids: &IdMap,
         e: &RawEdge,
     ) -> Option<(NodeId, NodeId, usize)> {
-        let from = ids.get(&e.from).map(|x| x.0);
-        let to = ids.get(&e.to).map(|x| x.0);
+        let from = ids.get(e.from).map(|x| x.0);
+        let to = ids.get(e.to).map(|x| x.0);
         let (Some(from), Some(to)) = (from, to) else {
             let missing = if from.is_none() { e.from } else { e.to };
             self.err(
