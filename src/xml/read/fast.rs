@@ -469,6 +469,42 @@ mod tests {
         assert_eq!(fast, 23);
     }
 
+    /// Layer ids far apart (a table by id for small ones, a hash map for the rest) connect and
+    /// report duplicates the same way.
+    #[test]
+    fn sparse_and_huge_layer_ids() {
+        let huge = "18446744073709551615";
+        let text = NET
+            .replace("id=\"1\" name=\"r\"", &format!("id=\"{huge}\" name=\"r\""))
+            .replace("to-layer=\"1\"", &format!("to-layer=\"{huge}\""));
+        let read = |t: &str| {
+            parse_with(
+                Source::text(t),
+                None,
+                "m.xml",
+                None,
+                "m.bin",
+                usize::MAX,
+                None,
+                Lexer::Fast,
+            )
+        };
+        let m = read(&text).unwrap().model;
+        assert_eq!(m.graph.links().count(), 1);
+        assert!(m.graph.layers().any(|l| l.id == u64::MAX));
+        same_as_quick(&text, None, usize::MAX);
+        // The same huge id twice: reported as a duplicate, as a small one is.
+        let dup = text.replace(
+            "id=\"0\" name=\"in\"",
+            &format!("id=\"{huge}\" name=\"in\""),
+        );
+        let e = read(&dup).err().unwrap().to_string();
+        assert!(e.contains(&format!("duplicate layer id {huge}")), "{e}");
+        let dup = NET.replace("id=\"1\" name=\"r\"", "id=\"0\" name=\"r\"");
+        let e = read(&dup).err().unwrap().to_string();
+        assert!(e.contains("duplicate layer id 0"), "{e}");
+    }
+
     /// Every sample model (and the shared ones beside the repository): the fast read gives what
     /// quick-xml gives, on one thread and on two.
     #[test]
