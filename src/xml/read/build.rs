@@ -318,9 +318,10 @@ impl<'a> Parser<'a> {
                 Ev::Open(c) => match c.name {
                     "data" => {
                         src.data = Some(c.pos);
-                        layer.data = Some(Attrs::from_pairs(
-                            c.attrs.iter().map(|(k, v)| (*k, v.as_ref())),
-                        ));
+                        let pairs = c.attrs.iter().map(|(k, v)| (*k, v.as_ref()));
+                        // A constant's offset makes its list its own: not pooled.
+                        let share = !layer.is("Const");
+                        layer.data = Some(Attrs::from_pairs_in(pairs, &mut self.attr_pool, share));
                         self.skip(&c)?;
                     }
                     "rt_info" => {

@@ -200,6 +200,7 @@ fn new_parser<'a>(
         depth: 0,
         positions: Vec::new(),
         rt_infos: FastMap::default(),
+        attr_pool: AttrPool::default(),
         body_stack: Vec::new(),
         cap_hint: None,
         base,
@@ -464,6 +465,8 @@ struct Parser<'a> {
     /// Layer rt_info elements read so far, shared when equal (13,600 identical
     /// `decompression` markers in a 100k-layer decoder).
     rt_infos: FastMap<u64, Vec<Arc<XmlElement>>>,
+    /// `<data>` attribute lists read so far, shared when equal.
+    attr_pool: AttrPool,
     /// Labels of the subgraph layers whose bodies are being read (for error notes).
     body_stack: Vec<String>,
     /// (layers, edges) counted in the source, for sizing the top-level graph.
