@@ -477,18 +477,7 @@ mod tests {
         let text = NET
             .replace("id=\"1\" name=\"r\"", &format!("id=\"{huge}\" name=\"r\""))
             .replace("to-layer=\"1\"", &format!("to-layer=\"{huge}\""));
-        let read = |t: &str| {
-            parse_with(
-                Source::text(t),
-                None,
-                "m.xml",
-                None,
-                "m.bin",
-                usize::MAX,
-                None,
-                Lexer::Fast,
-            )
-        };
+        let read = |t: &str| read_str(Arc::from(t), "m.xml", None, "m.bin");
         let m = read(&text).unwrap().model;
         assert_eq!(m.graph.links().count(), 1);
         assert!(m.graph.layers().any(|l| l.id == u64::MAX));
