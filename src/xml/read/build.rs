@@ -107,17 +107,18 @@ impl<'a> Parser<'a> {
             }
         }
         if self.depth == 0 {
-            // The whole graph is read: its text is read again only for messages (a released
-            // page is read back from the file), so none of it stays resident while the graph is
-            // connected.
-            if let Some(m) = self.mapped {
-                m.release(0, self.src.len());
-            }
             crate::trace("read: parsed");
             // The split was passed: the second thread's layers are still to be added (the
             // edges after `</layers>` were read while it may still have been busy).
             if self.split.is_none() && self.second.is_some() {
                 self.join_second_half(&mut graph, &mut ids)?;
+            }
+            // The whole graph is read, by both threads: its text is read again only for
+            // messages (a released page is read back from the file), so none of it stays
+            // resident while the graph is connected. (Released before the second thread is
+            // done, its pages would be read in again.)
+            if let Some(m) = self.mapped {
+                m.release(0, self.src.len());
             }
         }
         self.connect(&mut graph, &ids, raw_edges);
