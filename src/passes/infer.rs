@@ -403,16 +403,16 @@ impl<'a> Infer<'a> {
     /// A shape rule's error, placed at what it concerns: the attribute in `<data>`, the port,
     /// or the layer.
     fn op_err(&mut self, l: &Layer, e: ops::OpError, inputs: &[Fact]) {
-        let src = self.map.and_then(|m| m.layer(l));
-        let port = |p: Option<&crate::ir::Port>| src.zip(p).and_then(|(s, p)| s.port(p.id));
+        let src = self.map.zip(l.origin.map(|o| o as usize));
+        let port = |p: Option<&crate::ir::Port>| src.zip(p).and_then(|((m, o), p)| m.port(o, p.id));
         let (pos, attr) = match e.at {
-            Some(ops::At::Attr(k)) => (src.map(|s| s.data.unwrap_or(s.pos)), Some(k)),
+            Some(ops::At::Attr(k)) => (src.and_then(|(m, o)| m.data_pos(o)), Some(k)),
             Some(ops::At::Input(i)) => (port(l.inputs.get(i)), None),
             Some(ops::At::Output(o)) => (port(l.outputs.get(o)), None),
             None => (None, None),
         };
         let mut d = Diag::new(Kind::Shape, with_inputs(e.msg, inputs))
-            .at(pos.or(src.map(|s| s.pos)))
+            .at(pos.or(self.map.and_then(|m| m.layer_pos(l))))
             .layer(l.label());
         d.attr = attr;
         self.diags.push(d);

@@ -228,8 +228,8 @@ impl<'a> Parser<'a> {
         if id.is_none() {
             return Ok(None);
         }
-        layer.origin = Some((self.map_base + self.map.layers.len()) as u32);
-        self.map.layers.push(src);
+        layer.origin = Some((self.map_base + self.map.len()) as u32);
+        self.map.push(&src);
         Ok(Some(layer))
     }
     /// A `<layer>`'s id attribute (`None` with an error when it is missing or malformed).

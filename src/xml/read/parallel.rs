@@ -6,7 +6,7 @@ use super::*;
 /// What the second reader thread hands back: its layers with their positions and source map.
 /// A batch of its layers (with positions), their source-map entries, and whether it is the
 /// last one; `Err` when its part must be read again by one thread.
-pub(super) type SecondHalf = Result<(Vec<(Layer, usize)>, Vec<LayerSrc>, bool), ()>;
+pub(super) type SecondHalf = Result<(Vec<(Layer, usize)>, SourceMap, bool), ()>;
 /// Layers per batch sent by the second reader thread (tiny in unit tests, so the small
 /// models there go through many batches).
 pub(super) const SECOND_BATCH: usize = if cfg!(test) { 7 } else { 4096 };
@@ -74,10 +74,10 @@ impl<'a> Parser<'a> {
         let fallback = || Diag::new(Kind::Xml, PARALLEL_FALLBACK);
         let rx = self.second.take().ok_or_else(fallback)?;
         // The second thread's source-map entries follow this thread's, in order.
-        let shift = self.map.layers.len() as u32;
+        let shift = self.map.len() as u32;
         loop {
             let (layers, srcs, last) = rx.recv().ok().and_then(|m| m.ok()).ok_or_else(fallback)?;
-            self.map.layers.extend(srcs);
+            self.map.append(srcs);
             for (mut layer, pos) in layers {
                 shift_origins(&mut layer, shift);
                 let id = layer.id;
@@ -115,7 +115,7 @@ impl<'a> Parser<'a> {
                     }
                     if out.len() == SECOND_BATCH && self.diags.is_empty() {
                         let batch = std::mem::replace(&mut out, Vec::with_capacity(SECOND_BATCH));
-                        let srcs = std::mem::take(&mut self.map.layers);
+                        let srcs = std::mem::take(&mut self.map);
                         self.map_base += srcs.len();
                         if tx.send(Ok((batch, srcs, false))).is_err() {
                             return Err(());
@@ -130,7 +130,7 @@ impl<'a> Parser<'a> {
         if !self.diags.is_empty() {
             return Err(());
         }
-        Ok((out, std::mem::take(&mut self.map.layers), true))
+        Ok((out, std::mem::take(&mut self.map), true))
     }
 }
 
@@ -196,7 +196,7 @@ mod parallel_tests {
                 (s, sink.finish().unwrap())
             };
             assert!(write(&one.model) == write(&two.model), "{}", xml.display());
-            assert_eq!(one.source_map.layers.len(), two.source_map.layers.len());
+            assert_eq!(one.source_map, two.source_map);
             compared += 1;
         }
         assert_eq!(compared, expected, "models compared");

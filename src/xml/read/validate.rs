@@ -641,10 +641,7 @@ impl<'a> Parser<'a> {
         }
         for (n, port) in unfed {
             let l = &graph[n];
-            let pos = l
-                .origin
-                .map(|o| &self.map.layers[o as usize])
-                .and_then(|s| s.port(port));
+            let pos = l.origin.and_then(|o| self.map.port(o as usize, port));
 
             self.err(
                 Diag::new(
