@@ -56,8 +56,9 @@ impl Parsed {
 
 pub use crate::files::bin_path_for;
 
-/// Pages are released in steps of this many bytes.
-const RELEASE_STEP: usize = 4 << 20;
+/// Pages are released in steps of this many bytes (two threads read: 4 MB steps kept up to
+/// 8 MB of passed text resident at the read's peak).
+const RELEASE_STEP: usize = 1 << 20;
 const PAGE: usize = 4096;
 
 /// Read `model.xml` and map `model.bin` beside it (if present).
@@ -347,6 +348,10 @@ fn parsed(
     source: Option<Arc<str>>,
     path: &str,
 ) -> Parsed {
+    // The reader's tables and temporaries (ids, pools, batches, the connect step's lists)
+    // are freed by now, but their pages stay resident inside the heap: handed back, a
+    // 100k-layer file's model is 71 MB instead of 76 when the passes start.
+    crate::files::trim_heap();
     Parsed {
         model: Model {
             name,
