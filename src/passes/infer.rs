@@ -4,6 +4,7 @@
 //! Const data and for ops irc does not know (opaque), whose declared ports are trusted.
 
 mod facts;
+mod share;
 mod values;
 use super::decompress;
 use crate::error::{Diag, Kind};
@@ -60,6 +61,10 @@ pub struct Infer<'a> {
     /// Computed values of at least [`SHARE_MIN_BYTES`], by content hash: equal values share one
     /// buffer (a decoder computes the same causal mask in every block).
     shared: FastMap<u64, Vec<Arc<[u8]>>>,
+    /// Values under [`SHARE_MIN_BYTES`] (axes, shapes, scalars), by content hash: equal ones
+    /// are one `Arc` (a 100k-layer decoder's 23,000 small values are a few hundred distinct:
+    /// 3 MB of the facts otherwise).
+    small: FastMap<u64, Vec<Arc<Tensor>>>,
     /// Layers whose op has no rule (unknown or extension ops), by `type (version)`: their
     /// declared ports were taken on trust.
     pub trusted: std::collections::BTreeMap<String, usize>,
@@ -322,33 +327,11 @@ impl<'a> Infer<'a> {
             value_limit: MAX_VALUE_BYTES,
             fold_mode: false,
             shared: FastMap::default(),
+            small: FastMap::default(),
             trusted: Default::default(),
             declined: Vec::new(),
             fold_budget: None,
             round_each_op: false,
-        }
-    }
-
-    /// The same tensor, its bytes shared with an equal value computed before.
-    fn share(&mut self, t: Arc<Tensor>) -> Arc<Tensor> {
-        if t.data.len() < SHARE_MIN_BYTES {
-            return t;
-        }
-        let bucket = self
-            .shared
-            .entry(crate::ir::hash_bytes(&t.data))
-            .or_default();
-        match bucket.iter().find(|d| **d == t.data) {
-            Some(d) if Arc::ptr_eq(d, &t.data) => t,
-            Some(d) => Arc::new(Tensor {
-                et: t.et,
-                shape: t.shape.clone(),
-                data: d.clone(),
-            }),
-            None => {
-                bucket.push(t.data.clone());
-                t
-            }
         }
     }
 
@@ -430,7 +413,7 @@ impl<'a> Infer<'a> {
 
     /// Infer a graph whose Parameters (by layer id) may take facts from outside (bodies).
     fn graph_with(&mut self, g: &Graph, top: bool, params: &HashMap<u64, Fact>) -> Facts {
-        let mut facts = Facts::with_capacity(g.node_bound());
+        let mut facts = Facts::for_graph(g);
 
         let Some(order) = g.ordered() else {
             return facts;
@@ -477,6 +460,10 @@ impl<'a> Infer<'a> {
                 }
                 outs
             };
+            let mut outs = outs;
+            for f in &mut outs {
+                f.value = f.value.take().map(|v| self.share_small(v));
+            }
             facts.set(n, outs);
             unused.after(g, n, &mut facts);
         }

@@ -279,7 +279,7 @@ impl<'a> Infer<'a> {
         Some(res)
     }
 
-    pub(super) fn constant(&self, g: &Graph, n: NodeId) -> Fact {
+    pub(super) fn constant(&mut self, g: &Graph, n: NodeId) -> Fact {
         let (et, dims) = const_type(&g[n]);
         let mut f = Fact::new(et, PartialShape::from_static(&dims));
         // Weights that only feed decompression Converts are never folded: do not read them
@@ -289,7 +289,9 @@ impl<'a> Infer<'a> {
             !c.is_empty() && c.iter().all(|&(t, _)| decompress::is_head(g, t))
         };
         if !only_decompression {
-            f.value = self.read_const(&g[n]).map(Arc::new);
+            if let Some((et, dims, bytes)) = const_slice(self.model, self.value_limit, &g[n]) {
+                f.value = Some(self.small_value(et, dims, bytes));
+            }
         }
         f
     }
@@ -335,22 +337,7 @@ impl<'a> Infer<'a> {
 
     /// A Const's value, if it takes at most `value_limit` bytes.
     pub(super) fn read_const(&self, l: &Layer) -> Option<Tensor> {
-        let (et, dims) = const_type(l);
-        let count = PartialShape::element_count(&dims).unwrap_or(u64::MAX);
-        if value_bytes(et, count) > self.value_limit {
-            return None;
-        }
-        let bytes = l.konst.as_ref().and_then(|k| self.model.const_bytes(k))?;
-        // String constants keep their whole encoding (count, offsets, bytes): no value rule
-        // moves them, but StringTensorUnpack reads their byte count.
-        let need = match et {
-            ElementType::String => bytes.len(),
-            _ => et.storage_bytes(count).unwrap_or(0) as usize,
-        };
-        let bytes = &bytes[..need.min(bytes.len())];
-        if let Some(w) = &self.model.weights {
-            w.note_read(bytes.len());
-        }
+        let (et, dims, bytes) = const_slice(self.model, self.value_limit, l)?;
         Some(Tensor::new(et, dims, bytes.to_vec()))
     }
 
@@ -479,4 +466,29 @@ impl<'a> Infer<'a> {
         }
         outs
     }
+}
+
+/// A Const's type, shape and bytes, if its value takes at most `value_limit` bytes.
+fn const_slice<'m>(
+    model: &'m Model,
+    value_limit: u64,
+    l: &'m Layer,
+) -> Option<(ElementType, Vec<u64>, &'m [u8])> {
+    let (et, dims) = const_type(l);
+    let count = PartialShape::element_count(&dims).unwrap_or(u64::MAX);
+    if value_bytes(et, count) > value_limit {
+        return None;
+    }
+    let bytes = l.konst.as_ref().and_then(|k| model.const_bytes(k))?;
+    // String constants keep their whole encoding (count, offsets, bytes): no value rule
+    // moves them, but StringTensorUnpack reads their byte count.
+    let need = match et {
+        ElementType::String => bytes.len(),
+        _ => et.storage_bytes(count).unwrap_or(0) as usize,
+    };
+    let bytes = &bytes[..need.min(bytes.len())];
+    if let Some(w) = &model.weights {
+        w.note_read(bytes.len());
+    }
+    Some((et, dims, bytes))
 }
