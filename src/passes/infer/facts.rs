@@ -18,6 +18,11 @@ pub struct Facts {
     at: Vec<(u32, u32)>,
     slots: Vec<Slot>,
     dims: Vec<Dim>,
+    /// The last few shapes stored, as (dims_at, rank): an output whose dims equal one of them
+    /// points at the same run of `dims` (a decoder repeats a handful of shapes; a 100k-layer
+    /// one's 190,000 dims shrink to about 25,000). Stored dims are never changed.
+    recent: [(u32, u32); RECENT],
+    recent_next: usize,
     /// Body facts, keyed by (layer, body index).
     pub bodies: HashMap<(NodeId, usize), Facts>,
 }
@@ -36,6 +41,8 @@ struct Slot {
 }
 
 const DYNAMIC_RANK: u32 = u32::MAX;
+/// Shapes remembered for sharing (compared in order on each store: a few compares).
+const RECENT: usize = 8;
 
 #[derive(Debug, Clone)]
 struct Rest {
@@ -54,6 +61,25 @@ impl Facts {
             slots: Vec::with_capacity(layers),
             ..Default::default()
         }
+    }
+
+    /// Room for the outputs and dims `g`'s ports declare (usually what inference finds):
+    /// grown by doubling instead, the dims array left its old copies as holes in the heap.
+    pub(super) fn for_graph(g: &Graph) -> Self {
+        let (mut outs, mut dims) = (0, 0);
+        for l in g.layers() {
+            outs += l.outputs.len();
+            dims += l
+                .outputs
+                .iter()
+                .map(|p| p.shape.rank().unwrap_or(0))
+                .sum::<usize>();
+        }
+        let mut f = Facts::with_capacity(g.node_bound());
+        f.slots.reserve(outs.saturating_sub(f.slots.capacity()));
+        // Shapes repeat (see `recent`): a quarter is room enough, grown if not.
+        f.dims.reserve(dims / 4);
+        f
     }
 
     /// The fact of output `o` of layer `n`, if inferred.
@@ -95,11 +121,7 @@ impl Facts {
         for f in outs {
             let (rank, dims_at) = match &f.shape {
                 PartialShape::Dynamic => (DYNAMIC_RANK, 0),
-                PartialShape::Ranked(d) => {
-                    let at = self.dims.len();
-                    self.dims.extend_from_slice(d);
-                    (d.len() as u32, at as u32)
-                }
+                PartialShape::Ranked(d) => (d.len() as u32, self.store_dims(d)),
             };
             let any_rest = f.bounds.is_some()
                 || f.fbounds.is_some()
@@ -124,6 +146,24 @@ impl Facts {
             });
         }
         self.at[n.index()] = (first as u32, (self.slots.len() - first) as u32);
+    }
+
+    /// Where `d` is in `dims`: a recent equal run, else appended.
+    fn store_dims(&mut self, d: &[Dim]) -> u32 {
+        if d.is_empty() {
+            return 0;
+        }
+        let rank = d.len() as u32;
+        for &(at, r) in &self.recent {
+            if r == rank && self.dims[at as usize..(at + r) as usize] == *d {
+                return at;
+            }
+        }
+        let at = self.dims.len() as u32;
+        self.dims.extend_from_slice(d);
+        self.recent[self.recent_next] = (at, rank);
+        self.recent_next = (self.recent_next + 1) % RECENT;
+        at
     }
 
     /// Whether some output of `n` has a value, a compressed value or bounds.
