@@ -236,14 +236,14 @@ pub struct Body {
 
 /// A short string that is usually one of a known few (op types, `opsetN`, `Const`): those are
 /// borrowed from static tables, so a 100k-layer model does not allocate them 200k times.
-#[derive(Clone)]
-pub enum Sym {
-    Static(&'static str),
-    Owned(Box<str>),
-}
+/// Other spellings (custom ops and opsets) are interned: one copy each for the life of the
+/// process, so a `Sym` is always a `&'static str` (16 bytes, two a layer).
+#[derive(Clone, Copy)]
+pub struct Sym(&'static str);
 
 impl Sym {
-    /// The static spelling when `s` is an op type of the opset table, `opset1..17` or `Const`.
+    /// The static spelling when `s` is an op type of the opset table, `opset1..17` or `Const`;
+    /// else the interned copy of `s`.
     pub fn new(s: &str) -> Sym {
         use std::sync::OnceLock;
         static KNOWN: OnceLock<FastMap<&'static str, ()>> = OnceLock::new();
@@ -266,17 +266,31 @@ impl Sym {
             m
         });
         match known.get_key_value(s) {
-            Some((k, _)) => Sym::Static(k),
-            None => Sym::Owned(s.into()),
+            Some((k, _)) => Sym(k),
+            None => Sym(intern(s)),
         }
     }
 
-    pub fn as_str(&self) -> &str {
-        match self {
-            Sym::Static(s) => s,
-            Sym::Owned(s) => s,
-        }
+    pub fn as_str(&self) -> &'static str {
+        self.0
     }
+}
+
+/// The one copy of a spelling no static table has (bounded by the distinct spellings read).
+fn intern(s: &str) -> &'static str {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    static OWNED: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut set = OWNED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(&k) = set.get(s) {
+        return k;
+    }
+    let k: &'static str = Box::leak(s.into());
+    set.insert(k);
+    k
 }
 
 impl std::ops::Deref for Sym {

@@ -618,11 +618,7 @@ pub fn resolve(ty: &str, version: &str) -> Option<(&'static str, u32)> {
 /// The rules for a layer, with its type and op version; `None` for ops irc does not know
 /// (opaque).
 pub fn lookup(layer: &Layer) -> Option<Resolved> {
-    use crate::ir::Sym;
-    let found = match (&layer.ty, &layer.version) {
-        (Sym::Static(t), Sym::Static(v)) => find_static(t, v),
-        (t, v) => find(t, v),
-    };
+    let found = find_static(layer.ty.as_str(), layer.version.as_str());
     found.map(|(def, ty, version)| Resolved {
         def: *def,
         ty,
@@ -638,9 +634,9 @@ fn find(ty: &str, version: &str) -> Found {
     registry().get(&(ty, version)).map(|d| (&d.0, d.1, version))
 }
 
-/// [`find`] for the op types and opsets the reader spells with static strings (all but custom
-/// ones), remembered per thread by the strings' addresses and lengths: passes look a layer up
-/// several times, and resolving parses the opset and hashes two strings.
+/// [`find`] for a layer's type and version, static strings (a [`crate::ir::Sym`] is one: from
+/// the opset table or interned), remembered per thread by the strings' addresses and lengths:
+/// passes look a layer up several times, and resolving parses the opset and hashes two strings.
 fn find_static(ty: &'static str, version: &'static str) -> Found {
     use std::cell::RefCell;
     type Key = (usize, usize, usize, usize);
