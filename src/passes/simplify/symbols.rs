@@ -28,35 +28,59 @@ type Es = SmallVec<[E; 4]>;
 /// Elements of shape values are tracked up to this many.
 const MAX_VALUE_LEN: u64 = 16;
 
-/// Dims of every output: output 0 of each layer in a table by layer index, the rest (rare)
-/// in a map; `None` for dynamic rank.
+/// Dims of every output: output 0 of each layer by layer index, as a run of one array (an
+/// `Option<Es>` a layer was 8 MB on a 100k-layer model, the top of a fold's memory), the rest
+/// (rare) in a map; `None` for dynamic rank.
 struct Syms {
     next: u32,
-    dims0: Vec<Option<Es>>,
+    /// Per layer index: (start, length) of its output 0's dims in `store`; [`NO_DIMS`] for
+    /// a dynamic rank or not yet set.
+    at0: Vec<(u32, u32)>,
+    store: Vec<E>,
+    /// The last run stored: an equal next one shares it (runs are never changed).
+    last: (u32, u32),
     dims: FastMap<(NodeId, usize), Option<Es>>,
     vals: FastMap<(NodeId, usize), Es>,
 }
+
+const NO_DIMS: (u32, u32) = (0, u32::MAX);
 
 impl Syms {
     fn fresh(&mut self) -> E {
         self.next += 1;
         E::S(self.next)
     }
-    fn dims(&self, src: Option<(NodeId, usize)>) -> Option<&Es> {
+    fn dims(&self, src: Option<(NodeId, usize)>) -> Option<&[E]> {
         let (n, o) = src?;
         if o == 0 {
-            return self.dims0.get(n.index())?.as_ref();
+            let &(a, len) = self.at0.get(n.index())?;
+            return (len != u32::MAX).then(|| &self.store[a as usize..(a + len) as usize]);
         }
-        self.dims.get(&(n, o))?.as_ref()
+        self.dims.get(&(n, o))?.as_deref()
     }
     fn set(&mut self, n: NodeId, o: usize, d: Option<Es>) {
-        if o == 0 {
-            if let Some(slot) = self.dims0.get_mut(n.index()) {
-                *slot = d;
-            }
-        } else {
+        if o != 0 {
             self.dims.insert((n, o), d);
+            return;
         }
+        if n.index() >= self.at0.len() {
+            return;
+        }
+        let run = match d {
+            None => NO_DIMS,
+            Some(d) => {
+                let (a, len) = self.last;
+                if len as usize == d.len() && self.store[a as usize..(a + len) as usize] == d[..] {
+                    self.last
+                } else {
+                    let a = self.store.len() as u32;
+                    self.store.extend_from_slice(&d);
+                    self.last = (a, d.len() as u32);
+                    self.last
+                }
+            }
+        };
+        self.at0[n.index()] = run;
     }
 }
 
@@ -68,7 +92,9 @@ pub fn run(cx: &mut Cx) -> usize {
     let order = cx.order();
     let mut s = Syms {
         next: 0,
-        dims0: vec![None; cx.g.node_bound()],
+        at0: vec![NO_DIMS; cx.g.node_bound()],
+        store: Vec::new(),
+        last: (0, 0),
         dims: FastMap::default(),
         vals: FastMap::default(),
     };
@@ -234,7 +260,7 @@ fn chained_extremum(cx: &mut Cx, s: &Syms, n: NodeId) -> Option<String> {
 /// `special_zero` over the product of the pattern's other dims, where equal static dims (not 0)
 /// cancel out. A symbol only when that leaves exactly one input symbol over nothing (`[-1, 0]`
 /// of `[a, b]` is `a`, whatever `b` is, 0 included); else unknown (`E::S(0)`).
-fn minus_one_dim(data: &Es, pattern: &[i64], special_zero: bool) -> E {
+fn minus_one_dim(data: &[E], pattern: &[i64], special_zero: bool) -> E {
     let mut ins: Es = Es::new();
     for (i, &d) in data.iter().enumerate() {
         if !(special_zero && pattern.get(i) == Some(&0)) {
@@ -373,10 +399,10 @@ fn rule(cx: &Cx, s: &Syms, n: NodeId, o: usize) -> Option<Es> {
     }
     let class = class_of(ty);
     if class == Class::SameShape {
-        return inp(0).cloned();
+        return inp(0).map(Es::from_slice);
     }
     if class == Class::Binary {
-        let ins: Vec<&Es> = if ty == "Select" {
+        let ins: Vec<&[E]> = if ty == "Select" {
             (0..3).map(inp).collect::<Option<_>>()?
         } else {
             (0..2).map(inp).collect::<Option<_>>()?
@@ -387,11 +413,11 @@ fn rule(cx: &Cx, s: &Syms, n: NodeId, o: usize) -> Option<Es> {
 }
 
 /// The dims of the numpy-style broadcast of `ins`; `None` when there are no inputs.
-fn broadcast_dims(ins: &[&Es]) -> Option<Es> {
+fn broadcast_dims(ins: &[&[E]]) -> Option<Es> {
     let rank = ins.iter().map(|d| d.len()).max()?;
     let mut out = Es::new();
     for i in 0..rank {
-        let at = |d: &Es| (i + d.len()).checked_sub(rank).map(|j| d[j]);
+        let at = |d: &[E]| (i + d.len()).checked_sub(rank).map(|j| d[j]);
         let cand: Vec<E> = ins
             .iter()
             .filter_map(|d| at(d))
@@ -493,7 +519,7 @@ fn layout_rule(cx: &Cx, s: &Syms, n: NodeId, ty: &str) -> Option<Es> {
 }
 
 /// The dims of MatMul `l` with inputs of dims `a` and `b`: broadcast batch dims, then M and N.
-fn matmul_dims(l: &Layer, a: &Es, b: &Es) -> Option<Es> {
+fn matmul_dims(l: &Layer, a: &[E], b: &[E]) -> Option<Es> {
     if a.len() < 2 || b.len() < 2 {
         return None;
     }
@@ -534,7 +560,7 @@ fn axis_rule(cx: &Cx, s: &Syms, n: NodeId, ty: &str) -> Option<Es> {
             } else {
                 axis
             };
-            let mut out = data.clone();
+            let mut out = Es::from_slice(data);
             *out.get_mut(usize::try_from(axis).ok()?)? = E::S(0);
             Some(out)
         }
@@ -571,13 +597,13 @@ fn axis_rule(cx: &Cx, s: &Syms, n: NodeId, ty: &str) -> Option<Es> {
                 axis
             })
             .ok()?;
-            let mut out = data.clone();
+            let mut out = Es::from_slice(data);
             *out.get_mut(axis)? = E::S(0);
             Some(out)
         }
         "ScaledDotProductAttention" => {
             let (q, v) = (inp(0)?, inp(2)?);
-            let mut out = q.clone();
+            let mut out = Es::from_slice(q);
             *out.last_mut()? = *v.last()?;
             Some(out)
         }
@@ -611,7 +637,7 @@ fn out_vals(cx: &Cx, s: &Syms, n: NodeId, o: usize) -> Option<Es> {
     };
     let v: Es = match l.ty.as_str() {
         "Const" => return None,
-        "ShapeOf" => s.dims(cx.input(n, 0))?.clone(),
+        "ShapeOf" => Es::from_slice(s.dims(cx.input(n, 0))?),
         "Gather" => {
             let data = val(0)?;
             if *cx.const_ints(n, 2)?.first()? != 0 {
