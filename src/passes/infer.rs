@@ -424,7 +424,7 @@ impl<'a> Infer<'a> {
             false => Vec::new(),
         };
         let mut unused = UnusedConsts::new(self.fold_mode, g);
-        for n in order {
+        for &n in &order {
             let l = &g[n];
             self.round_each_op = rounded_here.get(n.index()).copied().unwrap_or(false);
             let mut inputs: Vec<Fact> = g
@@ -469,6 +469,7 @@ impl<'a> Infer<'a> {
         }
         self.round_each_op = outer_rounding;
         self.check_variables(g, &facts, top);
+        facts.set_order(order);
         facts
     }
 

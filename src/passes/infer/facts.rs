@@ -23,24 +23,43 @@ pub struct Facts {
     /// one's 190,000 dims shrink to about 25,000). Stored dims are never changed.
     recent: [(u32, u32); RECENT],
     recent_next: usize,
+    /// Ranks of [`BIG_RANK`] slots, by slot index.
+    big: HashMap<usize, u32>,
     /// Body facts, keyed by (layer, body index).
     pub bodies: HashMap<(NodeId, usize), Facts>,
+    /// The graph's [`Graph::ordered`] the facts were inferred in: fold uses it while the
+    /// graph is unchanged (computed again there, its sort keys were 3 MB on a 100k-layer
+    /// model at fold's peak).
+    order: Vec<NodeId>,
 }
 
-/// One output's [`Fact`] at rest.
+/// One output's [`Fact`] at rest: 24 bytes.
 #[derive(Debug, Clone)]
 struct Slot {
-    et: ElementType,
-    unfoldable: bool,
-    /// The dims are `dims[dims_at..dims_at + rank]`; `rank` is [`DYNAMIC_RANK`] for `...`.
-    rank: u32,
+    /// The rank (low 24 bits; [`DYNAMIC_RANK`] for `...`, [`BIG_RANK`]: in `Facts::big`),
+    /// the element type (bits 24..30, `ElementType as u8`) and `unfoldable` (bit 31).
+    meta: u32,
+    /// The dims are `dims[dims_at..dims_at + rank]`.
     dims_at: u32,
     value: Option<Arc<Tensor>>,
     /// The rest of the fact, when any of it is set.
     rest: Option<Box<Rest>>,
 }
 
-const DYNAMIC_RANK: u32 = u32::MAX;
+const DYNAMIC_RANK: u32 = 0xFF_FFFF;
+/// A rank too big for the 24 bits (never in a real model): kept in `Facts::big`.
+const BIG_RANK: u32 = 0xFF_FFFE;
+/// Ranks from this one on are kept in `Facts::big` (small in tests, so the path is tested).
+const BIG_FROM: usize = if cfg!(test) { 5 } else { BIG_RANK as usize };
+
+impl Slot {
+    fn et(&self) -> ElementType {
+        ElementType::ALL[(self.meta >> 24 & 0x7F) as usize]
+    }
+    fn unfoldable(&self) -> bool {
+        self.meta >> 31 == 1
+    }
+}
 /// Shapes remembered for sharing (compared in order on each store: a few compares).
 const RECENT: usize = 8;
 
@@ -85,15 +104,19 @@ impl Facts {
     /// The fact of output `o` of layer `n`, if inferred.
     pub fn get(&self, n: NodeId, o: usize) -> Option<Fact> {
         let s = self.slot(n, o)?;
-        let shape = match s.rank {
+        let rank = match s.meta & DYNAMIC_RANK {
+            BIG_RANK => *self.big.get(&self.slot_index(n, o)?)?,
+            r => r,
+        };
+        let shape = match rank {
             DYNAMIC_RANK => PartialShape::Dynamic,
             r => {
                 let a = s.dims_at as usize;
                 PartialShape::Ranked(Dims::from_slice(self.dims.get(a..a + r as usize)?))
             }
         };
-        let mut f = Fact::new(s.et, shape);
-        f.unfoldable = s.unfoldable;
+        let mut f = Fact::new(s.et(), shape);
+        f.unfoldable = s.unfoldable();
         f.value = s.value.clone();
         if let Some(r) = &s.rest {
             f.bounds = r.bounds.clone();
@@ -106,11 +129,12 @@ impl Facts {
     }
 
     fn slot(&self, n: NodeId, o: usize) -> Option<&Slot> {
+        self.slots.get(self.slot_index(n, o)?)
+    }
+
+    fn slot_index(&self, n: NodeId, o: usize) -> Option<usize> {
         let &(first, count) = self.at.get(n.index())?;
-        if o >= count as usize {
-            return None;
-        }
-        self.slots.get(first as usize + o)
+        (o < count as usize).then_some(first as usize + o)
     }
 
     pub(super) fn set(&mut self, n: NodeId, outs: Vec<Fact>) {
@@ -121,17 +145,20 @@ impl Facts {
         for f in outs {
             let (rank, dims_at) = match &f.shape {
                 PartialShape::Dynamic => (DYNAMIC_RANK, 0),
+                PartialShape::Ranked(d) if d.len() >= BIG_FROM => {
+                    self.big.insert(self.slots.len(), d.len() as u32);
+                    (BIG_RANK, self.store_dims(d))
+                }
                 PartialShape::Ranked(d) => (d.len() as u32, self.store_dims(d)),
             };
+            let meta = rank | (f.et as u32) << 24 | (f.unfoldable as u32) << 31;
             let any_rest = f.bounds.is_some()
                 || f.fbounds.is_some()
                 || f.wide.is_some()
                 || f.compressed.is_some()
                 || f.concat_consts.is_some();
             self.slots.push(Slot {
-                et: f.et,
-                unfoldable: f.unfoldable,
-                rank,
+                meta,
                 dims_at,
                 value: f.value,
                 rest: any_rest.then(|| {
@@ -194,6 +221,16 @@ impl Facts {
         }
     }
 
+    pub(super) fn set_order(&mut self, order: Vec<NodeId>) {
+        self.order = order;
+    }
+
+    /// The order inference went in ([`Graph::ordered`] of the graph as it was then; empty
+    /// for a graph with a cycle).
+    pub fn order(&self) -> &[NodeId] {
+        &self.order
+    }
+
     /// The value of output `o` of `n`, without rebuilding the fact.
     pub fn value(&self, n: NodeId, o: usize) -> Option<&Arc<Tensor>> {
         self.slot(n, o)?.value.as_ref()
@@ -203,6 +240,27 @@ impl Facts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every element type, with and without `unfoldable`, comes back from a slot's bits.
+    #[test]
+    fn slot_bits_keep_type_and_flag() {
+        for et in ElementType::ALL {
+            for unfoldable in [false, true] {
+                let meta = 3 | (et as u32) << 24 | (unfoldable as u32) << 31;
+                let s = Slot {
+                    meta,
+                    dims_at: 0,
+                    value: None,
+                    rest: None,
+                };
+                assert_eq!(
+                    (s.et(), s.unfoldable(), s.meta & DYNAMIC_RANK),
+                    (et, unfoldable, 3)
+                );
+            }
+        }
+        assert_eq!(std::mem::size_of::<Slot>(), 24);
+    }
 
     /// What is stored is what comes back: every field of every output, in any order of
     /// layers, with dynamic ranks, intervals and the rarely set pointers.
