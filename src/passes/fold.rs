@@ -107,6 +107,7 @@ pub fn fold(
     crate::trace("fold: dce");
 
     report.deduplicated = dedup(g, model.weights.as_deref());
+    crate::files::trim_heap();
     crate::trace("fold: dedup");
     if opts.simplify {
         let r = super::simplify::simplify(model, opts.relax);
@@ -179,9 +180,13 @@ fn fold_graph(
     report: &mut FoldReport,
 ) {
     let _ = weights;
-    let Some(order) = g.ordered() else { return };
-    let folded = foldable(g, facts, &order);
-    let new_consts = plan_consts(g, facts, &order, &folded, opts, report);
+    // The graph is as inference saw it (nothing changed it since): its order is kept.
+    let order = facts.order();
+    if order.len() != g.len() {
+        return; // a cycle
+    }
+    let folded = foldable(g, facts, order);
+    let new_consts = plan_consts(g, facts, order, &folded, opts, report);
     // A folded layer that an unfolded one still reads (its constant was refused) stays.
     let replaced: std::collections::HashSet<(NodeId, u32)> = new_consts
         .iter()
@@ -200,12 +205,12 @@ fn fold_graph(
             kept.insert(n);
         }
     }
-    for n in &order {
+    for n in order {
         if folded.contains(n) && !kept.contains(n) {
             report.folded.push(g[*n].label());
         }
     }
-    report_too_big(g, facts, &order, &folded, opts, report);
+    report_too_big(g, facts, order, &folded, opts, report);
     // New layers get fresh ids (ids stay unique, as the verifier checks); they sort where
     // their producer stood through its source position.
     let mut next_id = g.layers().map(|l| l.id).max().map_or(0, |m| m + 1);
