@@ -335,26 +335,44 @@ impl Graph {
     /// then layers irc created, by id. Deterministic, and idempotent: renumbering by it and
     /// sorting again gives the same order. `None` on a cycle.
     pub fn ordered(&self) -> Option<Vec<NodeId>> {
-        let key = |n: NodeIndex| order_key(&self.g[n], n);
         // Fast path: when the nodes sorted by key already form a topological order, Kahn's
         // algorithm with that priority yields exactly that order (the smallest remaining key
         // is always ready, as all its producers sort before it). Read models usually are.
+        // The key as 16 bytes, (class and document position, node index), not 24: this runs
+        // in most passes and the writer, at their peaks. Document positions are unique, so
+        // only layers irc created (no position) tie on the first part: their runs are put
+        // in `order_key`'s order (id, then index) afterwards.
         let bound = self.node_bound();
-        let mut keyed: Vec<(u8, u32, u64, usize)> = self.g.node_indices().map(key).collect();
+        let short = |n: NodeIndex| {
+            let (class, pos, _, _) = order_key(&self.g[n], n);
+            ((class as u64) << 32 | pos as u64, n.index() as u32)
+        };
+        let mut keyed: Vec<(u64, u32)> = self.g.node_indices().map(short).collect();
         if !keyed.is_sorted() {
             // Stable sort: it finds the long sorted runs (layers a pass added sit at reused
             // indices) and merges them; the keys are unique, so the order is the same.
             keyed.sort();
         }
+        for run in keyed.chunk_by_mut(|a, b| a.0 == b.0) {
+            if run.len() > 1 {
+                run.sort_by_key(|&(_, i)| (self.g[NodeIndex::new(i as usize)].id, i));
+            }
+        }
         let mut rank = vec![u32::MAX; bound];
         for (r, k) in keyed.iter().enumerate() {
-            rank[k.3] = r as u32;
+            rank[k.1 as usize] = r as u32;
         }
         if petgraph::visit::IntoEdgeReferences::edge_references(&self.g).all(|e| {
             let (s, t) = (e.source().index(), e.target().index());
             rank[s] < rank[t]
         }) {
-            return Some(keyed.iter().map(|k| NodeId(NodeIndex::new(k.3))).collect());
+            drop(rank);
+            return Some(
+                keyed
+                    .iter()
+                    .map(|k| NodeId(NodeIndex::new(k.1 as usize)))
+                    .collect(),
+            );
         }
         drop(rank);
         drop(keyed);
