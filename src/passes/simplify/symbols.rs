@@ -37,8 +37,10 @@ struct Syms {
     /// a dynamic rank or not yet set.
     at0: Vec<(u32, u32)>,
     store: Vec<E>,
-    /// The last run stored: an equal next one shares it (runs are never changed).
-    last: (u32, u32),
+    /// The last few runs stored: an equal one shares a run (runs are never changed; a
+    /// decoder's 129,000 dims are 72,000 so).
+    recent: [(u32, u32); 8],
+    recent_next: usize,
     dims: FastMap<(NodeId, usize), Option<Es>>,
     vals: FastMap<(NodeId, usize), Es>,
 }
@@ -69,14 +71,18 @@ impl Syms {
         let run = match d {
             None => NO_DIMS,
             Some(d) => {
-                let (a, len) = self.last;
-                if len as usize == d.len() && self.store[a as usize..(a + len) as usize] == d[..] {
-                    self.last
-                } else {
-                    let a = self.store.len() as u32;
-                    self.store.extend_from_slice(&d);
-                    self.last = (a, d.len() as u32);
-                    self.last
+                let same = self.recent.iter().find(|&&(a, len)| {
+                    len as usize == d.len() && self.store[a as usize..(a + len) as usize] == d[..]
+                });
+                match same {
+                    Some(&run) => run,
+                    None => {
+                        let run = (self.store.len() as u32, d.len() as u32);
+                        self.store.extend_from_slice(&d);
+                        self.recent[self.recent_next] = run;
+                        self.recent_next = (self.recent_next + 1) % self.recent.len();
+                        run
+                    }
                 }
             }
         };
@@ -94,7 +100,8 @@ pub fn run(cx: &mut Cx) -> usize {
         next: 0,
         at0: vec![NO_DIMS; cx.g.node_bound()],
         store: Vec::new(),
-        last: (0, 0),
+        recent: [(0, 0); 8],
+        recent_next: 0,
         dims: FastMap::default(),
         vals: FastMap::default(),
     };
