@@ -314,12 +314,29 @@ impl<'a, W: Write> Writer<'a, '_, W> {
         new_id: &[u32],
         depth: usize,
     ) -> Result<(), String> {
-        let placed: Vec<Option<(u64, u64)>> = order
-            .iter()
-            .map(|&n| self.place(&g[n]))
-            .collect::<Result<_, _>>()?;
         let chunk = self.parallel.1.max(1);
         let chunks: Vec<&[NodeId]> = order.chunks(chunk).collect();
+        // The constants' places, in order (only layers with constant data have one), and
+        // where each chunk's first is: 16 bytes a constant, not 24 a layer.
+        let mut places: Vec<(u64, u64)> = Vec::new();
+        let mut first_place: Vec<usize> = Vec::with_capacity(chunks.len());
+        for c in &chunks {
+            first_place.push(places.len());
+            for &n in c.iter() {
+                places.extend(self.place(&g[n])?);
+            }
+        }
+        // The place of each layer of chunk `k` (`Some` exactly where `place` gave one).
+        let (places, first_place) = (&places, &first_place);
+        let placed = move |k: usize| {
+            let mut next = first_place[k];
+            move |l: &Layer| {
+                l.konst.as_ref().map(|_| {
+                    next += 1;
+                    places[next - 1]
+                })
+            }
+        };
         let model = self.model;
         std::thread::scope(|s| -> Result<(), String> {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Result<String, String>>(1);
@@ -335,8 +352,9 @@ impl<'a, W: Write> Writer<'a, '_, W> {
                         out: None,
                         parallel: (usize::MAX, chunk),
                     };
-                    let r = c.iter().enumerate().try_for_each(|(j, &n)| {
-                        let p = placed2[k * chunk + j];
+                    let mut place = placed2(k);
+                    let r = c.iter().try_for_each(|&n| {
+                        let p = place(&g[n]);
                         w.layer(&g[n], new_id[n.index()] as usize, depth, Some(p))
                     });
                     if tx.send(r.map(|()| xml)).is_err() {
@@ -346,8 +364,9 @@ impl<'a, W: Write> Writer<'a, '_, W> {
             });
             for (k, c) in chunks.iter().enumerate() {
                 if k % 2 == 0 {
-                    for (j, &n) in c.iter().enumerate() {
-                        let p = placed[k * chunk + j];
+                    let mut place = placed(k);
+                    for &n in c.iter() {
+                        let p = place(&g[n]);
                         self.layer(&g[n], new_id[n.index()] as usize, depth, Some(p))?;
                     }
                 } else {
