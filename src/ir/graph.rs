@@ -320,6 +320,33 @@ impl Graph {
         moved.len()
     }
 
+    /// Whether the graph has no cycle: [`Graph::ordered`] is `Some`, found by counting what
+    /// Kahn's algorithm reaches (no sort keys, no order kept: the reader checks this once on
+    /// every file, at the top of its memory).
+    pub fn is_acyclic(&self) -> bool {
+        let mut indeg = vec![0u32; self.node_bound()];
+        for e in petgraph::visit::IntoEdgeReferences::edge_references(&self.g) {
+            indeg[e.target().index()] += 1;
+        }
+        let mut ready: Vec<NodeIndex> = self
+            .g
+            .node_indices()
+            .filter(|n| indeg[n.index()] == 0)
+            .collect();
+        let mut reached = 0;
+        while let Some(n) = ready.pop() {
+            reached += 1;
+            // One neighbour per edge, parallel edges included, as counted above.
+            for t in self.g.neighbors_directed(n, Direction::Outgoing) {
+                indeg[t.index()] -= 1;
+                if indeg[t.index()] == 0 {
+                    ready.push(t);
+                }
+            }
+        }
+        reached == self.len()
+    }
+
     /// The cycles: strongly connected components with more than one layer or a self-loop.
     pub fn cycles(&self) -> Vec<Vec<NodeId>> {
         petgraph::algo::kosaraju_scc(&self.g)
@@ -484,7 +511,7 @@ mod tests {
             }
             let kahn = g.ordered_kahn();
             assert_eq!(g.ordered(), kahn, "case {case}");
-            assert!(kahn.is_some());
+            assert!(kahn.is_some() && g.is_acyclic());
             let mut keys: Vec<_> = g.nodes().map(|x| order_key(&g[x], x.0)).collect();
             keys.sort();
             if kahn
@@ -504,5 +531,15 @@ mod tests {
         g.connect(a, 0, b, 0);
         g.connect(b, 0, a, 0);
         assert_eq!(g.ordered(), None);
+        assert!(!g.is_acyclic());
+        // Parallel edges and a self-loop.
+        let mut g = Graph::default();
+        let a = g.add_layer(Layer::new("Add", "opset1", "a"));
+        let b = g.add_layer(Layer::new("Add", "opset1", "b"));
+        g.connect(a, 0, b, 0);
+        g.connect(a, 0, b, 1);
+        assert!(g.is_acyclic());
+        g.connect(b, 0, b, 2);
+        assert!(!g.is_acyclic() && g.ordered().is_none());
     }
 }

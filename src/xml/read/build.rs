@@ -80,11 +80,14 @@ impl<'a> Parser<'a> {
         let mut graph = Graph::default();
         // The top-level graph gets its exact size up front (counted tags): no node storage
         // doubling, no moves of big nodes while growing.
-        if let Some((nodes, edges)) = self.cap_hint.take() {
+        let hint = self.cap_hint.take();
+        if let Some((nodes, edges)) = hint {
             graph = Graph::with_capacity(nodes, edges);
         }
         let mut ids = IdMap::with_capacity(graph.capacity());
-        let mut raw_edges = Vec::new();
+        // The edges as read, until they are connected: sized up front too (grown by doubling,
+        // the list and its last copy were both resident at the read's peak).
+        let mut raw_edges = Vec::with_capacity(hint.map_or(0, |h| h.1));
         if parent.empty {
             return Ok(graph);
         }

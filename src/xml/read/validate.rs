@@ -52,25 +52,26 @@ struct ConstDecl<'d> {
 /// Where the edge into each input port is (`usize::MAX`: none yet): one slot per input
 /// port, the slots of a node starting at `start[node]`. No hashing per edge.
 struct Fed {
-    start: Vec<usize>,
-    at: Vec<usize>,
+    start: Vec<u32>,
+    /// Per input port: the index in the edge list of the first edge into it, or `u32::MAX`.
+    at: Vec<u32>,
 }
 
 impl Fed {
     fn new(graph: &Graph) -> Fed {
         let bound = graph.node_bound();
-        let mut start = vec![0usize; bound + 1];
+        let mut start = vec![0u32; bound + 1];
         for n in graph.nodes() {
-            start[n.index() + 1] = graph[n].inputs.len();
+            start[n.index() + 1] = graph[n].inputs.len() as u32;
         }
         for i in 0..bound {
             start[i + 1] += start[i];
         }
-        let at = vec![usize::MAX; start[bound]];
+        let at = vec![u32::MAX; start[bound] as usize];
         Fed { start, at }
     }
     fn slot(&self, n: NodeId, idx: usize) -> usize {
-        self.start[n.index()] + idx
+        self.start[n.index()] as usize + idx
     }
 }
 
@@ -531,13 +532,13 @@ impl<'a> Parser<'a> {
     /// Resolve edges, then check ports are fed exactly once and the graph is acyclic.
     pub(super) fn connect(&mut self, graph: &mut Graph, ids: &IdMap, edges: Vec<RawEdge>) {
         let mut fed = Fed::new(graph);
-        for e in edges {
-            let Some((from, to, to_idx)) = self.edge_ends(graph, ids, &e) else {
+        for (k, e) in edges.iter().enumerate() {
+            let Some((from, to, to_idx)) = self.edge_ends(graph, ids, e) else {
                 continue;
             };
             let first = fed.at[fed.slot(to, to_idx)];
-            if first != usize::MAX {
-                let (line, _) = crate::error::line_col(self.src, first);
+            if first != u32::MAX {
+                let (line, _) = crate::error::line_col(self.src, edges[first as usize].pos);
                 self.err(
                     Diag::new(
                         Kind::Graph,
@@ -553,11 +554,11 @@ impl<'a> Parser<'a> {
                 continue;
             }
             let s = fed.slot(to, to_idx);
-            fed.at[s] = e.pos;
+            fed.at[s] = k as u32;
             graph.connect(from, e.from_port, to, e.to_port);
         }
         self.check_unfed(graph, &fed);
-        if graph.ordered().is_none() {
+        if !graph.is_acyclic() {
             self.check_cycles(graph);
         }
     }
@@ -633,7 +634,7 @@ impl<'a> Parser<'a> {
             for (i, p) in l.inputs.iter().enumerate() {
                 // Edges are matched to the first input with a port id (ids repeat only in
                 // files that fail anyway).
-                let fed_at = |idx: usize| fed.at[fed.slot(n, idx)] != usize::MAX;
+                let fed_at = |idx: usize| fed.at[fed.slot(n, idx)] != u32::MAX;
                 if !fed_at(i) && !l.input_index(p.id).is_some_and(fed_at) {
                     unfed.push((n, p.id));
                 }
