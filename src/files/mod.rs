@@ -694,6 +694,17 @@ pub fn install_handlers() {
 /// tables, the inference facts). glibc keeps freed memory for reuse, resident, and a freed
 /// multi-megabyte array is not always at the heap's top, where it would be trimmed by itself:
 /// `malloc_trim` also releases whole free pages in the middle. A no-op elsewhere.
+/// Only for a model of at least [`TRIM_MIN_LAYERS`] layers: on a small one there is little
+/// to hand back, and a check of many files would pay the walk of the heap on each.
+pub fn trim_heap_for(layers: usize) {
+    if layers >= TRIM_MIN_LAYERS {
+        trim_heap();
+    }
+}
+
+/// See [`trim_heap_for`].
+pub const TRIM_MIN_LAYERS: usize = 20_000;
+
 pub fn trim_heap() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only releases free memory of glibc's allocator, which Rust uses.

@@ -351,7 +351,7 @@ fn parsed(
     // The reader's tables and temporaries (ids, pools, batches, the connect step's lists)
     // are freed by now, but their pages stay resident inside the heap: handed back, a
     // 100k-layer file's model is 71 MB instead of 76 when the passes start.
-    crate::files::trim_heap();
+    crate::files::trim_heap_for(graph.len());
     Parsed {
         model: Model {
             name,
