@@ -32,17 +32,8 @@ impl Infer<'_> {
         if t.data.len() >= SHARE_MIN_BYTES {
             return t;
         }
-        let bucket = self
-            .small
-            .entry(small_key(t.et, &t.shape, &t.data))
-            .or_default();
-        match bucket.iter().find(|d| ***d == *t) {
-            Some(d) => d.clone(),
-            None => {
-                bucket.push(t.clone());
-                t
-            }
-        }
+        let same = t.clone();
+        self.small_entry(t.et, &t.shape, &t.data, move || same)
     }
 
     /// A value of these bytes: an equal small one seen before, else a new one (a Const's
@@ -56,16 +47,27 @@ impl Infer<'_> {
         if bytes.len() >= SHARE_MIN_BYTES {
             return Arc::new(Tensor::new(et, shape, bytes.to_vec()));
         }
-        let bucket = self.small.entry(small_key(et, &shape, bytes)).or_default();
+        self.small_entry(et, &shape, bytes, || {
+            Arc::new(Tensor::new(et, shape.clone(), bytes.to_vec()))
+        })
+    }
+
+    /// The small value filed under (type, shape, bytes), else `make()`'s, filed there.
+    fn small_entry(
+        &mut self,
+        et: ElementType,
+        shape: &[u64],
+        bytes: &[u8],
+        make: impl FnOnce() -> Arc<Tensor>,
+    ) -> Arc<Tensor> {
+        let bucket = self.small.entry(small_key(et, shape, bytes)).or_default();
         let same = |d: &&Arc<Tensor>| d.et == et && d.shape == shape && *d.data == *bytes;
-        match bucket.iter().find(same) {
-            Some(d) => d.clone(),
-            None => {
-                let t = Arc::new(Tensor::new(et, shape, bytes.to_vec()));
-                bucket.push(t.clone());
-                t
-            }
+        if let Some(d) = bucket.iter().find(same) {
+            return d.clone();
         }
+        let t = make();
+        bucket.push(t.clone());
+        t
     }
 }
 
