@@ -114,7 +114,7 @@ pub(super) fn cmd_infer_shapes(
     // In the ports now: freed before the writer's buffers are made (a 100k-layer model's
     // facts are 16 MB of the peak).
     drop(facts);
-    crate::files::trim_heap_for(parsed.model.graph.len());
+    crate::files::trim_heap();
     crate::trace("apply");
     if let Some(o) = &output {
         xml::write::write_files_with(&parsed.model, o, copy, None)?;

@@ -694,8 +694,9 @@ pub fn install_handlers() {
 /// tables, the inference facts). glibc keeps freed memory for reuse, resident, and a freed
 /// multi-megabyte array is not always at the heap's top, where it would be trimmed by itself:
 /// `malloc_trim` also releases whole free pages in the middle. A no-op elsewhere.
-/// Only for a model of at least [`TRIM_MIN_LAYERS`] layers: on a small one there is little
-/// to hand back, and a check of many files would pay the walk of the heap on each.
+/// [`trim_heap`], only for a model of at least [`TRIM_MIN_LAYERS`] layers: for what runs once
+/// per file of a many-file call (the reader), where a small model has little to hand back
+/// and each file would pay the walk of the heap.
 pub fn trim_heap_for(layers: usize) {
     if layers >= TRIM_MIN_LAYERS {
         trim_heap();

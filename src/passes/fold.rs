@@ -93,8 +93,6 @@ pub fn fold(
     };
     crate::trace("fold: infer");
     let weights = model.weights.clone();
-    // The model's size as read decides whether freed pages are handed back below.
-    let layers_read = model.graph.len();
     let g = &mut model.graph;
     fold_rec(g, &facts, weights.as_deref(), opts, &mut report);
     crate::trace("fold: consts");
@@ -103,13 +101,13 @@ pub fn fold(
     // The facts are in the ports now; the passes below infer what they need again. Dropped
     // here, not at the end: on a 100k-layer model they are 16 MB of the peak.
     drop(facts);
-    crate::files::trim_heap_for(layers_read);
+    crate::files::trim_heap();
     crate::trace("fold: apply");
     report.removed_dead = dce(g);
     crate::trace("fold: dce");
 
     report.deduplicated = dedup(g, model.weights.as_deref());
-    crate::files::trim_heap_for(layers_read);
+    crate::files::trim_heap();
     crate::trace("fold: dedup");
     if opts.simplify {
         let r = super::simplify::simplify(model, opts.relax);
@@ -123,7 +121,7 @@ pub fn fold(
     report.layers_after = model.graph.len();
     // What dedup and the passes removed (a 100k-layer decoder: 33,000 layers) and their
     // tables are free now: pages the writer does not reuse go back.
-    crate::files::trim_heap_for(layers_read);
+    crate::files::trim_heap();
     #[cfg(debug_assertions)]
     {
         let bad = crate::passes::validate::verify(model);
