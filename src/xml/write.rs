@@ -10,9 +10,9 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;
 
-/// Buffers already written under one (hash, length) key: (offset, bytes).
-/// Buffers written under one content hash: nearly always one, kept inline (a 100k-layer
-/// model has 13,000 distinct constants; a `Vec` each was 1.5 MB of the writer's peak).
+/// Buffers already written under one (hash, length) key: (offset, bytes). Nearly always
+/// one, kept inline (a 100k-layer model has 13,000 distinct constants; a `Vec` each, with
+/// room for four, was 1.5 MB of the writer's peak).
 type Written<'a> = smallvec::SmallVec<[(u64, &'a [u8]); 1]>;
 
 /// Copies `len` bytes at `offset` of the input .bin to the end of the output.
