@@ -690,10 +690,6 @@ pub fn install_handlers() {
     }
 }
 
-/// Hand the heap's free pages back to the system after a big structure is freed (the reader's
-/// tables, the inference facts). glibc keeps freed memory for reuse, resident, and a freed
-/// multi-megabyte array is not always at the heap's top, where it would be trimmed by itself:
-/// `malloc_trim` also releases whole free pages in the middle. A no-op elsewhere.
 /// [`trim_heap`], only for a model of at least [`TRIM_MIN_LAYERS`] layers: for what runs once
 /// per file of a many-file call (the reader), where a small model has little to hand back
 /// and each file would pay the walk of the heap.
@@ -706,6 +702,10 @@ pub fn trim_heap_for(layers: usize) {
 /// See [`trim_heap_for`].
 pub const TRIM_MIN_LAYERS: usize = 20_000;
 
+/// Hand the heap's free pages back to the system after a big structure is freed (the reader's
+/// tables, the inference facts). glibc keeps freed memory for reuse, resident, and a freed
+/// multi-megabyte array is not always at the heap's top, where it would be trimmed by itself:
+/// `malloc_trim` also releases whole free pages in the middle. A no-op elsewhere.
 pub fn trim_heap() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only releases free memory of glibc's allocator, which Rust uses.
