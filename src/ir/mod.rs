@@ -4,6 +4,7 @@
 pub mod element;
 mod graph;
 pub mod opset;
+pub mod runs;
 pub mod shape;
 pub mod tensor;
 pub mod weights;

@@ -17,12 +17,8 @@ pub struct Facts {
     /// Per node index: its first slot and how many (0: no facts).
     at: Vec<(u32, u32)>,
     slots: Vec<Slot>,
-    dims: Vec<Dim>,
-    /// The last few shapes stored, as (dims_at, rank): an output whose dims equal one of them
-    /// points at the same run of `dims` (a decoder repeats a handful of shapes; a 100k-layer
-    /// one's 190,000 dims shrink to 58,000). Stored dims are never changed.
-    recent: [(u32, u32); RECENT],
-    recent_next: usize,
+    /// The dims of every ranked output, equal recent shapes stored once.
+    dims: crate::ir::runs::Runs<Dim>,
     /// Ranks of [`BIG_RANK`] slots, by slot index.
     big: HashMap<usize, u32>,
     /// Body facts, keyed by (layer, body index).
@@ -61,9 +57,6 @@ impl Slot {
     }
 }
 
-/// Shapes remembered for sharing (compared in order on each store: a few compares).
-const RECENT: usize = 8;
-
 #[derive(Debug, Clone)]
 struct Rest {
     bounds: Option<Arc<ops::Bounds>>,
@@ -97,8 +90,8 @@ impl Facts {
         }
         let mut f = Facts::with_capacity(g.node_bound());
         f.slots.reserve(outs.saturating_sub(f.slots.capacity()));
-        // Shapes repeat (see `recent`): a quarter is room enough, grown if not.
-        f.dims.reserve(dims / 4);
+        // Shapes repeat (see `Runs`): a quarter is room enough, grown if not.
+        f.dims = crate::ir::runs::Runs::with_capacity(dims / 4);
         f
     }
 
@@ -112,8 +105,8 @@ impl Facts {
         let shape = match rank {
             DYNAMIC_RANK => PartialShape::Dynamic,
             r => {
-                let a = s.dims_at as usize;
-                PartialShape::Ranked(Dims::from_slice(self.dims.get(a..a + r as usize)?))
+                let a = s.dims_at;
+                PartialShape::Ranked(Dims::from_slice(self.dims.get(a, r)?))
             }
         };
         let mut f = Fact::new(s.et(), shape);
@@ -148,9 +141,9 @@ impl Facts {
                 PartialShape::Dynamic => (DYNAMIC_RANK, 0),
                 PartialShape::Ranked(d) if d.len() >= BIG_FROM => {
                     self.big.insert(self.slots.len(), d.len() as u32);
-                    (BIG_RANK, self.store_dims(d))
+                    (BIG_RANK, self.dims.push(d).0)
                 }
-                PartialShape::Ranked(d) => (d.len() as u32, self.store_dims(d)),
+                PartialShape::Ranked(d) => (d.len() as u32, self.dims.push(d).0),
             };
             let meta = rank | (f.et as u32) << 24 | (f.unfoldable as u32) << 31;
             let any_rest = f.bounds.is_some()
@@ -174,24 +167,6 @@ impl Facts {
             });
         }
         self.at[n.index()] = (first as u32, (self.slots.len() - first) as u32);
-    }
-
-    /// Where `d` is in `dims`: a recent equal run, else appended.
-    fn store_dims(&mut self, d: &[Dim]) -> u32 {
-        if d.is_empty() {
-            return 0;
-        }
-        let rank = d.len() as u32;
-        for &(at, r) in &self.recent {
-            if r == rank && self.dims[at as usize..(at + r) as usize] == *d {
-                return at;
-            }
-        }
-        let at = self.dims.len() as u32;
-        self.dims.extend_from_slice(d);
-        self.recent[self.recent_next] = (at, rank);
-        self.recent_next = (self.recent_next + 1) % RECENT;
-        at
     }
 
     /// Whether some output of `n` has a value, a compressed value or bounds.

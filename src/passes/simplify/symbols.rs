@@ -36,11 +36,8 @@ struct Syms {
     /// Per layer index: (start, length) of its output 0's dims in `store`; [`NO_DIMS`] for
     /// a dynamic rank or not yet set.
     at0: Vec<(u32, u32)>,
-    store: Vec<E>,
-    /// The last few runs stored: an equal one shares a run (runs are never changed; a
-    /// decoder's 129,000 dims are 72,000 so).
-    recent: [(u32, u32); 8],
-    recent_next: usize,
+    /// Equal recent runs stored once (a decoder's 129,000 dims take 72,000 places).
+    store: crate::ir::runs::Runs<E>,
     dims: FastMap<(NodeId, usize), Option<Es>>,
     vals: FastMap<(NodeId, usize), Es>,
 }
@@ -56,7 +53,10 @@ impl Syms {
         let (n, o) = src?;
         if o == 0 {
             let &(a, len) = self.at0.get(n.index())?;
-            return (len != u32::MAX).then(|| &self.store[a as usize..(a + len) as usize]);
+            if (a, len) == NO_DIMS {
+                return None;
+            }
+            return self.store.get(a, len);
         }
         self.dims.get(&(n, o))?.as_deref()
     }
@@ -68,25 +68,7 @@ impl Syms {
         if n.index() >= self.at0.len() {
             return;
         }
-        let run = match d {
-            None => NO_DIMS,
-            Some(d) => {
-                let same = self.recent.iter().find(|&&(a, len)| {
-                    len as usize == d.len() && self.store[a as usize..(a + len) as usize] == d[..]
-                });
-                match same {
-                    Some(&run) => run,
-                    None => {
-                        let run = (self.store.len() as u32, d.len() as u32);
-                        self.store.extend_from_slice(&d);
-                        self.recent[self.recent_next] = run;
-                        self.recent_next = (self.recent_next + 1) % self.recent.len();
-                        run
-                    }
-                }
-            }
-        };
-        self.at0[n.index()] = run;
+        self.at0[n.index()] = d.map_or(NO_DIMS, |d| self.store.push(&d));
     }
 }
 
@@ -99,9 +81,7 @@ pub fn run(cx: &mut Cx) -> usize {
     let mut s = Syms {
         next: 0,
         at0: vec![NO_DIMS; cx.g.node_bound()],
-        store: Vec::new(),
-        recent: [(0, 0); 8],
-        recent_next: 0,
+        store: Default::default(),
         dims: FastMap::default(),
         vals: FastMap::default(),
     };
