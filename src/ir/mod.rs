@@ -238,36 +238,38 @@ pub struct Body {
 /// A short string that is usually one of a known few (op types, `opsetN`, `Const`): those are
 /// borrowed from static tables, so a 100k-layer model does not allocate them 200k times.
 /// Other spellings (custom ops and opsets) are interned: one copy each for the life of the
-/// process, so a `Sym` is always a `&'static str` (16 bytes, two a layer).
+/// process. A `Sym` is one pointer to a `&'static str` that lives in a static table or was
+/// leaked once (8 bytes, two a layer; a `&'static str` itself is 16).
 #[derive(Clone, Copy)]
-pub struct Sym(&'static str);
+pub struct Sym(&'static &'static str);
+
+/// The opsets, and the IR's spelling of Constant: `static`, so a `Sym` can point into it.
+static OTHERS: [&str; 18] = [
+    "opset1", "opset2", "opset3", "opset4", "opset5", "opset6", "opset7", "opset8", "opset9",
+    "opset10", "opset11", "opset12", "opset13", "opset14", "opset15", "opset16", "opset17",
+    "Const",
+];
 
 impl Sym {
     /// The static spelling when `s` is an op type of the opset table, `opset1..17` or `Const`;
     /// else the interned copy of `s`.
     pub fn new(s: &str) -> Sym {
         use std::sync::OnceLock;
-        static KNOWN: OnceLock<FastMap<&'static str, ()>> = OnceLock::new();
-        // The opsets, and the IR's spelling of Constant.
-        const OTHERS: [&str; 18] = [
-            "opset1", "opset2", "opset3", "opset4", "opset5", "opset6", "opset7", "opset8",
-            "opset9", "opset10", "opset11", "opset12", "opset13", "opset14", "opset15", "opset16",
-            "opset17", "Const",
-        ];
+        static KNOWN: OnceLock<FastMap<&'static str, &'static &'static str>> = OnceLock::new();
         let known = KNOWN.get_or_init(|| {
             let mut m = FastMap::default();
             for (_, ops) in crate::ir::opset::OPSETS {
-                for &(t, _) in ops.iter() {
-                    m.insert(t, ());
+                for (t, _) in ops.iter() {
+                    m.entry(*t).or_insert(t);
                 }
             }
-            for v in OTHERS {
-                m.insert(v, ());
+            for v in &OTHERS {
+                m.entry(*v).or_insert(v);
             }
             m
         });
-        match known.get_key_value(s) {
-            Some((k, _)) => Sym(k),
+        match known.get(s) {
+            Some(k) => Sym(k),
             None => Sym(intern(s)),
         }
     }
@@ -278,10 +280,10 @@ impl Sym {
 }
 
 /// The one copy of a spelling no static table has (bounded by the distinct spellings read).
-fn intern(s: &str) -> &'static str {
-    use std::collections::HashSet;
+fn intern(s: &str) -> &'static &'static str {
+    use std::collections::HashMap;
     use std::sync::{Mutex, OnceLock};
-    static OWNED: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    static OWNED: OnceLock<Mutex<HashMap<&'static str, &'static &'static str>>> = OnceLock::new();
     let mut set = OWNED
         .get_or_init(Default::default)
         .lock()
@@ -289,8 +291,9 @@ fn intern(s: &str) -> &'static str {
     if let Some(&k) = set.get(s) {
         return k;
     }
-    let k: &'static str = Box::leak(s.into());
-    set.insert(k);
+    let text: &'static str = Box::leak(s.into());
+    let k: &'static &'static str = Box::leak(Box::new(text));
+    set.insert(text, k);
     k
 }
 
