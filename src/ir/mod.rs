@@ -407,6 +407,13 @@ impl<T: std::fmt::Debug> std::fmt::Debug for Few<T> {
     }
 }
 
+/// The parts of a layer most layers lack, in one allocation (a 100k-layer decoder has none).
+#[derive(Debug, Clone, Default)]
+struct Rare {
+    extra_attrs: Vec<(String, String)>,
+    pre: Vec<XmlElement>,
+}
+
 #[derive(Debug, Clone)]
 pub struct Layer {
     /// The id as read (the writer renumbers).
@@ -415,16 +422,15 @@ pub struct Layer {
     pub ty: Sym,
     /// The `version` attribute, e.g. `opset8`.
     pub version: Sym,
-    /// Other `<layer>` attributes (e.g. `output_names`), verbatim, in order.
-    pub extra_attrs: Few<(String, String)>,
     /// `<data>` attributes in file order; `None` when the layer has no `<data>`.
     pub data: Option<Attrs>,
     pub rt_info: Option<Arc<XmlElement>>,
     /// Ports live on the heap: a `Port` is large and most layers have two or three.
     pub inputs: Vec<Port>,
     pub outputs: Vec<Port>,
-    /// Elements written before `<data>`: port_map, back_edges, then/else_port_map, unknown ones.
-    pub pre: Few<XmlElement>,
+    /// What few layers have (extra `<layer>` attributes, elements before `<data>`), behind one
+    /// pointer; read through [`Layer::extra_attrs`] and [`Layer::pre`].
+    rare: Option<Box<Rare>>,
     pub bodies: Few<Body>,
     pub konst: Option<ConstData>,
     /// Index into the reader's [`crate::span::SourceMap`]; `None` for layers irc created.
@@ -438,13 +444,11 @@ impl Layer {
             name: name.to_string(),
             ty: Sym::new(ty),
             version: Sym::new(version),
-
-            extra_attrs: Few::new(),
+            rare: None,
             data: None,
             rt_info: None,
             inputs: Vec::new(),
             outputs: Vec::new(),
-            pre: Few::new(),
             bodies: Few::new(),
             konst: None,
             origin: None,
@@ -453,6 +457,30 @@ impl Layer {
 
     pub fn attr(&self, name: &str) -> Option<&str> {
         self.data.as_ref().and_then(|d| d.get(name))
+    }
+
+    /// Other `<layer>` attributes (e.g. `output_names`), verbatim, in order.
+    pub fn extra_attrs(&self) -> &[(String, String)] {
+        self.rare.as_ref().map_or(&[], |r| &r.extra_attrs)
+    }
+    /// The extra attributes to change in place (none added: empty when there are none).
+    pub fn extra_attrs_mut(&mut self) -> &mut [(String, String)] {
+        match &mut self.rare {
+            Some(r) => &mut r.extra_attrs,
+            None => &mut [],
+        }
+    }
+    pub fn set_extra_attrs(&mut self, attrs: Vec<(String, String)>) {
+        if !attrs.is_empty() || self.rare.is_some() {
+            self.rare.get_or_insert_with(Default::default).extra_attrs = attrs;
+        }
+    }
+    /// Elements written before `<data>`: port_map, back_edges, then/else_port_map, unknown ones.
+    pub fn pre(&self) -> &[XmlElement] {
+        self.rare.as_ref().map_or(&[], |r| &r.pre)
+    }
+    pub fn push_pre(&mut self, el: XmlElement) {
+        self.rare.get_or_insert_with(Default::default).pre.push(el);
     }
 
     pub fn set_data_attr(&mut self, name: &str, value: String) {

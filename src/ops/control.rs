@@ -67,7 +67,7 @@ fn num(e: &XmlElement, k: &str) -> Option<i64> {
 /// The port map of the body tagged `body_tag`; entries without both ids are skipped (the
 /// reader reports them).
 pub fn port_map(l: &Layer, body_tag: &str) -> Option<PortMap> {
-    let el = l.pre.iter().find(|e| e.name == port_map_tag(body_tag))?;
+    let el = l.pre().iter().find(|e| e.name == port_map_tag(body_tag))?;
     let mut pm = PortMap::default();
     for c in &el.children {
         let (Some(external), Some(internal)) =
@@ -99,7 +99,7 @@ pub fn port_map(l: &Layer, body_tag: &str) -> Option<PortMap> {
 
 /// The `<back_edges>` of a Loop or TensorIterator.
 pub fn back_edges(l: &Layer) -> Vec<BackEdge> {
-    let Some(be) = l.pre.iter().find(|e| e.name == "back_edges") else {
+    let Some(be) = l.pre().iter().find(|e| e.name == "back_edges") else {
         return Vec::new();
     };
     be.children

@@ -193,7 +193,7 @@ fn rename_output(g: &mut Graph, old: &str, new: &str) -> Result<String, String> 
     // OpenVINO 2025+ writes the output's own names on the Result: `output_names`.
     let res = &mut g[r];
     if let Some((_, v)) = res
-        .extra_attrs
+        .extra_attrs_mut()
         .iter_mut()
         .find(|(k, _)| k == "output_names")
     {
@@ -306,7 +306,7 @@ fn join_names(names: &[String]) -> String {
 
 /// The Result's own `output_names` (OpenVINO 2025+).
 fn output_names(l: &Layer) -> Vec<String> {
-    l.extra_attrs
+    l.extra_attrs()
         .iter()
         .find(|(k, _)| k == "output_names")
         .map(|(_, v)| crate::xml::read::split_names(v))

@@ -405,10 +405,11 @@ impl Cx<'_> {
             ));
         }
         attr_changes(la, lb, &mut w);
-        if la.extra_attrs != lb.extra_attrs {
+        if la.extra_attrs() != lb.extra_attrs() {
             w.push(format!(
                 "layer attributes: {:?} -> {:?}",
-                la.extra_attrs, lb.extra_attrs
+                la.extra_attrs(),
+                lb.extra_attrs()
             ));
         }
         if la.konst.is_some() || lb.konst.is_some() {
@@ -524,8 +525,8 @@ fn port_map_changes(la: &Layer, lb: &Layer, w: &mut Vec<String>) {
     // Port maps and back edges, with body layer ids read as names (ids are renumbered).
     let body_a = |i: usize| la.bodies.get(i).map(|b| &b.graph);
     let body_b = |i: usize| lb.bodies.get(i).map(|b| &b.graph);
-    let pre_a: Vec<XmlElement> = la.pre.iter().map(|e| by_names(e, &body_a)).collect();
-    let pre_b: Vec<XmlElement> = lb.pre.iter().map(|e| by_names(e, &body_b)).collect();
+    let pre_a: Vec<XmlElement> = la.pre().iter().map(|e| by_names(e, &body_a)).collect();
+    let pre_b: Vec<XmlElement> = lb.pre().iter().map(|e| by_names(e, &body_b)).collect();
     if pre_a != pre_b {
         let tags = |v: &[XmlElement]| {
             v.iter()

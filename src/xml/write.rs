@@ -481,7 +481,7 @@ impl<'a, W: Write> Writer<'a, '_, W> {
         self.xml.push_str("\" version=\"");
         self.xml.push_str(&esc(&l.version));
         self.xml.push('"');
-        attrs_inline(self.xml, &l.extra_attrs);
+        attrs_inline(self.xml, l.extra_attrs());
         self.xml.push_str(">\n");
 
         // Bodies are renumbered on their own; port maps refer to body ids, so remap them.
@@ -498,7 +498,7 @@ impl<'a, W: Write> Writer<'a, '_, W> {
                 (b.tag.clone(), m)
             })
             .collect();
-        for el in &l.pre {
+        for el in l.pre() {
             let want = match el.name.as_str() {
                 "then_port_map" => "then_body",
                 "else_port_map" => "else_body",

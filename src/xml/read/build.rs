@@ -201,7 +201,7 @@ impl<'a> Parser<'a> {
             .collect();
         let mut layer = Layer::new(ty, version.unwrap_or(""), name);
         layer.id = id.unwrap_or(0);
-        layer.extra_attrs = extra_attrs;
+        layer.set_extra_attrs(extra_attrs);
         let mut src = LayerSrc {
             pos: t.pos,
             data: None,
@@ -353,7 +353,7 @@ impl<'a> Parser<'a> {
                     _ => {
                         let el = self.generic(c)?;
                         src.pre.push(std::mem::take(&mut self.positions));
-                        layer.pre.push(el);
+                        layer.push_pre(el);
                     }
                 },
                 Ev::Close => return Ok(()),

@@ -397,7 +397,7 @@ impl<'a> Parser<'a> {
     }
     /// port_map / back_edges refer to body layer ids and to the op's port ids: check both.
     pub(super) fn check_port_maps(&mut self, layer: &Layer, who: &Who, src: &LayerSrc) {
-        if layer.pre.is_empty() {
+        if layer.pre().is_empty() {
             return;
         }
         let body_for = |tag: &str| -> Option<&Graph> {
@@ -413,7 +413,7 @@ impl<'a> Parser<'a> {
                 .map(|b| &b.graph)
         };
         let mut errs: Vec<(String, usize)> = Vec::new();
-        for (k, el) in layer.pre.iter().enumerate() {
+        for (k, el) in layer.pre().iter().enumerate() {
             let child_pos = |i: usize| {
                 src.pre
                     .get(k)
