@@ -10,8 +10,9 @@ pub struct LayerSrc {
     pub pos: usize,
     /// Position of `<data`.
     pub data: Option<usize>,
-    /// (port id, position of `<port` relative to `pos`), inline for the usual one or two ports.
-    pub ports: smallvec::SmallVec<[(u32, u32); 2]>,
+    /// (port id, position of `<port` relative to `pos`), inline for up to four ports: a binary
+    /// op has three (with two, 44k of a 100k-layer decoder's layers allocated for them).
+    pub ports: smallvec::SmallVec<[(u32, u32); 4]>,
     /// For each element of `Layer::pre`, the positions of its descendants in document order.
     pub pre: crate::ir::Few<Vec<usize>>,
 }

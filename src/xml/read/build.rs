@@ -329,8 +329,16 @@ impl<'a> Parser<'a> {
                         self.skip(&c)?;
                     }
                     "rt_info" => {
-                        let el = self.generic(c)?;
-                        layer.rt_info = Some(self.share_rt_info(el));
+                        layer.rt_info = Some(match self.seen_rt_info(&c) {
+                            Some(same) => same,
+                            None => {
+                                let start = c.pos;
+                                let el = self.generic(c)?;
+                                let shared = self.share_rt_info(el);
+                                self.remember_rt_info(start, &shared);
+                                shared
+                            }
+                        });
                     }
                     "input" | "output" => {
                         let is_in = c.name == "input";

@@ -83,6 +83,21 @@ impl Fast {
     pub(super) fn pos(&self) -> usize {
         self.pos
     }
+    /// Where this lexer's text ends.
+    pub(super) fn end(&self) -> usize {
+        self.end
+    }
+    /// Continue at `to`, just past the end tag of the open element `name` (the innermost
+    /// one), which is then closed; `None` (nothing changed) when `name` is not the innermost.
+    pub(super) fn close_at(&mut self, src: &[u8], name: &[u8], to: usize) -> Option<()> {
+        let &(s, e) = self.open.last()?;
+        if &src[s..e] != name || to > self.end || to < self.pos {
+            return None;
+        }
+        self.open.pop();
+        self.pos = to;
+        Some(())
+    }
     /// Continue after the top-level `</layers>` ending at `rest` (the second reader thread read
     /// the layers from the split on): the open `<layer>` just read, if any, and `<layers>`
     /// are closed.
@@ -460,6 +475,42 @@ mod tests {
         // The plain file and the harmless edits (quotes, spaces, entities, a PI, dims that
         // parse) read fast.
         assert_eq!(fast, 23);
+    }
+
+    /// A layer rt_info whose text equals an earlier one is skipped and shared; any other (a
+    /// byte different, a nested `<rt_info>`, a broken copy) is read as before. Either way the
+    /// model (or message) is quick-xml's.
+    #[test]
+    fn repeated_rt_info_is_shared_by_its_text() {
+        let with = |a: &str, b: &str| {
+            NET.replacen("\t\t\t<output>", &format!("\t\t\t{a}\n\t\t\t<output>"), 1)
+                .replacen("\t\t\t<input>", &format!("\t\t\t{b}\n\t\t\t<input>"), 1)
+        };
+        let dec = "<rt_info>\n\t\t\t\t<attribute name=\"decompression\" version=\"0\"/>\n\t\t\t</rt_info>";
+        let nested =
+            "<rt_info><attribute name=\"a\"><rt_info/><rt_info></rt_info></attribute></rt_info>";
+        let cases = [
+            (dec, dec),
+            (dec, &*dec.replace("version=\"0\"", "version=\"1\"")),
+            (dec, &*dec.replace("\n\t\t\t</rt_info>", "</rt_info>")),
+            (nested, nested),
+            (dec, &*dec.replace("</rt_info>", "</rt_infox>")),
+            (dec, &*dec.replace("<attribute", "<attribute x=\"&bad;\"")),
+            ("<rt_info/>", "<rt_info/>"),
+        ];
+        for (a, b) in cases {
+            let text = with(a, b);
+            same_as_quick(&text, None, usize::MAX);
+            same_as_quick(&text, None, 0);
+        }
+        // Equal texts: one element, read once.
+        let m = read_str(Arc::from(with(dec, dec)), "m.xml", None, "m.bin")
+            .unwrap()
+            .model;
+        let rts: Vec<_> = m.graph.layers().filter_map(|l| l.rt_info.clone()).collect();
+        assert_eq!(rts.len(), 2);
+        assert!(Arc::ptr_eq(&rts[0], &rts[1]));
+        assert!(fast_alone(&with(dec, dec), None));
     }
 
     /// Layer ids far apart (a table by id for small ones, a hash map for the rest) connect and

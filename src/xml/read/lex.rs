@@ -169,6 +169,31 @@ impl<'a> Parser<'a> {
         bucket.push(a.clone());
         a
     }
+    /// The shared copy of a layer's `<rt_info>` whose text equals one read before (fast lexer
+    /// only), the lexer moved past its end tag; `None` (nothing consumed) otherwise.
+    pub(super) fn seen_rt_info(&mut self, t: &Tag) -> Option<Arc<XmlElement>> {
+        if t.empty || self.rt_raw.is_empty() {
+            return None;
+        }
+        let end = rt_info_end(self.src, t.pos, self.fast.as_ref()?.end())?;
+        let text = &self.src[t.pos..end];
+        let same = self.rt_raw.iter().find(|(r, _)| **r == *text)?.1.clone();
+        self.fast.as_mut()?.close_at(self.src, b"rt_info", end)?;
+        Some(same)
+    }
+    /// After `generic` read a layer's `<rt_info>` from `start`: keep its text (the first 32
+    /// distinct ones) for [`Parser::seen_rt_info`].
+    pub(super) fn remember_rt_info(&mut self, start: usize, shared: &Arc<XmlElement>) {
+        let Some(f) = &self.fast else { return };
+        // The element must end where its first end tag ends (no nested `<rt_info>`).
+        if self.rt_raw.len() >= 32 || rt_info_end(self.src, start, f.end()) != Some(f.pos()) {
+            return;
+        }
+        let text = &self.src[start..f.pos()];
+        if !self.rt_raw.iter().any(|(r, _)| **r == *text) {
+            self.rt_raw.push((text.into(), shared.clone()));
+        }
+    }
     pub(super) fn err(&mut self, mut d: Diag) {
         if let Some(b) = self.body_stack.last() {
             d = d.note(format!("inside the {b}"));
@@ -257,4 +282,11 @@ pub(super) fn duplicated<'a>(attrs: &[(&'a str, Cow<'a, str>)]) -> Option<&'a st
     }
     let mut seen = std::collections::HashSet::with_capacity(attrs.len());
     attrs.iter().map(|(k, _)| *k).find(|k| !seen.insert(*k))
+}
+
+/// Where the first `</rt_info>` at or after `from` (and before `end`) ends.
+fn rt_info_end(src: &[u8], from: usize, end: usize) -> Option<usize> {
+    const CLOSE: &[u8] = b"</rt_info>";
+    let at = memchr::memmem::find(src.get(from..end)?, CLOSE)?;
+    Some(from + at + CLOSE.len())
 }
