@@ -211,11 +211,6 @@ impl<'a> Parser<'a> {
         if !t.empty {
             self.layer_children(&t, &who, &mut layer, &mut src)?;
         }
-        // Exact-size port lists: `push` growth leaves room for 4 ports (704 bytes) where most
-        // layers have 1 or 2.
-        layer.inputs.shrink_to_fit();
-        layer.outputs.shrink_to_fit();
-
         self.check_port_ids(&layer, &who, &src);
         if layer.is("Const") {
             self.konst(&mut layer, &who, &src);
@@ -349,7 +344,8 @@ impl<'a> Parser<'a> {
                             &mut layer.outputs
                         };
                         if list.is_empty() {
-                            *list = ports.into_vec();
+                            // At its size: a boxed slice of the ports read.
+                            *list = ports.into_iter().collect();
                         } else {
                             list.extend(ports);
                         }
