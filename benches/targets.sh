@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The speed and memory targets of issue 41 (docs/performance.md), as farm-bench paired runs
-# (whole processes, A B A B …, medians of the pair ratios):
+# The speed and memory targets of issue 41 (docs/performance.md), as paired runs of whole
+# processes under /usr/bin/time -v (benches/pair.py: A B A B …, medians of the pair ratios):
 #
 #   benches/targets.sh [WORKDIR] [SHARED]        # defaults /tmp/irc-bench, ../shared
 #
@@ -25,7 +25,7 @@ PY=${PYTHON:-$root/.venv/bin/python}
 RUNS=${RUNS:-5}
 out=$W/targets-out
 mkdir -p "$out"
-fb() { farm-bench -n "$RUNS" --timeout 3600 "$@" 2>&1 | grep -E "^(A|B|A/B) (wall|cpu|peak)|^farm-bench"; }
+fb() { python3 "$root/benches/pair.py" -n "$RUNS" "$@" 2>&1 | grep -E "^(A|B|A/B) (wall|cpu|peak)|^pair"; }
 # Every run writes a new output file under $out and removes it (its dirty pages go with it):
 # replacing a file the kernel is still writing back would cost the replacer.
 
