@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The speed and memory targets of issue 41 (docs/performance.md), as paired runs of whole
-# processes under /usr/bin/time -v (benches/pair.py: A B A B …, medians of the pair ratios):
+# processes (benches/pair.py: A B A B …, the kernel's accounting of each, medians of pair ratios):
 #
 #   benches/targets.sh [WORKDIR] [SHARED]        # defaults /tmp/irc-bench, ../shared
 #
