@@ -344,8 +344,11 @@ impl<'a> Parser<'a> {
                             &mut layer.outputs
                         };
                         if list.is_empty() {
-                            // At its size: a boxed slice of the ports read.
-                            *list = ports.into_iter().collect();
+                            // Allocated once at its size: collecting would reserve four ports
+                            // and shrink, leaving a freed tail behind each list.
+                            let mut v = Vec::with_capacity(ports.len());
+                            v.extend(ports);
+                            *list = v.into();
                         } else {
                             list.extend(ports);
                         }
