@@ -44,7 +44,9 @@ impl LayerSrc {
 pub struct SourceMap {
     /// Position of `<layer`, by origin.
     pos: Packed<u32, u64>,
-    /// Position of `<data` relative to `<layer`, by origin; `u32::MAX`: none (or too far).
+    /// Position of `<data` relative to `<layer`, plus one, by origin; 0: none (or too far).
+    /// Shifted so that "none" fits the narrow form: a layer without `<data>` (every Result)
+    /// would otherwise widen the whole array.
     data: Packed<u16, u32>,
     /// Where each layer's ports start in `port_ids`; the last entry is `port_ids.len()`.
     port_at: Vec<u32>,
@@ -124,8 +126,8 @@ impl SourceMap {
         self.pos.push(src.pos as u64);
         let rel = src
             .data
-            .and_then(|d| u32::try_from(d.checked_sub(src.pos)?).ok());
-        self.data.push(rel.unwrap_or(u32::MAX));
+            .and_then(|d| u32::try_from(d.checked_sub(src.pos)?).ok()?.checked_add(1));
+        self.data.push(rel.unwrap_or(0));
         for &(id, rel) in &src.ports {
             self.port_ids.push(id);
             self.port_rel.push(rel);
@@ -160,8 +162,8 @@ impl SourceMap {
     pub fn data_pos(&self, origin: usize) -> Option<usize> {
         let pos = self.pos.get(origin)? as usize;
         Some(match self.data.get(origin)? {
-            u32::MAX => pos,
-            r => pos + r as usize,
+            0 => pos,
+            r => pos + r as usize - 1,
         })
     }
     /// Position of the first `<port>` with this id of an origin.
@@ -274,6 +276,8 @@ mod tests {
         }
         let mut one = SourceMap::default();
         one.push(&all[0]);
+        // A layer without `<data>` keeps the `<data` offsets narrow.
+        assert!(matches!(one.data, Packed::Narrow(_)));
         assert!(matches!(one.pos, Packed::Narrow(_)) && matches!(one.port_ids, Packed::Narrow(_)));
         one.push(&all[1]);
         assert!(matches!(one.port_ids, Packed::Wide(_)) && matches!(one.pos, Packed::Narrow(_)));

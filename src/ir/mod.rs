@@ -193,25 +193,8 @@ impl Ports {
     pub fn push(&mut self, p: Port) {
         self.edit(|v| v.push(p))
     }
-    pub fn insert(&mut self, i: usize, p: Port) {
-        self.edit(|v| v.insert(i, p))
-    }
-    pub fn remove(&mut self, i: usize) -> Port {
-        self.edit(|v| v.remove(i))
-    }
-    pub fn truncate(&mut self, n: usize) {
-        if n < self.0.len() {
-            self.edit(|v| v.truncate(n))
-        }
-    }
-    pub fn retain(&mut self, f: impl FnMut(&Port) -> bool) {
-        self.edit(|v| v.retain(f))
-    }
     pub fn clear(&mut self) {
         self.0 = Box::default();
-    }
-    pub fn into_vec(self) -> Vec<Port> {
-        self.0.into_vec()
     }
 }
 
