@@ -402,6 +402,9 @@ fn binary_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         return Err("no kernel for this element type".into());
     }
     let (va, vb) = (a.to_i64s().ok_or("bad")?, b.to_i64s().ok_or("bad")?);
+    if matches!(kind, Bin::Cmp(_) | Bin::Logic(_)) {
+        return int_predicate(kind, a, b, &va, &vb);
+    }
     let signed = a.et.is_signed();
     // Every element of `b` is read when the output is not empty.
     let empty = a.shape.contains(&0) || b.shape.contains(&0);
@@ -430,10 +433,6 @@ fn binary_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
         Bin::Mod | Bin::FloorMod if u64_ => m!(|x, y| (u(x) % u(y)) as i64),
         Bin::Max if u64_ => m!(|x, y| u(x).max(u(y)) as i64),
         Bin::Min if u64_ => m!(|x, y| u(x).min(u(y)) as i64),
-        Bin::Cmp(CmpOp::Lt) if u64_ => m!(|x, y| (u(x) < u(y)) as i64),
-        Bin::Cmp(CmpOp::Le) if u64_ => m!(|x, y| (u(x) <= u(y)) as i64),
-        Bin::Cmp(CmpOp::Gt) if u64_ => m!(|x, y| (u(x) > u(y)) as i64),
-        Bin::Cmp(CmpOp::Ge) if u64_ => m!(|x, y| (u(x) >= u(y)) as i64),
         Bin::Pow if u64_ => m!(|x, y| convert::f_to_u64((u(x) as f64).powf(u(y) as f64)) as i64),
         Bin::Add => m!(i64::wrapping_add),
         Bin::Sub => m!(i64::wrapping_sub),
@@ -465,23 +464,47 @@ fn binary_eval(cx: &Ctx, _outs: &[Fact]) -> R<Vec<Fact>> {
             m!(|x, y| convert::f_to_i32((x as f64).powf(y as f64)) as i64)
         }
         Bin::Pow => m!(|x, y| convert::f_to_i64((x as f64).powf(y as f64))),
-        Bin::Cmp(CmpOp::Eq) => m!(|x, y| (x == y) as i64),
-        Bin::Cmp(CmpOp::Ne) => m!(|x, y| (x != y) as i64),
-        Bin::Cmp(CmpOp::Lt) => m!(|x, y| (x < y) as i64),
-        Bin::Cmp(CmpOp::Le) => m!(|x, y| (x <= y) as i64),
-        Bin::Cmp(CmpOp::Gt) => m!(|x, y| (x > y) as i64),
-        Bin::Cmp(CmpOp::Ge) => m!(|x, y| (x >= y) as i64),
-        Bin::Logic(f) => m!(|x, y| f(x != 0, y != 0) as i64),
+        Bin::Cmp(_) | Bin::Logic(_) => return Err(crate::ops::bug("a predicate")),
     }
     .ok_or("cannot broadcast")?;
-
-    let et = match kind {
-        Bin::Cmp(_) | Bin::Logic(_) => E::Boolean,
-        _ => a.et,
-    };
     Ok(vec![Fact::with_value(
-        Tensor::from_i64s(et, out_shape, &out).ok_or(crate::ops::bug("encode"))?,
+        Tensor::from_i64s(a.et, out_shape, &out).ok_or(crate::ops::bug("encode"))?,
     )])
+}
+
+/// A comparison or logical op on integers: the boolean bytes written directly (a causal mask
+/// of 128 x 128 is 16k elements, once a decoder block; through i64 it was eight times the bytes
+/// and a second pass to encode them).
+fn int_predicate(kind: Bin, a: &Tensor, b: &Tensor, va: &[i64], vb: &[i64]) -> R<Vec<Fact>> {
+    macro_rules! p {
+        ($f:expr) => {
+            bcast_apply(&a.shape, &b.shape, va, vb, |x, y| $f(x, y) as u8)
+        };
+    }
+    // u64 values past 2^63 are negative as i64: order them unsigned.
+    let u = |x: i64| x as u64;
+    let (out_shape, out) = match kind {
+        Bin::Cmp(CmpOp::Eq) => p!(|x, y| x == y),
+        Bin::Cmp(CmpOp::Ne) => p!(|x, y| x != y),
+        Bin::Cmp(op) if a.et == E::U64 => match op {
+            CmpOp::Lt => p!(|x, y| u(x) < u(y)),
+            CmpOp::Le => p!(|x, y| u(x) <= u(y)),
+            CmpOp::Gt => p!(|x, y| u(x) > u(y)),
+            _ => p!(|x, y| u(x) >= u(y)),
+        },
+        Bin::Cmp(CmpOp::Lt) => p!(|x, y| x < y),
+        Bin::Cmp(CmpOp::Le) => p!(|x, y| x <= y),
+        Bin::Cmp(CmpOp::Gt) => p!(|x, y| x > y),
+        Bin::Cmp(CmpOp::Ge) => p!(|x, y| x >= y),
+        Bin::Logic(f) => p!(|x, y| f(x != 0, y != 0)),
+        _ => return Err(crate::ops::bug("not a predicate")),
+    }
+    .ok_or("cannot broadcast")?;
+    Ok(vec![Fact::with_value(Tensor::new(
+        E::Boolean,
+        out_shape,
+        out,
+    ))])
 }
 
 macro_rules! float_binary {
