@@ -549,6 +549,20 @@ impl<'a> Parser<'a> {
             return Ok(());
         }
         loop {
+            if let Some(([from, from_port, to, to_port], pos)) = self.fast_edge() {
+                if let (Ok(from_port), Ok(to_port)) = (from_port.try_into(), to_port.try_into()) {
+                    out.push(RawEdge {
+                        from,
+                        from_port,
+                        to,
+                        to_port,
+                        pos,
+                    });
+                    continue;
+                }
+                self.err(Diag::new(Kind::Graph, "edge port id out of range").at(pos));
+                continue;
+            }
             match self.next()? {
                 Ev::Open(e) if e.name == "edge" => {
                     let mut vals = [0u64; 4];
