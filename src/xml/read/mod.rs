@@ -95,9 +95,12 @@ pub fn read_file(xml_path: &Path) -> Result<Parsed, Error> {
             // Validated here for the error's position only: the parser keeps bytes and checks
             // each token it turns into text, so a file changed while mapped can give an error,
             // never an invalid `&str`.
-            m.validate().map_err(|pos| utf8_error(&m.map, pos))?;
+            let nul = m.validate().map_err(|pos| utf8_error(&m.map, pos))?;
             crate::trace("read: validated");
-            Source::bytes(&m.map[..])
+            Source {
+                nul: Some(nul),
+                ..Source::bytes(&m.map[..])
+            }
         }
         None => {
             let mut bytes = Vec::with_capacity(len as usize);
@@ -222,6 +225,8 @@ fn new_parser<'a>(
 pub(crate) struct Source<'a> {
     pub bytes: &'a [u8],
     pub text: Option<&'a str>,
+    /// The first NUL byte, when the caller searched for it already (`None`: not searched).
+    pub nul: Option<Option<usize>>,
 }
 
 impl<'a> Source<'a> {
@@ -229,12 +234,14 @@ impl<'a> Source<'a> {
         Source {
             bytes: t.as_bytes(),
             text: Some(t),
+            nul: None,
         }
     }
     pub fn bytes(b: &'a [u8]) -> Self {
         Source {
             bytes: b,
             text: None,
+            nul: None,
         }
     }
 }
@@ -273,7 +280,7 @@ pub(crate) fn parse_with(
     // XML allows no NUL character anywhere (OpenVINO's reader rejects the file); a NUL in a
     // name or type would otherwise reach the model and the written IR.
     let lossy = || Arc::from(String::from_utf8_lossy(text).as_ref());
-    if let Some(at) = memchr::memchr(0, text) {
+    if let Some(at) = source.nul.unwrap_or_else(|| memchr::memchr(0, text)) {
         let src = keep.clone().unwrap_or_else(lossy);
         return Err(Error::single(
             path.to_string(),
@@ -666,5 +673,58 @@ mod tests {
                 assert!(r.is_err(), "0xff in {needle} was read");
             }
         }
+    }
+
+    /// A file big enough to be mapped is searched for NUL bytes while it is validated: the
+    /// first NUL is reported where it is, and a byte that is not UTF-8 anywhere (even after
+    /// the NUL) is reported instead, as for a file read into memory.
+    #[test]
+    fn a_mapped_file_reports_nul_and_utf8_as_one_read_into_memory() {
+        let dir = std::env::temp_dir().join(format!("irc-nul-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let head = "<?xml version=\"1.0\"?>\n<net name=\"m\" version=\"11\">\n";
+        let pad = " ".repeat(PARALLEL_MIN + 3 * RELEASE_STEP);
+        let base = format!("{head}{pad}<layers>\n</layers>\n</net>\n");
+        let nul_at = head.len() + 2 * RELEASE_STEP + 5;
+        let cases = [
+            (vec![(nul_at, 0u8)], "a NUL byte".to_string(), nul_at),
+            (
+                vec![(nul_at, 0), (nul_at + RELEASE_STEP, 0xff)],
+                "not valid UTF-8".to_string(),
+                nul_at + RELEASE_STEP,
+            ),
+            (
+                vec![(nul_at + 7, 0), (nul_at, 0)],
+                "a NUL byte".to_string(),
+                nul_at,
+            ),
+        ];
+        for (i, (edits, msg, at)) in cases.into_iter().enumerate() {
+            let mut b = base.clone().into_bytes();
+            for (p, v) in edits {
+                b[p] = v;
+            }
+            let path = dir.join(format!("m{i}.xml"));
+            std::fs::write(&path, &b).unwrap();
+            let e = read_file(&path).err().expect("read");
+            let text = e.to_string();
+            assert!(text.contains(&msg), "{text}");
+            // The same message as the file read as text (the in-memory path) gives.
+            let small = parse_with(
+                Source::bytes(&b),
+                None,
+                &path.display().to_string(),
+                None,
+                "m.bin",
+                usize::MAX,
+                None,
+                Lexer::Fast,
+            );
+            if msg.contains("NUL") {
+                assert_eq!(text, small.err().expect("read").to_string());
+            }
+            assert!(e.diags.iter().any(|d| d.pos == Some(at)), "{text}");
+        }
+        std::fs::remove_dir_all(&dir).ok();
     }
 }
