@@ -223,12 +223,21 @@ impl<'a> Parser<'a> {
     /// present, a known element type, a static shape whose element count fits in 64 bits,
     /// integral offset and size.
     fn const_decl<'d>(&mut self, data: &'d Attrs, who: &Who, dpos: usize) -> Option<ConstDecl<'d>> {
-        let mut missing = Vec::new();
-        for k in ["element_type", "shape", "offset", "size"] {
-            if data.get(k).is_none() {
-                missing.push(k);
+        // The four looked up in one pass over the attributes (eight look-ups were a tenth of
+        // the reader's checks of a model of 37k constants).
+        const KEYS: [&str; 4] = ["element_type", "shape", "offset", "size"];
+        let mut found: [Option<&'d str>; 4] = [None; 4];
+        for (k, v) in data.iter() {
+            if let Some(i) = KEYS.iter().position(|&x| x == k) {
+                found[i] = found[i].or(Some(v));
             }
         }
+        let missing: Vec<&str> = KEYS
+            .iter()
+            .zip(&found)
+            .filter(|(_, v)| v.is_none())
+            .map(|(k, _)| *k)
+            .collect();
         if !missing.is_empty() {
             self.err(
                 Diag::new(
@@ -240,7 +249,9 @@ impl<'a> Parser<'a> {
             );
             return None;
         }
-        let et_s = data.get("element_type").unwrap_or_default();
+        let [Some(et_s), Some(shape_s), Some(offset_s), Some(size_s)] = found else {
+            return None;
+        };
         let Some(et) = ElementType::parse_attr(et_s) else {
             self.err(
                 Diag::new(Kind::ElementType, format!("unknown element type '{et_s}'"))
@@ -250,7 +261,6 @@ impl<'a> Parser<'a> {
             );
             return None;
         };
-        let shape_s = data.get("shape").unwrap_or_default();
         let shape = match PartialShape::parse_static(shape_s) {
             Ok(s) => s,
             Err(m) => {
@@ -263,8 +273,8 @@ impl<'a> Parser<'a> {
             }
         };
         let (Some(offset), Some(size)) = (
-            self.const_num(data, "offset", who, dpos),
-            self.const_num(data, "size", who, dpos),
+            self.const_num(offset_s, "offset", who, dpos),
+            self.const_num(size_s, "size", who, dpos),
         ) else {
             return None;
         };
@@ -288,8 +298,7 @@ impl<'a> Parser<'a> {
         })
     }
     /// Const `<data>` attribute `k` as a non-negative integer.
-    fn const_num(&mut self, data: &Attrs, k: &str, who: &Who, dpos: usize) -> Option<u64> {
-        let v = data.get(k).unwrap_or_default();
+    fn const_num(&mut self, v: &str, k: &str, who: &Who, dpos: usize) -> Option<u64> {
         match v.trim().parse::<u64>() {
             Ok(n) => Some(n),
             Err(_) => {
