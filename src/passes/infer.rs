@@ -4,6 +4,7 @@
 //! Const data and for ops irc does not know (opaque), whose declared ports are trusted.
 
 mod facts;
+mod memo;
 mod share;
 mod values;
 use super::decompress;
@@ -65,6 +66,8 @@ pub struct Infer<'a> {
     /// are one `Arc` (a 100k-layer decoder's 23,000 small values are a few hundred distinct:
     /// 3 MB of the facts otherwise).
     small: FastMap<u64, Vec<Arc<Tensor>>>,
+    /// Kernel results by their inputs, for layers computed from values seen before.
+    memo: memo::Memo,
     /// Layers whose op has no rule (unknown or extension ops), by `type (version)`: their
     /// declared ports were taken on trust.
     pub trusted: std::collections::BTreeMap<String, usize>,
@@ -328,6 +331,7 @@ impl<'a> Infer<'a> {
             fold_mode: false,
             shared: FastMap::default(),
             small: FastMap::default(),
+            memo: memo::Memo::default(),
             trusted: Default::default(),
             declined: Vec::new(),
             fold_budget: None,

@@ -172,13 +172,7 @@ impl<'a> Infer<'a> {
             folding: self.fold_mode && !self.round_each_op,
             attrs: &op.attrs,
         };
-        let vals = match eval(&cx, &eval_outs) {
-            Ok(v) => v,
-            Err(why) => {
-                self.kernel_failed(l, op.ty, why);
-                return None;
-            }
-        };
+        let vals = self.kernel(l, op, eval, &cx, &eval_outs)?;
         if vals.len() != outs.len() {
             return None;
         }
@@ -191,6 +185,34 @@ impl<'a> Infer<'a> {
             }
         }
         Self::kernel_facts(l, vals, outs, f32_mode, rounded)
+    }
+
+    /// The kernel's results, or those of an earlier layer computed from the same values
+    /// ([`memo`]); `None` when it fails.
+    fn kernel(
+        &mut self,
+        l: &Layer,
+        op: &ops::Resolved,
+        eval: ops::EvalFn,
+        cx: &Ctx,
+        eval_outs: &[Fact],
+    ) -> Option<Vec<Fact>> {
+        let key = memo::EvalKey::new(l, op, cx, eval_outs);
+        if let Some(v) = key.as_ref().and_then(|k| self.memo.get(k)) {
+            return Some(v);
+        }
+        match eval(cx, eval_outs) {
+            Ok(v) => {
+                if let Some(k) = key {
+                    self.memo.put(k, &v);
+                }
+                Some(v)
+            }
+            Err(why) => {
+                self.kernel_failed(l, op.ty, why);
+                None
+            }
+        }
     }
 
     /// Records a kernel's failure: a bug in irc stops debug builds and is reported apart when
