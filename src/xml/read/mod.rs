@@ -686,6 +686,7 @@ mod tests {
         let pad = " ".repeat(PARALLEL_MIN + 3 * RELEASE_STEP);
         let base = format!("{head}{pad}<layers>\n</layers>\n</net>\n");
         let nul_at = head.len() + 2 * RELEASE_STEP + 5;
+        let late = base.len() - RELEASE_STEP;
         let cases = [
             (vec![(nul_at, 0u8)], "a NUL byte".to_string(), nul_at),
             (
@@ -697,6 +698,14 @@ mod tests {
                 vec![(nul_at + 7, 0), (nul_at, 0)],
                 "a NUL byte".to_string(),
                 nul_at,
+            ),
+            // Late in the file (after the chunks that validation hands back): a NUL there,
+            // and a NUL early with a bad byte late.
+            (vec![(late, 0)], "a NUL byte".to_string(), late),
+            (
+                vec![(nul_at, 0), (late, 0xff)],
+                "not valid UTF-8".to_string(),
+                late,
             ),
         ];
         for (i, (edits, msg, at)) in cases.into_iter().enumerate() {
@@ -724,6 +733,24 @@ mod tests {
                 assert_eq!(text, small.err().expect("read").to_string());
             }
             assert!(e.diags.iter().any(|d| d.pos == Some(at)), "{text}");
+        }
+        // A character across the middle of the file is checked whole, and a broken one there
+        // is reported where it starts.
+        for at in [base.len() / 2 - 2, base.len() / 2 - 1, base.len() / 2] {
+            let mut b = base.clone().into_bytes();
+            b[at - 5..at + 7].copy_from_slice("<!-- \u{20ac} -->".as_bytes());
+            let path = dir.join("mid.xml");
+            std::fs::write(&path, &b).unwrap();
+            let r = read_file(&path)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(!r.contains("UTF-8"), "{at}: {r}");
+            b[at + 1] = b'x';
+            std::fs::write(&path, &b).unwrap();
+            let e = read_file(&path).err().expect("read");
+            assert!(e.to_string().contains("not valid UTF-8"), "{e}");
+            assert!(e.diags.iter().any(|d| d.pos == Some(at)), "{at}: {e}");
         }
         std::fs::remove_dir_all(&dir).ok();
     }

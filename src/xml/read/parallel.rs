@@ -33,13 +33,33 @@ pub(super) fn split_plan(text: &[u8]) -> Option<(usize, usize)> {
     if memmem::find(text, b"<layer ")? < start {
         return None;
     }
-    let end = memmem::rfind(text, b"</layers>")?;
+    let end = last_of(text, b"</layers>")?;
     // Half each: the first thread also reads the edges, but since they take the shortcut
     // (`fast_edge`) that is a few milliseconds of a 100k-layer read; with 40% it waited for
     // the second thread a third of its time.
     let mid = start + (end.checked_sub(start)?) / 2;
     let at = mid + memmem::find(text.get(mid..end)?, b"\n\t\t<layer ")? + 3;
     (at < end).then_some((at, end))
+}
+
+/// The last `needle` in `text` (as `memmem::rfind`, whose backward search has no SIMD: it was
+/// 1% of a 100k-layer fold, before the read threads start): forward searches of windows
+/// from the end, each overlapping the next by the needle's length. (For a needle that cannot
+/// overlap itself, as `</layers>`: the forward search finds every occurrence.)
+fn last_of(text: &[u8], needle: &[u8]) -> Option<usize> {
+    const WINDOW: usize = 1 << 20;
+    let mut end = text.len();
+    while end >= needle.len() {
+        let start = end.saturating_sub(WINDOW);
+        if let Some(i) = memchr::memmem::find_iter(&text[start..end], needle).last() {
+            return Some(start + i);
+        }
+        if start == 0 {
+            return None;
+        }
+        end = start + needle.len() - 1;
+    }
+    None
 }
 
 impl<'a> Parser<'a> {
@@ -140,6 +160,32 @@ impl<'a> Parser<'a> {
 mod parallel_tests {
     use super::*;
     use std::path::PathBuf;
+
+    /// The windowed search finds what `rfind` finds: needles at the ends, across the windows'
+    /// seams, none at all.
+    #[test]
+    fn last_of_is_rfind() {
+        let n = b"</layers>";
+        let size = 3 * (1 << 20) + 100;
+        let mut places = vec![0, 5, size - n.len(), (1 << 20) - 4, (2 << 20) - 1, 2 << 20];
+        places.extend((1..40).map(|i| i * 77_777 % (size - n.len())));
+        for p in [None].into_iter().chain(places.into_iter().map(Some)) {
+            let mut t = vec![b'x'; size];
+            t[size / 3..size / 3 + 7].copy_from_slice(b"</layer");
+            if let Some(p) = p {
+                t[p..p + n.len()].copy_from_slice(n);
+                // An earlier one too: the last is found.
+                if p / 2 + n.len() <= p {
+                    t[p / 2..p / 2 + n.len()].copy_from_slice(n);
+                }
+            }
+            assert_eq!(last_of(&t, n), memchr::memmem::rfind(&t, n), "{p:?}");
+            assert_eq!(
+                last_of(&t[..p.unwrap_or(3)], n),
+                memchr::memmem::rfind(&t[..p.unwrap_or(3)], n)
+            );
+        }
+    }
 
     /// Read `text` on one thread (`parallel_min` usize::MAX) or on two (0).
     fn read(text: &str, w: Option<Arc<Weights>>, parallel_min: usize) -> Result<Parsed, Error> {
