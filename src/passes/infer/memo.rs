@@ -59,9 +59,9 @@ pub(super) struct EvalKey {
 }
 
 impl EvalKey {
-    /// The key of running `op` of layer `l` in `cx` for `outs`, when every input has a value
-    /// (and nothing else) and none is too big to keep.
-    pub(super) fn new(l: &Layer, op: &ops::Resolved, cx: &Ctx, outs: &[Fact]) -> Option<Self> {
+    /// The key of running the kernel in `cx` for `outs`, when every input has a value (and
+    /// nothing else) and none is too big to keep.
+    pub(super) fn new(cx: &Ctx, outs: &[Fact]) -> Option<Self> {
         let inputs = cx
             .inputs
             .iter()
@@ -87,12 +87,12 @@ impl EvalKey {
             })
             .collect::<Option<Vec<In>>>()?;
         Some(EvalKey {
-            ty: op.ty,
-            version: op.version,
-            attrs: l.data.clone(),
+            ty: cx.ty,
+            version: cx.version,
+            attrs: cx.layer.data.clone(),
             f32_mode: cx.f32_mode,
             folding: cx.folding,
-            outputs: l.outputs.len(),
+            outputs: cx.layer.outputs.len(),
             inputs,
             outs: outs.iter().map(|o| (o.et, o.shape.clone())).collect(),
         })

@@ -172,7 +172,7 @@ impl<'a> Infer<'a> {
             folding: self.fold_mode && !self.round_each_op,
             attrs: &op.attrs,
         };
-        let vals = self.kernel(l, op, eval, &cx, &eval_outs)?;
+        let vals = self.kernel(eval, &cx, &eval_outs)?;
         if vals.len() != outs.len() {
             return None;
         }
@@ -189,15 +189,8 @@ impl<'a> Infer<'a> {
 
     /// The kernel's results, or those of an earlier layer computed from the same values
     /// ([`memo`]); `None` when it fails.
-    fn kernel(
-        &mut self,
-        l: &Layer,
-        op: &ops::Resolved,
-        eval: ops::EvalFn,
-        cx: &Ctx,
-        eval_outs: &[Fact],
-    ) -> Option<Vec<Fact>> {
-        let key = memo::EvalKey::new(l, op, cx, eval_outs);
+    fn kernel(&mut self, eval: ops::EvalFn, cx: &Ctx, eval_outs: &[Fact]) -> Option<Vec<Fact>> {
+        let key = memo::EvalKey::new(cx, eval_outs);
         if let Some(v) = key.as_ref().and_then(|k| self.memo.get(k)) {
             return Some(v);
         }
@@ -209,7 +202,7 @@ impl<'a> Infer<'a> {
                 Some(v)
             }
             Err(why) => {
-                self.kernel_failed(l, op.ty, why);
+                self.kernel_failed(cx.layer, cx.ty, why);
                 None
             }
         }

@@ -544,23 +544,32 @@ impl<'a> Parser<'a> {
             }
         }
     }
+    /// The edge (from-layer, from-port, to-layer, to-port) at `pos`, or an error when a port id
+    /// is past `u32`.
+    fn push_edge(
+        &mut self,
+        [from, from_port, to, to_port]: [u64; 4],
+        pos: usize,
+        out: &mut Vec<RawEdge>,
+    ) {
+        match (u32::try_from(from_port), u32::try_from(to_port)) {
+            (Ok(from_port), Ok(to_port)) => out.push(RawEdge {
+                from,
+                from_port,
+                to,
+                to_port,
+                pos,
+            }),
+            _ => self.err(Diag::new(Kind::Graph, "edge port id out of range").at(pos)),
+        }
+    }
     pub(super) fn edges(&mut self, t: &Tag, out: &mut Vec<RawEdge>) -> Result<(), Fatal> {
         if t.empty {
             return Ok(());
         }
         loop {
-            if let Some(([from, from_port, to, to_port], pos)) = self.fast_edge() {
-                if let (Ok(from_port), Ok(to_port)) = (from_port.try_into(), to_port.try_into()) {
-                    out.push(RawEdge {
-                        from,
-                        from_port,
-                        to,
-                        to_port,
-                        pos,
-                    });
-                    continue;
-                }
-                self.err(Diag::new(Kind::Graph, "edge port id out of range").at(pos));
+            if let Some((vals, pos)) = self.fast_edge() {
+                self.push_edge(vals, pos, out);
                 continue;
             }
             match self.next()? {
@@ -592,17 +601,8 @@ impl<'a> Parser<'a> {
                             }
                         }
                     }
-                    let port_ok = vals[1] <= u32::MAX as u64 && vals[3] <= u32::MAX as u64;
-                    if ok && port_ok {
-                        out.push(RawEdge {
-                            from: vals[0],
-                            from_port: vals[1] as u32,
-                            to: vals[2],
-                            to_port: vals[3] as u32,
-                            pos: e.pos,
-                        });
-                    } else if ok {
-                        self.err(Diag::new(Kind::Graph, "edge port id out of range").at(e.pos));
+                    if ok {
+                        self.push_edge(vals, e.pos, out);
                     }
                     self.skip(&e)?;
                 }

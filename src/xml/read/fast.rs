@@ -256,8 +256,8 @@ impl<'a> Parser<'a> {
                 .iter()
                 .take_while(|b| b.is_ascii_digit())
                 .count();
-            // 19 digits or fewer, and no overflow: the general path reports the rest.
-            if digits == 0 || digits > 19 {
+            // At least one digit, and no overflow: the general path reports the rest.
+            if digits == 0 {
                 return None;
             }
             *v = src[p..p + digits].iter().try_fold(0u64, |v, &b| {
