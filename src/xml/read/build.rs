@@ -401,6 +401,12 @@ impl<'a> Parser<'a> {
             return Ok(out);
         }
         loop {
+            if let Some((p, head)) = self.fast_port() {
+                if let Some(port) = self.port_body(&p, head, who, src)? {
+                    out.push(port);
+                }
+                continue;
+            }
             match self.next()? {
                 Ev::Open(p) if p.name == "port" => {
                     if let Some(port) = self.port(p, who, src)? {
@@ -443,6 +449,29 @@ impl<'a> Parser<'a> {
             .filter(|(k, _)| !matches!(*k, "id" | "precision" | "names"))
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
+        let head = PortHead {
+            id,
+            precision,
+            names,
+            extra_attrs,
+        };
+        self.port_body(&t, head, who, src)
+    }
+    /// The rest of a `<port>` whose start tag was read (by the general path or
+    /// [`Parser::fast_port`]): its dims and rt_info, up to its end tag.
+    pub(super) fn port_body(
+        &mut self,
+        t: &Tag,
+        head: PortHead,
+        who: &Who,
+        src: &mut LayerSrc,
+    ) -> Result<Option<Port>, Fatal> {
+        let PortHead {
+            id,
+            precision,
+            names,
+            extra_attrs,
+        } = head;
         let mut dims = Dims::new();
         let mut rt_info = None;
         if !t.empty {
@@ -463,7 +492,7 @@ impl<'a> Parser<'a> {
                     Ev::Open(c) => self.skip(&c)?,
                     Ev::Close => break,
                     Ev::Text(_) => {}
-                    Ev::Eof => return Err(eof(&t)),
+                    Ev::Eof => return Err(eof(t)),
                 }
             }
         }
@@ -613,4 +642,13 @@ impl<'a> Parser<'a> {
             }
         }
     }
+}
+
+/// What a `<port>` start tag says: its id (`None` when it is missing or malformed, reported),
+/// element type, tensor names and other attributes.
+pub(super) struct PortHead {
+    pub(super) id: Option<u32>,
+    pub(super) precision: Option<ElementType>,
+    pub(super) names: Vec<String>,
+    pub(super) extra_attrs: Vec<(String, String)>,
 }
