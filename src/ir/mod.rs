@@ -119,7 +119,9 @@ impl Attrs {
         let nul = |from: usize| b[from..].iter().position(|&c| c == 0).map(|p| from + p);
         let mut i = 0;
         while i < b.len() {
-            let hit = b.get(i..i + k.len()) == Some(k) && b.get(i + k.len()) == Some(&0);
+            // The NUL that would end a key of this length first: most keys differ in length,
+            // and are passed over without comparing their bytes.
+            let hit = b.get(i + k.len()) == Some(&0) && b[i..i + k.len()] == *k;
             let ke = if hit { i + k.len() } else { nul(i)? };
             let ve = nul(ke + 1)?;
             if hit {

@@ -297,6 +297,7 @@ impl<'a> Infer<'a> {
     pub(super) fn constant(&mut self, g: &Graph, n: NodeId) -> Fact {
         let (et, dims) = const_type(&g[n]);
         let mut f = Fact::new(et, PartialShape::from_static(&dims));
+        let typed = (et, dims);
         // Weights that only feed decompression Converts are never folded: do not read them
         // (a consumer that folds behind the Convert reads them then, see `compressed_input`).
         let only_decompression = {
@@ -304,7 +305,8 @@ impl<'a> Infer<'a> {
             !c.is_empty() && c.iter().all(|&(t, _)| decompress::is_head(g, t))
         };
         if !only_decompression {
-            if let Some((et, dims, bytes)) = const_slice(self.model, self.value_limit, &g[n]) {
+            if let Some((et, dims, bytes)) = const_slice(self.model, self.value_limit, &g[n], typed)
+            {
                 f.value = Some(self.small_value(et, dims, bytes));
             }
         }
@@ -352,7 +354,7 @@ impl<'a> Infer<'a> {
 
     /// A Const's value, if it takes at most `value_limit` bytes.
     pub(super) fn read_const(&self, l: &Layer) -> Option<Tensor> {
-        let (et, dims, bytes) = const_slice(self.model, self.value_limit, l)?;
+        let (et, dims, bytes) = const_slice(self.model, self.value_limit, l, const_type(l))?;
         Some(Tensor::new(et, dims, bytes.to_vec()))
     }
 
@@ -483,13 +485,14 @@ impl<'a> Infer<'a> {
     }
 }
 
-/// A Const's type, shape and bytes, if its value takes at most `value_limit` bytes.
+/// A Const's type, shape (its [`const_type`], parsed once by the caller) and bytes, if its
+/// value takes at most `value_limit` bytes.
 fn const_slice<'m>(
     model: &'m Model,
     value_limit: u64,
     l: &'m Layer,
+    (et, dims): (ElementType, Vec<u64>),
 ) -> Option<(ElementType, Vec<u64>, &'m [u8])> {
-    let (et, dims) = const_type(l);
     let count = PartialShape::element_count(&dims).unwrap_or(u64::MAX);
     if value_bytes(et, count) > value_limit {
         return None;
