@@ -87,6 +87,23 @@ impl Attrs {
     ) -> Self {
         pool.scratch.clear();
         encode_pairs(pairs, &mut pool.scratch);
+        Attrs::from_scratch(pool, share)
+    }
+
+    /// [`Attrs::from_pairs_in`] of pairs already encoded: `fill` appends `k\0v\0` for each
+    /// (names and values without NUL) to the pool's emptied scratch buffer, or returns `None`,
+    /// and then nothing is made. For a reader that encodes attributes straight from the text.
+    pub fn from_encoded_in<R>(
+        pool: &mut AttrPool,
+        share: bool,
+        fill: impl FnOnce(&mut String) -> Option<R>,
+    ) -> Option<(Self, R)> {
+        pool.scratch.clear();
+        let r = fill(&mut pool.scratch)?;
+        Some((Attrs::from_scratch(pool, share), r))
+    }
+
+    fn from_scratch(pool: &mut AttrPool, share: bool) -> Self {
         if !share {
             return Attrs {
                 buf: Arc::from(pool.scratch.as_str()),

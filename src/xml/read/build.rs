@@ -312,14 +312,19 @@ impl<'a> Parser<'a> {
         layer: &mut Layer,
         src: &mut LayerSrc,
     ) -> Result<(), Fatal> {
+        // A constant's offset makes its list its own: not pooled.
+        let share = !layer.is("Const");
         loop {
+            if let Some((attrs, pos)) = self.fast_data(share) {
+                src.data = Some(pos);
+                layer.data = Some(attrs);
+                continue;
+            }
             match self.next()? {
                 Ev::Open(c) => match c.name {
                     "data" => {
                         src.data = Some(c.pos);
                         let pairs = c.attrs.iter().map(|(k, v)| (*k, v.as_ref()));
-                        // A constant's offset makes its list its own: not pooled.
-                        let share = !layer.is("Const");
                         layer.data = Some(Attrs::from_pairs_in(pairs, &mut self.attr_pool, share));
                         self.skip(&c)?;
                     }
