@@ -13,16 +13,16 @@ pub fn apply(g: &mut Graph, facts: &Facts, overrides: &[InputOverride], top: boo
         let prods = g.inputs_of(n);
         let l = &mut g[n];
         for (i, p) in prods.iter().enumerate() {
-            if let Some(f) = p.and_then(|(s, o)| facts.get(s, o)) {
+            if let Some((et, shape)) = p.and_then(|(s, o)| facts.typed(s, o)) {
                 let port = &mut l.inputs[i];
-                port.precision = Some(f.et);
-                port.shape = f.shape;
+                port.precision = Some(et);
+                port.shape = shape;
             }
         }
         for (o, port) in l.outputs.iter_mut().enumerate() {
-            if let Some(f) = facts.get(n, o) {
-                port.precision = Some(f.et);
-                port.shape = f.shape;
+            if let Some((et, shape)) = facts.typed(n, o) {
+                port.precision = Some(et);
+                port.shape = shape;
             }
         }
         if top && l.is("Parameter") {
@@ -92,10 +92,12 @@ fn drift_in(g: &Graph, facts: &Facts, map: Option<&SourceMap>, top: bool, out: &
     for n in order {
         let l = &g[n];
         for (o, port) in l.outputs.iter().enumerate() {
-            let Some(f) = facts.get(n, o) else { continue };
-            if !same_text((port.precision, &port.shape), (Some(f.et), &f.shape)) {
+            let Some((et, shape)) = facts.typed(n, o) else {
+                continue;
+            };
+            if !same_text((port.precision, &port.shape), (Some(et), &shape)) {
                 let rec = port_text(port.precision, &port.shape);
-                let inf = port_text(Some(f.et), &f.shape);
+                let inf = port_text(Some(et), &shape);
                 out.push(Drift {
                     layer: l.label(),
                     name: l.name.clone(),

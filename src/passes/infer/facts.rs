@@ -98,18 +98,7 @@ impl Facts {
     /// The fact of output `o` of layer `n`, if inferred.
     pub fn get(&self, n: NodeId, o: usize) -> Option<Fact> {
         let s = self.slot(n, o)?;
-        let rank = match s.meta & DYNAMIC_RANK {
-            BIG_RANK => *self.big.get(&self.slot_index(n, o)?)?,
-            r => r,
-        };
-        let shape = match rank {
-            DYNAMIC_RANK => PartialShape::Dynamic,
-            r => {
-                let a = s.dims_at;
-                PartialShape::Ranked(Dims::from_slice(self.dims.get(a, r)?))
-            }
-        };
-        let mut f = Fact::new(s.et(), shape);
+        let mut f = Fact::new(s.et(), self.shape_of(s, n, o)?);
         f.unfoldable = s.unfoldable();
         f.value = s.value.clone();
         if let Some(r) = &s.rest {
@@ -120,6 +109,24 @@ impl Facts {
             f.concat_consts = r.concat_consts.clone();
         }
         Some(f)
+    }
+
+    /// The element type and shape of output `o` of `n`, without the rest of its fact (no
+    /// value or bounds handed out: what writing them into the ports needs).
+    pub fn typed(&self, n: NodeId, o: usize) -> Option<(ElementType, PartialShape)> {
+        let s = self.slot(n, o)?;
+        Some((s.et(), self.shape_of(s, n, o)?))
+    }
+
+    fn shape_of(&self, s: &Slot, n: NodeId, o: usize) -> Option<PartialShape> {
+        let rank = match s.meta & DYNAMIC_RANK {
+            BIG_RANK => *self.big.get(&self.slot_index(n, o)?)?,
+            r => r,
+        };
+        Some(match rank {
+            DYNAMIC_RANK => PartialShape::Dynamic,
+            r => PartialShape::Ranked(Dims::from_slice(self.dims.get(s.dims_at, r)?)),
+        })
     }
 
     fn slot(&self, n: NodeId, o: usize) -> Option<&Slot> {
