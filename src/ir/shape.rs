@@ -192,11 +192,54 @@ impl PartialShape {
 
     /// Parse a Const `shape` attribute: comma-separated non-negative integers, empty for scalar.
     pub fn parse_static(s: &str) -> Result<Vec<u64>, String> {
+        match Self::parse_static_plain(s) {
+            Some(dims) => Ok(dims),
+            None => Self::parse_static_general(s),
+        }
+    }
+
+    fn parse_static_general(s: &str) -> Result<Vec<u64>, String> {
         let t = s.trim();
         if t.is_empty() {
             return Ok(Vec::new());
         }
         t.split(',').map(|p| parse_u64(p.trim())).collect()
+    }
+
+    /// [`PartialShape::parse_static`] of the form writers use (`512, 32`, `1,3`, ``: digits,
+    /// commas, spaces), in one pass and one allocation at its size; `None` for anything else
+    /// (other whitespace, signs, empty parts, overflow), which the general parse takes with
+    /// its messages. Why: each constant's shape is read twice on the way to its value.
+    fn parse_static_plain(s: &str) -> Option<Vec<u64>> {
+        let b = s.as_bytes();
+        if b.iter().all(|&c| c == b' ') {
+            return Some(Vec::new());
+        }
+        let mut dims = Vec::with_capacity(1 + b.iter().filter(|&&c| c == b',').count());
+        let mut i = 0;
+        loop {
+            while b.get(i) == Some(&b' ') {
+                i += 1;
+            }
+            let start = i;
+            let mut v = 0u64;
+            while let Some(&c) = b.get(i).filter(|c| c.is_ascii_digit()) {
+                v = v.checked_mul(10)?.checked_add((c - b'0') as u64)?;
+                i += 1;
+            }
+            if i == start {
+                return None;
+            }
+            dims.push(v);
+            while b.get(i) == Some(&b' ') {
+                i += 1;
+            }
+            match b.get(i) {
+                None => return Some(dims),
+                Some(b',') => i += 1,
+                Some(_) => return None,
+            }
+        }
     }
 
     /// Number of elements, when static and not overflowing.
@@ -268,5 +311,35 @@ mod tests {
         );
         assert_eq!(PartialShape::parse_static("").unwrap(), Vec::<u64>::new());
         assert!(PartialShape::parse_static("-1").is_err());
+        // The one-pass form reads what it takes as the general parse does, and leaves the rest.
+        let cases = [
+            "",
+            " ",
+            "0",
+            "512, 32",
+            "1,3",
+            " 4 , 5 ",
+            "007",
+            "1,,2",
+            ",",
+            "1,",
+            "+1",
+            "-1",
+            "1\t,2",
+            "\u{a0}1",
+            "18446744073709551615",
+            "18446744073709551616",
+            "1 2",
+            "[1,2]",
+        ];
+        for c in cases {
+            if let Some(d) = PartialShape::parse_static_plain(c) {
+                assert_eq!(Ok(d), PartialShape::parse_static_general(c), "{c:?}");
+            }
+        }
+        let taken = cases
+            .iter()
+            .filter(|c| PartialShape::parse_static_plain(c).is_some());
+        assert_eq!(taken.count(), 8);
     }
 }
