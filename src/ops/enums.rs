@@ -165,8 +165,8 @@ static TABLE: &[EnumAttr] = &[
 
 /// The layer's enum attributes are values OpenVINO reads.
 pub fn check(cx: &Ctx) -> R<()> {
-    for t in TABLE {
-        if !t.ops.contains(&cx.ty) || cx.version < t.versions.0 || cx.version > t.versions.1 {
+    for t in rows_of(cx.ty) {
+        if cx.version < t.versions.0 || cx.version > t.versions.1 {
             continue;
         }
         let Some(v) = cx.attr(t.attr) else { continue };
@@ -188,6 +188,24 @@ pub fn check(cx: &Ctx) -> R<()> {
         }
     }
     Ok(())
+}
+
+/// The rows of [`TABLE`] that list op type `ty`, in table order (built once: `check` runs for
+/// every layer inferred, and walking the table's op lists cost 600 instructions a layer).
+fn rows_of(ty: &str) -> &'static [&'static EnumAttr] {
+    use std::sync::OnceLock;
+    type ByType = crate::ir::FastMap<&'static str, Vec<&'static EnumAttr>>;
+    static BY_TYPE: OnceLock<ByType> = OnceLock::new();
+    let by_type = BY_TYPE.get_or_init(|| {
+        let mut m = ByType::default();
+        for t in TABLE {
+            for &op in t.ops {
+                m.entry(op).or_default().push(t);
+            }
+        }
+        m
+    });
+    by_type.get(ty).map_or(&[], |v| v.as_slice())
 }
 
 /// The enum attributes `ty` version `version` has, with their values (tests/extremes.rs builds
