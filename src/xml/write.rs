@@ -518,17 +518,26 @@ impl<'a, W: Write> Writer<'a, '_, W> {
             let placed = match placed {
                 Some(p) => p,
                 None => self.place(l)?,
-            }
-            .map(|(o, n)| (o.to_string(), n.to_string()));
+            };
             indent(self.xml, depth + 1);
             self.xml.push_str("<data");
             for (k, v) in data.iter() {
-                let v = match (k, &placed) {
-                    ("offset", Some((o, _))) => o.as_str(),
-                    ("size", Some((_, n))) => n.as_str(),
-                    _ => v,
+                // Numbers written in place (no string made for each of a model's constants).
+                let number = match (k, placed) {
+                    ("offset", Some((o, _))) => Some(o),
+                    ("size", Some((_, n))) => Some(n),
+                    _ => None,
                 };
-                push_attr(self.xml, k, v);
+                match number {
+                    Some(x) => {
+                        self.xml.push(' ');
+                        self.xml.push_str(k);
+                        self.xml.push_str("=\"");
+                        push_u64(self.xml, x);
+                        self.xml.push('"');
+                    }
+                    None => push_attr(self.xml, k, v),
+                }
             }
 
             self.xml.push_str(" />\n");
