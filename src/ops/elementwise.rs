@@ -161,10 +161,19 @@ fn binary_infer(cx: &Ctx) -> R<Vec<Fact>> {
     // Interval arithmetic on integer shape values whose exact value is unknown. A pair a
     // Convert turned upside down is read raw, as OpenVINO's evaluators do (7 - [0, -1] in i8
     // is [7, 8]; fuzz 2828:43362).
-    if let (Some(a), Some(b)) = (cx.input(0)?.raw_int_bounds(), cx.input(1)?.raw_int_bounds()) {
-        if !(a.is_exact() && b.is_exact()) {
-            if let Some(bd) = binary_bounds(kind, cx, &a, &b) {
-                f.bounds = Some(Arc::new(bd));
+    // Both exact (or a value, which reads as exact or not at all): nothing to compute, and the
+    // values are not copied into bounds to find that out.
+    let exact = |f: &Fact| match &f.bounds {
+        Some(b) => b.is_exact(),
+        None => f.value.is_some(),
+    };
+    let (x, y) = (cx.input(0)?, cx.input(1)?);
+    if !(exact(x) && exact(y)) {
+        if let (Some(a), Some(b)) = (x.raw_int_bounds(), y.raw_int_bounds()) {
+            if !(a.is_exact() && b.is_exact()) {
+                if let Some(bd) = binary_bounds(kind, cx, &a, &b) {
+                    f.bounds = Some(Arc::new(bd));
+                }
             }
         }
     }
