@@ -288,6 +288,17 @@ fn indent(xml: &mut String, depth: usize) {
 
 /// Append a decimal number (the writer's hot path; `write!` costs several times more).
 fn push_u64(xml: &mut String, mut v: u64) {
+    // Most numbers written are port ids and small dims: one or two digits, pushed as bytes
+    // (a copy call for one byte cost more than the digits).
+    if v < 10 {
+        xml.push((b'0' + v as u8) as char);
+        return;
+    }
+    if v < 100 {
+        xml.push((b'0' + (v / 10) as u8) as char);
+        xml.push((b'0' + (v % 10) as u8) as char);
+        return;
+    }
     let mut buf = [0u8; 20];
     let mut i = buf.len();
     loop {
