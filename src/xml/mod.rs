@@ -1,6 +1,7 @@
 //! The IR's XML form: a reader and a writer that are each other's inverse, and the source map.
 
 pub mod read;
+mod text;
 pub mod write;
 
 pub use read::{read_file, read_str, Parsed};

@@ -10,6 +10,8 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;
 
+use super::text::{attrs_inline, esc, esc_text, indent, push_attr, push_u64};
+
 /// Buffers already written under one (hash, length) key: (offset, bytes). Nearly always
 /// one, kept inline (a 100k-layer model has 13,000 distinct constants; a `Vec` each, with
 /// room for four, was 1.5 MB of the writer's peak).
@@ -276,43 +278,6 @@ impl<W: Write> Writer<'_, '_, W> {
     }
 }
 
-fn indent(xml: &mut String, depth: usize) {
-    const TABS: &str = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
-    let mut d = depth;
-    while d > 0 {
-        let k = d.min(TABS.len());
-        xml.push_str(&TABS[..k]);
-        d -= k;
-    }
-}
-
-/// Append a decimal number (the writer's hot path; `write!` costs several times more).
-fn push_u64(xml: &mut String, mut v: u64) {
-    // Most numbers written are port ids and small dims: one or two digits, pushed as bytes
-    // (a copy call for one byte cost more than the digits).
-    if v < 10 {
-        xml.push((b'0' + v as u8) as char);
-        return;
-    }
-    if v < 100 {
-        xml.push((b'0' + (v / 10) as u8) as char);
-        xml.push((b'0' + (v % 10) as u8) as char);
-        return;
-    }
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    // SAFETY: ASCII digits only.
-    xml.push_str(unsafe { std::str::from_utf8_unchecked(&buf[i..]) });
-}
-
 impl<'a, W: Write> Writer<'a, '_, W> {
     /// The layers of a big graph without bodies, formatted on two threads: the constants are
     /// placed first (in order, so the .bin is the same as a one-thread write), then chunks of
@@ -525,33 +490,7 @@ impl<'a, W: Write> Writer<'a, '_, W> {
         }
 
         if let Some(data) = &l.data {
-            // A Const's offset/size are where its bytes land in the new .bin.
-            let placed = match placed {
-                Some(p) => p,
-                None => self.place(l)?,
-            };
-            indent(self.xml, depth + 1);
-            self.xml.push_str("<data");
-            for (k, v) in data.iter() {
-                // Numbers written in place (no string made for each of a model's constants).
-                let number = match (k, placed) {
-                    ("offset", Some((o, _))) => Some(o),
-                    ("size", Some((_, n))) => Some(n),
-                    _ => None,
-                };
-                match number {
-                    Some(x) => {
-                        self.xml.push(' ');
-                        self.xml.push_str(k);
-                        self.xml.push_str("=\"");
-                        push_u64(self.xml, x);
-                        self.xml.push('"');
-                    }
-                    None => push_attr(self.xml, k, v),
-                }
-            }
-
-            self.xml.push_str(" />\n");
+            self.data(l, data, placed, depth + 1)?;
         }
 
         if let Some(rt) = &l.rt_info {
@@ -582,6 +521,43 @@ impl<'a, W: Write> Writer<'a, '_, W> {
         }
         indent(self.xml, depth);
         self.xml.push_str("</layer>\n");
+        Ok(())
+    }
+
+    /// A layer's `<data>`; a Const's offset and size are where its bytes land in the new .bin
+    /// (`placed`, or placed now).
+    fn data(
+        &mut self,
+        l: &'a Layer,
+        data: &Attrs,
+        placed: Option<Option<(u64, u64)>>,
+        depth: usize,
+    ) -> Result<(), String> {
+        let placed = match placed {
+            Some(p) => p,
+            None => self.place(l)?,
+        };
+        indent(self.xml, depth);
+        self.xml.push_str("<data");
+        for (k, v) in data.iter() {
+            // Numbers written in place (no string made for each of a model's constants).
+            let number = match (k, placed) {
+                ("offset", Some((o, _))) => Some(o),
+                ("size", Some((_, n))) => Some(n),
+                _ => None,
+            };
+            match number {
+                Some(x) => {
+                    self.xml.push(' ');
+                    self.xml.push_str(k);
+                    self.xml.push_str("=\"");
+                    push_u64(self.xml, x);
+                    self.xml.push('"');
+                }
+                None => push_attr(self.xml, k, v),
+            }
+        }
+        self.xml.push_str(" />\n");
         Ok(())
     }
 
@@ -681,51 +657,6 @@ fn remap_ids(el: &XmlElement, m: &HashMap<u64, usize>) -> XmlElement {
         }
     }
     out
-}
-
-fn attrs_inline(xml: &mut String, attrs: &[(String, String)]) {
-    for (k, v) in attrs {
-        push_attr(xml, k, v);
-    }
-}
-
-/// ` k="v"` with `v` escaped.
-fn push_attr(xml: &mut String, k: &str, v: &str) {
-    xml.push(' ');
-    xml.push_str(k);
-    xml.push_str("=\"");
-    xml.push_str(&esc(v));
-    xml.push('"');
-}
-
-/// Escape an attribute value.
-pub fn esc(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s
-        .bytes()
-        .any(|b| matches!(b, b'&' | b'<' | b'>' | b'"') || b < 0x20)
-    {
-        return s.into();
-    }
-    let mut o = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(o, "&#{};", c as u32);
-            }
-            c => o.push(c),
-        }
-    }
-    o.into()
-}
-
-fn esc_text(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 /// `irc fold`: input .bin files at least this big are copied whole to the output's temporary

@@ -320,6 +320,9 @@ impl<'a> Parser<'a> {
                 layer.data = Some(attrs);
                 continue;
             }
+            if self.fast_close(t.name.as_bytes()) {
+                return Ok(());
+            }
             match self.next()? {
                 Ev::Open(c) => match c.name {
                     "data" => {
@@ -412,6 +415,9 @@ impl<'a> Parser<'a> {
                 }
                 continue;
             }
+            if self.fast_close(t.name.as_bytes()) {
+                return Ok(out);
+            }
             match self.next()? {
                 Ev::Open(p) if p.name == "port" => {
                     if let Some(port) = self.port(p, who, src)? {
@@ -484,6 +490,9 @@ impl<'a> Parser<'a> {
                 if let Some(d) = self.fast_dim() {
                     dims.push(d);
                     continue;
+                }
+                if self.fast_close(b"port") {
+                    break;
                 }
                 match self.next()? {
                     Ev::Open(c) if c.name == "dim" => {
