@@ -78,6 +78,19 @@ fn find_quote(q: u8, b: &[u8]) -> Option<usize> {
     }
 }
 
+/// The decimal number of plain digits at the start of `b`, and how many digits: `None` without
+/// a digit or past `u64::MAX` (the general path reports those).
+fn plain_number(b: &[u8]) -> Option<(u64, usize)> {
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    if digits == 0 {
+        return None;
+    }
+    let v = b[..digits].iter().try_fold(0u64, |v, &c| {
+        v.checked_mul(10)?.checked_add((c - b'0') as u64)
+    })?;
+    Some((v, digits))
+}
+
 fn give_up() -> Fatal {
     Diag::new(Kind::Xml, FAST_FALLBACK)
 }
@@ -133,6 +146,17 @@ impl Fast {
 }
 
 impl<'a> Parser<'a> {
+    /// Where the shortcuts look: the position after the whitespace at the lexer's position,
+    /// and the end of its text; `None` when the fast lexer is not reading.
+    fn markup_at(&self) -> Option<(usize, usize)> {
+        let f = self.fast.as_ref()?;
+        let mut p = f.pos;
+        while p < f.end && ws(self.src[p]) {
+            p += 1;
+        }
+        Some((p, f.end))
+    }
+
     /// The next event from the fast lexer (see the module comment).
     pub(super) fn next_fast(&mut self) -> Result<Ev<'a>, Fatal> {
         let src = self.src;
@@ -209,12 +233,8 @@ impl<'a> Parser<'a> {
     /// each.
     pub(super) fn fast_dim(&mut self) -> Option<Dim> {
         let src = self.src;
-        let f = self.fast.as_mut()?;
-        let mut p = f.pos;
-        while p < f.end && ws(src[p]) {
-            p += 1;
-        }
-        let body = src.get(p..f.end)?.strip_prefix(b"<dim>")?;
+        let (p, end) = self.markup_at()?;
+        let body = src.get(p..end)?.strip_prefix(b"<dim>")?;
         let skip_ws = |mut i: usize| {
             while i < body.len() && ws(body[i]) {
                 i += 1;
@@ -240,7 +260,7 @@ impl<'a> Parser<'a> {
             (true, b"1") => Dim::any(),
             (true, _) => return None,
         };
-        f.pos = p + b"<dim>".len() + close + b"</dim>".len();
+        self.fast.as_mut()?.pos = p + b"<dim>".len() + close + b"</dim>".len();
         Some(dim)
     }
 
@@ -258,33 +278,20 @@ impl<'a> Parser<'a> {
             b"\" to-port=\"",
         ];
         let src = self.src;
-        let f = self.fast.as_ref()?;
-        let mut p = f.pos;
-        while p < f.end && ws(src[p]) {
-            p += 1;
-        }
+        let (mut p, end) = self.markup_at()?;
         let at = p;
         let mut vals = [0u64; 4];
         for (k, v) in KEYS.iter().zip(vals.iter_mut()) {
-            p += src.get(p..f.end)?.starts_with(k).then_some(k.len())?;
-            let digits = src[p..f.end]
-                .iter()
-                .take_while(|b| b.is_ascii_digit())
-                .count();
-            // At least one digit, and no overflow: the general path reports the rest.
-            if digits == 0 {
-                return None;
-            }
-            *v = src[p..p + digits].iter().try_fold(0u64, |v, &b| {
-                v.checked_mul(10)?.checked_add((b - b'0') as u64)
-            })?;
+            p += src.get(p..end)?.starts_with(k).then_some(k.len())?;
+            let (x, digits) = plain_number(&src[p..end])?;
+            *v = x;
             p += digits;
         }
-        p += src.get(p..f.end)?.starts_with(b"\"").then_some(1)?;
-        while p < f.end && ws(src[p]) {
+        p += src.get(p..end)?.starts_with(b"\"").then_some(1)?;
+        while p < end && ws(src[p]) {
             p += 1;
         }
-        p += src.get(p..f.end)?.starts_with(b"/>").then_some(2)?;
+        p += src.get(p..end)?.starts_with(b"/>").then_some(2)?;
         self.release_behind(at);
         self.fast.as_mut()?.pos = p;
         Some((vals, at))
@@ -296,14 +303,10 @@ impl<'a> Parser<'a> {
     /// lists and 100k layers went through the general path's search for `>`.
     pub(super) fn fast_close(&mut self, name: &[u8]) -> bool {
         let src = self.src;
-        let Some(f) = self.fast.as_ref() else {
+        let Some((p, end)) = self.markup_at() else {
             return false;
         };
-        let mut p = f.pos;
-        while p < f.end && ws(src[p]) {
-            p += 1;
-        }
-        let Some(rest) = src.get(p..f.end) else {
+        let Some(rest) = src.get(p..end) else {
             return false;
         };
         let tag_len = name.len() + 3;
@@ -311,7 +314,9 @@ impl<'a> Parser<'a> {
             && rest.starts_with(b"</")
             && &rest[2..2 + name.len()] == name
             && rest[2 + name.len()] == b'>';
-        let innermost = f.open.last().is_some_and(|&(s, e)| &src[s..e] == name);
+        let innermost = (self.fast.as_ref())
+            .and_then(|f| f.open.last())
+            .is_some_and(|&(s, e)| &src[s..e] == name);
         if !(is_end && innermost) {
             return false;
         }
@@ -332,12 +337,7 @@ impl<'a> Parser<'a> {
     /// instructions each through the general tag path and the pair list.
     pub(super) fn fast_data(&mut self, share: bool) -> Option<(Attrs, usize)> {
         let src = self.src;
-        let f = self.fast.as_ref()?;
-        let end = f.end;
-        let mut p = f.pos;
-        while p < end && ws(src[p]) {
-            p += 1;
-        }
+        let (mut p, end) = self.markup_at()?;
         let at = p;
         if !src.get(p..end)?.starts_with(b"<data") {
             return None;
@@ -364,6 +364,11 @@ impl<'a> Parser<'a> {
             }
             let v0 = p + 2;
             let v1 = v0 + find_quote(b'"', &src[v0..end])?;
+            // Lists longer than writers make go to the general path (its duplicate check is
+            // linear; the pairwise one here is for a handful of names).
+            if spans.len() == 8 {
+                return None;
+            }
             spans.push((k0, p, v1));
             p = v1 + 1;
         }
@@ -404,25 +409,12 @@ impl<'a> Parser<'a> {
     /// tag path, its attribute list and three look-ups cost about 1,000 instructions each.
     pub(super) fn fast_port(&mut self) -> Option<(Tag<'a>, build::PortHead)> {
         let src = self.src;
-        let f = self.fast.as_ref()?;
-        let end = f.end;
-        let mut p = f.pos;
-        while p < end && ws(src[p]) {
-            p += 1;
-        }
+        let (mut p, end) = self.markup_at()?;
         let at = p;
         let expect = |p: usize, s: &[u8]| src.get(p..end)?.starts_with(s).then_some(p + s.len());
         p = expect(p, b"<port id=\"")?;
-        let digits = src[p..end]
-            .iter()
-            .take_while(|b| b.is_ascii_digit())
-            .count();
-        if digits == 0 {
-            return None;
-        }
-        let id = src[p..p + digits].iter().try_fold(0u32, |v, &b| {
-            v.checked_mul(10)?.checked_add((b - b'0') as u32)
-        })?;
+        let (id, digits) = plain_number(&src[p..end])?;
+        let id = u32::try_from(id).ok()?;
         p = expect(p + digits, b"\" precision=\"")?;
         let n = src[p..end]
             .iter()
