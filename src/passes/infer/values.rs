@@ -297,7 +297,6 @@ impl<'a> Infer<'a> {
     pub(super) fn constant(&mut self, g: &Graph, n: NodeId) -> Fact {
         let (et, dims) = const_type(&g[n]);
         let mut f = Fact::new(et, PartialShape::from_static(&dims));
-        let typed = (et, dims);
         // Weights that only feed decompression Converts are never folded: do not read them
         // (a consumer that folds behind the Convert reads them then, see `compressed_input`).
         let only_decompression = {
@@ -305,7 +304,8 @@ impl<'a> Infer<'a> {
             !c.is_empty() && c.iter().all(|&(t, _)| decompress::is_head(g, t))
         };
         if !only_decompression {
-            if let Some((et, dims, bytes)) = const_slice(self.model, self.value_limit, &g[n], typed)
+            if let Some((et, dims, bytes)) =
+                const_slice(self.model, self.value_limit, &g[n], (et, dims))
             {
                 f.value = Some(self.small_value(et, dims, bytes));
             }
