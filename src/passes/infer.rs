@@ -431,8 +431,9 @@ impl<'a> Infer<'a> {
         for &n in &order {
             let l = &g[n];
             self.round_each_op = rounded_here.get(n.index()).copied().unwrap_or(false);
-            let mut inputs: Vec<Fact> = g
-                .inputs_of(n)
+            let prods = g.inputs_of(n);
+            // On the stack for the few inputs most layers have (no allocation per layer).
+            let mut inputs: smallvec::SmallVec<[Fact; 4]> = prods
                 .iter()
                 .map(|p| {
                     p.and_then(|(s, o)| facts.get(s, o))
@@ -454,7 +455,7 @@ impl<'a> Infer<'a> {
                 outs
             } else {
                 let pending: Vec<(usize, &Layer)> = self
-                    .compressed_inputs(g, n, &inputs)
+                    .compressed_inputs(g, n, &prods, &inputs)
                     .into_iter()
                     .map(|(i, k)| (i, &g[k]))
                     .collect();

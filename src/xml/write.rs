@@ -366,8 +366,8 @@ impl<'a, W: Write> Writer<'a, '_, W> {
         let order = g
             .ordered()
             .ok_or_else(|| "cannot write a graph with a cycle".to_string())?;
-        // Written ids as u32, edges as 16-byte tuples: these tables are the writer's share of a
-        // big model's peak.
+        // Written ids as u32 (with `order`, the writer's share of a big model's peak; the
+        // edges are written from the graph's own lists, no table of them).
         let mut new_id: Vec<u32> = vec![u32::MAX; g.node_bound()];
         for (i, &n) in order.iter().enumerate() {
             new_id[n.index()] = i as u32;
@@ -388,27 +388,31 @@ impl<'a, W: Write> Writer<'a, '_, W> {
 
         indent(self.xml, depth);
         self.xml.push_str("</layers>\n");
-        let mut edges: Vec<(u32, u32, u32, u32)> = g
-            .links()
-            .map(|k| {
-                let (a, b, w) = (k.from, k.to, k.edge);
-                (new_id[a.index()], w.from_port, new_id[b.index()], w.to_port)
-            })
-            .collect();
-        edges.sort_unstable();
         indent(self.xml, depth);
         self.xml.push_str("<edges>\n");
-        for (a, ap, b, bp) in edges {
-            indent(self.xml, depth + 1);
-            self.xml.push_str("<edge from-layer=\"");
-            push_u64(self.xml, a as u64);
-            self.xml.push_str("\" from-port=\"");
-            push_u64(self.xml, ap as u64);
-            self.xml.push_str("\" to-layer=\"");
-            push_u64(self.xml, b as u64);
-            self.xml.push_str("\" to-port=\"");
-            push_u64(self.xml, bp as u64);
-            self.xml.push_str("\" />\n");
+        // Sorted by (from-layer, from-port, to-layer, to-port) in the new ids: producers in
+        // `order` (their new ids ascending), each one's few edges sorted, instead of one sort
+        // of every edge (a 100k-layer model's edges: 22M instructions of the writer).
+        let mut out: Vec<(u32, u32, u32)> = Vec::new();
+        for (a, &n) in order.iter().enumerate() {
+            out.clear();
+            out.extend(
+                g.links_from(n)
+                    .map(|k| (k.edge.from_port, new_id[k.to.index()], k.edge.to_port)),
+            );
+            out.sort_unstable();
+            for &(ap, b, bp) in &out {
+                indent(self.xml, depth + 1);
+                self.xml.push_str("<edge from-layer=\"");
+                push_u64(self.xml, a as u64);
+                self.xml.push_str("\" from-port=\"");
+                push_u64(self.xml, ap as u64);
+                self.xml.push_str("\" to-layer=\"");
+                push_u64(self.xml, b as u64);
+                self.xml.push_str("\" to-port=\"");
+                push_u64(self.xml, bp as u64);
+                self.xml.push_str("\" />\n");
+            }
             self.flush(1 << 20)?;
         }
         indent(self.xml, depth);

@@ -360,12 +360,14 @@ impl<'a> Infer<'a> {
 
     /// Fold mode: the inputs of layer `n` read from a decompression Convert, as (input index,
     /// the Const behind the Convert), when `n` may fold behind it (every other input known).
+    /// `prods`: `g.inputs_of(n)`, which the caller has.
     /// Nothing is read here: `behind_decompression` reads a Const only once it knows the fold
     /// pays, so weights feeding run-time ops or the rest of a chain are never read.
     pub(super) fn compressed_inputs(
         &self,
         g: &Graph,
         n: NodeId,
+        prods: &[Option<(NodeId, usize)>],
         inputs: &[Fact],
     ) -> Vec<(usize, NodeId)> {
         let l = &g[n];
@@ -373,7 +375,6 @@ impl<'a> Infer<'a> {
             return Vec::new();
         }
         let known = |f: &Fact| f.value.is_some() || f.compressed.is_some() || f.ints().is_some();
-        let prods = g.inputs_of(n);
         let mut pending = Vec::new();
         for (i, f) in inputs.iter().enumerate() {
             if known(f) {
