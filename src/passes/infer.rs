@@ -432,7 +432,8 @@ impl<'a> Infer<'a> {
             let l = &g[n];
             self.round_each_op = rounded_here.get(n.index()).copied().unwrap_or(false);
             let prods = g.inputs_of(n);
-            let mut inputs: Vec<Fact> = prods
+            // On the stack for the few inputs most layers have (no allocation per layer).
+            let mut inputs: smallvec::SmallVec<[Fact; 4]> = prods
                 .iter()
                 .map(|p| {
                     p.and_then(|(s, o)| facts.get(s, o))
