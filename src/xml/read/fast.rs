@@ -147,14 +147,19 @@ impl Fast {
 
 impl<'a> Parser<'a> {
     /// Where the shortcuts look: the position after the whitespace at the lexer's position,
-    /// and the end of its text; `None` when the fast lexer is not reading.
-    fn markup_at(&self) -> Option<(usize, usize)> {
-        let f = self.fast.as_ref()?;
-        let mut p = f.pos;
-        while p < f.end && ws(self.src[p]) {
-            p += 1;
+    /// and the end of its text; `None` when the fast lexer is not reading. The whitespace is
+    /// passed for good (the lexer's next event, whatever reads it, skips it too): a shortcut
+    /// that does not apply leaves the next one, and the general path, at the markup, instead
+    /// of each skipping the same indentation again (1.5 times the file's 7.4 MB of it).
+    fn markup_at(&mut self) -> Option<(usize, usize)> {
+        let f = self.fast.as_mut()?;
+        let rest = self.src.get(f.pos..f.end)?;
+        let mut i = 0;
+        while i < rest.len() && ws(rest[i]) {
+            i += 1;
         }
-        Some((p, f.end))
+        f.pos += i;
+        Some((f.pos, f.end))
     }
 
     /// The next event from the fast lexer (see the module comment).
