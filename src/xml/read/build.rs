@@ -323,7 +323,11 @@ impl<'a> Parser<'a> {
             if self.fast_close(t.name.as_bytes()) {
                 return Ok(());
             }
-            match self.next()? {
+            let ev = match self.fast_open(&["input", "output"]) {
+                Some(c) => Ev::Open(c),
+                None => self.next()?,
+            };
+            match ev {
                 Ev::Open(c) => match c.name {
                     "data" => {
                         src.data = Some(c.pos);
