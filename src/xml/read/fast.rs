@@ -343,10 +343,13 @@ impl<'a> Parser<'a> {
             && rest.starts_with(b"</")
             && &rest[2..2 + name.len()] == name
             && rest[2 + name.len()] == b'>';
-        let innermost = (self.fast.as_ref())
-            .and_then(|f| f.open.last())
-            .is_some_and(|&(s, e)| &src[s..e] == name);
-        if !(is_end && innermost) {
+        // The open element's name is compared only for an end tag of this name.
+        let innermost = || {
+            (self.fast.as_ref())
+                .and_then(|f| f.open.last())
+                .is_some_and(|&(s, e)| &src[s..e] == name)
+        };
+        if !(is_end && innermost()) {
             return false;
         }
         self.release_behind(p);
