@@ -1,8 +1,8 @@
 //! # irc — a compiler for OpenVINO IR
 //!
 //! Pipeline: [`xml::read`] (quick-xml pull parser, positions kept in a [`span::SourceMap`]) →
-//! [`ir::Model`] (a petgraph `StableDiGraph` of layers; constants stay in the memory-mapped
-//! `.bin`) → [`passes`] → [`xml::write`] (canonical XML, deduplicated `.bin`).
+//! [`ir::Model`] (a graph of layers in slots, each slot's edges in two short arrays; constants
+//! stay in the memory-mapped `.bin`) → [`passes`] → [`xml::write`] (canonical XML, deduplicated `.bin`).
 //!
 //! The folders are the layers, each using only those listed before it:
 //! - [`error`], [`span`], [`files`], [`progress`]: diagnostics with source positions, output

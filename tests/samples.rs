@@ -76,7 +76,7 @@ fn sample_dumps() {
                 "== fold: {} -> {} layers, {} folded\n{}",
                 report.layers_before,
                 report.layers_after,
-                report.folded.len(),
+                report.folded_count,
                 irc::review::dump::dump(&folded)
             ));
             insta::assert_snapshot!(text);

@@ -109,6 +109,7 @@ pub(super) fn cmd_fold(args: FoldArgs) -> Result<i32, Fail> {
             names: relax.contains(&RelaxKind::Names),
             rounding: relax.contains(&RelaxKind::Rounding),
         },
+        labels: verbose,
     };
     let parsed = &mut *parsed;
     let report = crate::passes::fold::fold(
@@ -246,7 +247,7 @@ fn print_report(
             "irc fold: {} -> {} layers ({} folded, {} dead removed, {} constants shared, {} skipped{simplified}); .bin {} -> {} bytes",
             report.layers_before,
             report.layers_after,
-            report.folded.len(),
+            report.folded_count,
             report.removed_dead,
             report.deduplicated,
             report.skipped.len(),

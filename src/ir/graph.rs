@@ -1,22 +1,32 @@
 //! The graph of layers (a model's top level or a body). Its storage is private: passes read
 //! and rewire it through the small API here, so a change of representation touches one file.
+//!
+//! Storage: the layers in slots (a removed layer leaves its slot vacant, reused by the next
+//! layer added, latest vacated first), and beside them each slot's edges in two short arrays,
+//! in and out, oldest first. A layer's edges are read from one place (a petgraph
+//! `StableDiGraph` kept them as linked lists through one edge array: every edge of a 100k-layer
+//! model a cache miss). Iteration gives a layer's edges newest first, and slots are reused
+//! latest first, as that `StableDiGraph` did: passes that depend on either see what they saw.
 
 use super::{Layer, XmlElement};
-use petgraph::stable_graph::{NodeIndex, StableDiGraph};
-use petgraph::visit::EdgeRef;
-use petgraph::Direction;
 use smallvec::SmallVec;
 
 /// A layer's place in a [`Graph`]: an index into its storage, stable while other layers are
 /// added or removed. Not the XML `id` attribute (that is [`Layer::id`], which the writer
 /// renumbers).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct NodeId(NodeIndex);
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(u32);
+
+impl std::fmt::Debug for NodeId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NodeId({})", self.0)
+    }
+}
 
 impl NodeId {
     /// A dense index below [`Graph::node_bound`], for per-layer tables.
     pub fn index(self) -> usize {
-        self.0.index()
+        self.0 as usize
     }
 }
 
@@ -36,10 +46,30 @@ pub struct Link {
     pub edge: Edge,
 }
 
+/// One end's record of an edge: the layer at the other end and the ports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Half {
+    other: u32,
+    edge: Edge,
+}
+
+/// A slot's edges, oldest first (iterated newest first).
+type Halves = SmallVec<[Half; 2]>;
+
+#[derive(Debug, Clone, Default)]
+struct Adj {
+    ins: Halves,
+    outs: Halves,
+}
+
 /// A graph of layers: the model's top level or a body.
 #[derive(Debug, Clone, Default)]
 pub struct Graph {
-    g: StableDiGraph<Layer, Edge>,
+    slots: Vec<Option<Layer>>,
+    adj: Vec<Adj>,
+    /// Vacant slots, the latest vacated last (taken first).
+    free: Vec<u32>,
+    count: usize,
     /// The graph's `<rt_info>` (empty elements included so they round-trip).
     pub rt_info: Option<XmlElement>,
 }
@@ -47,187 +77,292 @@ pub struct Graph {
 impl std::ops::Index<NodeId> for Graph {
     type Output = Layer;
     fn index(&self, n: NodeId) -> &Layer {
-        &self.g[n.0]
+        match self.slots.get(n.index()) {
+            Some(Some(l)) => l,
+            _ => panic!("no layer at {n:?}"),
+        }
     }
 }
 
 impl std::ops::IndexMut<NodeId> for Graph {
     fn index_mut(&mut self, n: NodeId) -> &mut Layer {
-        &mut self.g[n.0]
+        match self.slots.get_mut(n.index()) {
+            Some(Some(l)) => l,
+            _ => panic!("no layer at {n:?}"),
+        }
     }
 }
 
-fn link(e: petgraph::stable_graph::EdgeReference<'_, Edge>) -> Link {
-    Link {
-        from: NodeId(e.source()),
-        to: NodeId(e.target()),
-        edge: *e.weight(),
+/// Remove the newest entry equal to `h` (edges iterate newest first, and petgraph's removal
+/// order took the newest of equal edges first).
+fn remove_half(v: &mut Halves, h: Half) -> bool {
+    match v.iter().rposition(|x| *x == h) {
+        Some(i) => {
+            v.remove(i);
+            true
+        }
+        None => false,
     }
 }
 
 impl Graph {
     /// An empty graph with room for `layers` layers and `edges` edges.
     pub fn with_capacity(layers: usize, edges: usize) -> Self {
+        let _ = edges;
         Graph {
-            g: StableDiGraph::with_capacity(layers, edges),
-            rt_info: None,
+            slots: Vec::with_capacity(layers),
+            adj: Vec::with_capacity(layers),
+            ..Default::default()
         }
     }
 
     /// How many layers fit without growing the storage.
     pub fn capacity(&self) -> usize {
-        self.g.capacity().0
+        self.slots.capacity()
+    }
+
+    fn adj(&self, n: NodeId) -> &Adj {
+        &self.adj[n.index()]
+    }
+
+    fn occupied(&self, i: usize) -> bool {
+        matches!(self.slots.get(i), Some(Some(_)))
     }
 
     pub fn add_layer(&mut self, l: Layer) -> NodeId {
-        NodeId(self.g.add_node(l))
+        self.count += 1;
+        if let Some(i) = self.free.pop() {
+            self.slots[i as usize] = Some(l);
+            return NodeId(i);
+        }
+        let i = u32::try_from(self.slots.len()).expect("more than 2^32 layers");
+        self.slots.push(Some(l));
+        self.adj.push(Adj::default());
+        NodeId(i)
     }
 
     /// Remove a layer with its edges.
     pub fn remove_layer(&mut self, n: NodeId) -> Option<Layer> {
-        self.g.remove_node(n.0)
+        let l = self.slots.get_mut(n.index())?.take()?;
+        let i = n.0;
+        let Adj { ins, outs } = std::mem::take(&mut self.adj[n.index()]);
+        for h in outs.iter().rev() {
+            if h.other != i {
+                remove_half(
+                    &mut self.adj[h.other as usize].ins,
+                    Half {
+                        other: i,
+                        edge: h.edge,
+                    },
+                );
+            }
+        }
+        for h in ins.iter().rev() {
+            if h.other != i {
+                remove_half(
+                    &mut self.adj[h.other as usize].outs,
+                    Half {
+                        other: i,
+                        edge: h.edge,
+                    },
+                );
+            }
+        }
+        self.free.push(i);
+        self.count -= 1;
+        Some(l)
     }
 
-    /// Remove many layers with their edges. petgraph unlinks an edge by walking its endpoints'
-    /// edge lists, and a shared constant has thousands of readers: a live layer that loses many
-    /// readers has its whole outgoing list taken apart from the front and its live edges put
-    /// back (in their order); the other edges go latest first.
+    /// Remove many layers with their edges: each live neighbour's edge lists are filtered once.
     pub fn remove_layers(&mut self, dead: &[NodeId]) {
-        use petgraph::stable_graph::EdgeIndex;
-        let mut is_dead = vec![false; self.node_bound()];
+        let bound = self.slots.len();
+        let mut is_dead = vec![false; bound];
         for n in dead {
-            if let Some(d) = is_dead.get_mut(n.index()) {
-                *d = true;
+            if self.occupied(n.index()) {
+                is_dead[n.index()] = true;
             }
         }
-        let gone = |x: NodeIndex| is_dead.get(x.index()).copied().unwrap_or(false);
-        // Live producers that lose many readers.
-        let mut lost: crate::ir::FastMap<NodeIndex, usize> = Default::default();
+        let gone = |x: u32| is_dead.get(x as usize).copied().unwrap_or(false);
+        // Live layers that lose edges, and how many out-edges each loses.
+        let mut touched: Vec<u32> = Vec::new();
+        let mut lost = vec![0u32; 0];
+        let mut mark = vec![false; bound];
         for n in dead {
-            for e in self.g.edges_directed(n.0, Direction::Incoming) {
-                if !gone(e.source()) {
-                    *lost.entry(e.source()).or_default() += 1;
+            if !is_dead[n.index()] {
+                continue;
+            }
+            let a = &self.adj[n.index()];
+            for h in a.ins.iter().chain(a.outs.iter()) {
+                if !gone(h.other) && !std::mem::replace(&mut mark[h.other as usize], true) {
+                    touched.push(h.other);
+                }
+            }
+            for h in a.ins.iter() {
+                if !gone(h.other) {
+                    if lost.is_empty() {
+                        lost = vec![0u32; bound];
+                    }
+                    lost[h.other as usize] += 1;
                 }
             }
         }
-        let mut busy: Vec<NodeIndex> = lost
-            .into_iter()
-            .filter(|&(_, k)| k > 8)
-            .map(|(s, _)| s)
-            .collect();
-        busy.sort_unstable();
-        for s in busy {
-            let out: Vec<(EdgeIndex, NodeIndex, Edge)> = self
-                .g
-                .edges_directed(s, Direction::Outgoing)
-                .map(|e| (e.id(), e.target(), *e.weight()))
-                .collect();
-            for &(e, _, _) in &out {
-                self.g.remove_edge(e);
+        // A live producer that lost more than 8 readers had its surviving out-edges taken
+        // apart and put back, oldest first, in the petgraph days (its edge list was unlinked
+        // from the front): that put each such edge last among its reader's in-edges. Kept, so
+        // every pass sees the edges in the order it always saw them.
+        touched.sort_unstable();
+        for &s in &touched {
+            if lost.get(s as usize).copied().unwrap_or(0) <= 8 {
+                continue;
             }
-            for &(_, t, w) in out.iter().rev() {
-                if !gone(t) {
-                    self.g.add_edge(s, t, w);
+            // Every surviving edge of `s` is taken out first, then put back (removing one by
+            // one beside the putting back could take an equal edge put back just before).
+            let outs = self.adj[s as usize].outs.clone();
+            let mut back: Vec<(u32, Half)> = Vec::new();
+            for h in outs.iter().filter(|h| !gone(h.other)) {
+                let half = Half {
+                    other: s,
+                    edge: h.edge,
+                };
+                if remove_half(&mut self.adj[h.other as usize].ins, half) {
+                    back.push((h.other, half));
                 }
             }
+            for (t, half) in back {
+                self.adj[t as usize].ins.push(half);
+            }
         }
-        let mut edges: Vec<EdgeIndex> = dead
-            .iter()
-            .flat_map(|n| {
-                self.g
-                    .edges_directed(n.0, Direction::Incoming)
-                    .chain(self.g.edges_directed(n.0, Direction::Outgoing))
-                    .map(|e| e.id())
-            })
-            .collect();
-        edges.sort_unstable_by(|a, b| b.cmp(a));
-        edges.dedup();
-        for e in edges {
-            self.g.remove_edge(e);
+        for &s in &touched {
+            let a = &mut self.adj[s as usize];
+            a.ins.retain(|h| !gone(h.other));
+            a.outs.retain(|h| !gone(h.other));
         }
-        for &n in dead {
-            self.g.remove_node(n.0);
+        for n in dead {
+            if std::mem::take(&mut is_dead[n.index()]) {
+                self.adj[n.index()] = Adj::default();
+                self.slots[n.index()] = None;
+                self.free.push(n.0);
+                self.count -= 1;
+            }
         }
     }
 
     pub fn get(&self, n: NodeId) -> Option<&Layer> {
-        self.g.node_weight(n.0)
+        self.slots.get(n.index())?.as_ref()
     }
 
     /// Number of layers.
     pub fn len(&self) -> usize {
-        self.g.node_count()
+        self.count
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// Every [`NodeId::index`] is below this: the size of a per-layer table.
+    /// Every [`NodeId::index`] is below this: the size of a per-layer table (one past the last
+    /// occupied slot).
     pub fn node_bound(&self) -> usize {
-        petgraph::visit::NodeIndexable::node_bound(&self.g)
+        self.slots
+            .iter()
+            .rposition(Option::is_some)
+            .map_or(0, |i| i + 1)
     }
 
     /// The layers' ids, in storage order.
     pub fn nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.g.node_indices().map(NodeId)
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.is_some())
+            .map(|(i, _)| NodeId(i as u32))
     }
 
     /// The layers, in storage order.
     pub fn layers(&self) -> impl Iterator<Item = &Layer> + '_ {
-        self.g.node_weights()
+        self.slots.iter().flatten()
     }
 
     pub fn layers_mut(&mut self) -> impl Iterator<Item = &mut Layer> + '_ {
-        self.g.node_weights_mut()
+        self.slots.iter_mut().flatten()
     }
 
     /// Feed input port `to_port` of `to` from output port `from_port` of `from` (port ids as in
     /// the XML).
     pub fn connect(&mut self, from: NodeId, from_port: u32, to: NodeId, to_port: u32) {
-        self.g.add_edge(from.0, to.0, Edge { from_port, to_port });
+        assert!(
+            self.occupied(from.index()) && self.occupied(to.index()),
+            "connect: {from:?} or {to:?} is not a layer of the graph"
+        );
+        let edge = Edge { from_port, to_port };
+        self.adj[from.index()].outs.push(Half { other: to.0, edge });
+        self.adj[to.index()].ins.push(Half {
+            other: from.0,
+            edge,
+        });
     }
 
     /// Remove the edges into input port `to_port` of `n`; returns how many there were.
     pub fn disconnect_input(&mut self, n: NodeId, to_port: u32) -> usize {
-        let old: Vec<_> = self
-            .g
-            .edges_directed(n.0, Direction::Incoming)
-            .filter(|e| e.weight().to_port == to_port)
-            .map(|e| e.id())
+        let Some(a) = self.adj.get_mut(n.index()) else {
+            return 0;
+        };
+        let old: SmallVec<[Half; 2]> = a
+            .ins
+            .iter()
+            .rev()
+            .filter(|h| h.edge.to_port == to_port)
+            .copied()
             .collect();
-        for &e in &old {
-            self.g.remove_edge(e);
+        a.ins.retain(|h| h.edge.to_port != to_port);
+        for h in &old {
+            let back = Half {
+                other: n.0,
+                edge: h.edge,
+            };
+            if h.other == n.0 {
+                remove_half(&mut self.adj[n.index()].outs, back);
+            } else {
+                remove_half(&mut self.adj[h.other as usize].outs, back);
+            }
         }
         old.len()
     }
 
-    /// Every edge.
+    /// Every edge (by source layer in storage order, each one's newest first).
     pub fn links(&self) -> impl Iterator<Item = Link> + '_ {
-        petgraph::visit::IntoEdgeReferences::edge_references(&self.g).map(link)
+        self.nodes().flat_map(move |n| self.links_from(n))
     }
 
-    /// The edges into `n`.
+    /// The edges into `n`, newest first.
     pub fn links_into(&self, n: NodeId) -> impl Iterator<Item = Link> + '_ {
-        self.g.edges_directed(n.0, Direction::Incoming).map(link)
+        self.adj(n).ins.iter().rev().map(move |h| Link {
+            from: NodeId(h.other),
+            to: n,
+            edge: h.edge,
+        })
     }
 
-    /// The edges out of `n`.
+    /// The edges out of `n`, newest first.
     pub fn links_from(&self, n: NodeId) -> impl Iterator<Item = Link> + '_ {
-        self.g.edges_directed(n.0, Direction::Outgoing).map(link)
+        self.adj(n).outs.iter().rev().map(move |h| Link {
+            from: n,
+            to: NodeId(h.other),
+            edge: h.edge,
+        })
     }
 
     /// The producer (layer, output index) feeding input index `input` of `node`.
     pub fn input_of(&self, node: NodeId, input: usize) -> Option<(NodeId, usize)> {
         let port = self[node].inputs.get(input)?.id;
-        self.g
-            .edges_directed(node.0, Direction::Incoming)
-            .find(|e| e.weight().to_port == port)
-            .and_then(|e| {
-                let src = e.source();
-                self.g[src]
-                    .output_index(e.weight().from_port)
-                    .map(|o| (NodeId(src), o))
+        self.adj(node)
+            .ins
+            .iter()
+            .rev()
+            .find(|h| h.edge.to_port == port)
+            .and_then(|h| {
+                let src = NodeId(h.other);
+                self[src].output_index(h.edge.from_port).map(|o| (src, o))
             })
     }
 
@@ -238,17 +373,15 @@ impl Graph {
         let n = l.inputs.len();
         let mut v: SmallVec<[Option<(NodeId, usize)>; 4]> = smallvec::smallvec![None; n];
         let mut seen: SmallVec<[bool; 4]> = smallvec::smallvec![false; n];
-        for e in self.g.edges_directed(node.0, Direction::Incoming) {
-            let Some(i) = l.input_index(e.weight().to_port) else {
+        for h in self.adj(node).ins.iter().rev() {
+            let Some(i) = l.input_index(h.edge.to_port) else {
                 continue;
             };
             if std::mem::replace(&mut seen[i], true) {
                 continue;
             }
-            let src = e.source();
-            v[i] = self.g[src]
-                .output_index(e.weight().from_port)
-                .map(|o| (NodeId(src), o));
+            let src = NodeId(h.other);
+            v[i] = self[src].output_index(h.edge.from_port).map(|o| (src, o));
         }
         v
     }
@@ -259,13 +392,13 @@ impl Graph {
     pub fn input_ports(&self, node: NodeId) -> SmallVec<[Option<(NodeId, u32)>; 4]> {
         let l = &self[node];
         let mut v: SmallVec<[Option<(NodeId, u32)>; 4]> = smallvec::smallvec![None; l.inputs.len()];
-        for e in self.g.edges_directed(node.0, Direction::Incoming) {
-            let Some(i) = l.input_index(e.weight().to_port) else {
+        for h in self.adj(node).ins.iter().rev() {
+            let Some(i) = l.input_index(h.edge.to_port) else {
                 continue;
             };
             // The first edge into a port wins, as in `inputs_of`.
             if v[i].is_none() {
-                v[i] = Some((NodeId(e.source()), e.weight().from_port));
+                v[i] = Some((NodeId(h.other), h.edge.from_port));
             }
         }
         v
@@ -277,14 +410,14 @@ impl Graph {
             return Vec::new();
         };
         let mut v: Vec<(NodeId, usize)> = self
-            .g
-            .edges_directed(node.0, Direction::Outgoing)
-            .filter(|e| e.weight().from_port == port)
-            .filter_map(|e| {
-                let t = e.target();
-                self.g[t]
-                    .input_index(e.weight().to_port)
-                    .map(|i| (NodeId(t), i))
+            .adj(node)
+            .outs
+            .iter()
+            .rev()
+            .filter(|h| h.edge.from_port == port)
+            .filter_map(|h| {
+                let t = NodeId(h.other);
+                self[t].input_index(h.edge.to_port).map(|i| (t, i))
             })
             .collect();
         v.sort();
@@ -300,22 +433,38 @@ impl Graph {
         ) else {
             return 0;
         };
-        let moved: Vec<_> = self
-            .g
-            .edges_directed(old.0 .0, Direction::Outgoing)
-            .filter(|e| e.weight().from_port == from)
-            .map(|e| (e.id(), e.target(), e.weight().to_port))
+        let (o, w) = (old.0 .0, new.0 .0);
+        // Newest first, each edge taken out and its replacement added (last) in turn.
+        let moved: SmallVec<[Half; 4]> = self.adj[o as usize]
+            .outs
+            .iter()
+            .rev()
+            .filter(|h| h.edge.from_port == from)
+            .copied()
             .collect();
-        for &(e, t, to_port) in &moved {
-            self.g.remove_edge(e);
-            self.g.add_edge(
-                new.0 .0,
-                t,
-                Edge {
-                    from_port: to,
-                    to_port,
-                },
-            );
+        self.adj[o as usize]
+            .outs
+            .retain(|h| h.edge.from_port != from);
+        // All taken out before any is put back: a replacement equal to an edge still to be
+        // taken out (`new` is `old`) must not be taken for it.
+        for h in &moved {
+            let half = Half {
+                other: o,
+                edge: h.edge,
+            };
+            remove_half(&mut self.adj[h.other as usize].ins, half);
+        }
+        for h in &moved {
+            let t = h.other as usize;
+            let edge = Edge {
+                from_port: to,
+                to_port: h.edge.to_port,
+            };
+            self.adj[w as usize].outs.push(Half {
+                other: h.other,
+                edge,
+            });
+            self.adj[t].ins.push(Half { other: w, edge });
         }
         moved.len()
     }
@@ -324,23 +473,21 @@ impl Graph {
     /// Kahn's algorithm reaches (no sort keys, no order kept: the reader checks this once on
     /// every file, at the top of its memory).
     pub fn is_acyclic(&self) -> bool {
-        let mut indeg = vec![0u32; self.node_bound()];
-        for e in petgraph::visit::IntoEdgeReferences::edge_references(&self.g) {
-            indeg[e.target().index()] += 1;
-        }
-        let mut ready: Vec<NodeIndex> = self
-            .g
-            .node_indices()
+        let mut indeg: Vec<u32> = self.adj.iter().map(|a| a.ins.len() as u32).collect();
+        let mut ready: Vec<u32> = self
+            .nodes()
             .filter(|n| indeg[n.index()] == 0)
+            .map(|n| n.0)
             .collect();
         let mut reached = 0;
         while let Some(n) = ready.pop() {
             reached += 1;
             // One neighbour per edge, parallel edges included, as counted above.
-            for t in self.g.neighbors_directed(n, Direction::Outgoing) {
-                indeg[t.index()] -= 1;
-                if indeg[t.index()] == 0 {
-                    ready.push(t);
+            for h in &self.adj[n as usize].outs {
+                let d = &mut indeg[h.other as usize];
+                *d -= 1;
+                if *d == 0 {
+                    ready.push(h.other);
                 }
             }
         }
@@ -348,14 +495,65 @@ impl Graph {
     }
 
     /// The cycles: strongly connected components with more than one layer or a self-loop.
+    /// Kosaraju's algorithm as petgraph's `kosaraju_scc` runs it (the same visiting order, so
+    /// the same components in the same order).
     pub fn cycles(&self) -> Vec<Vec<NodeId>> {
-        petgraph::algo::kosaraju_scc(&self.g)
-            .into_iter()
-            .filter(|c| c.len() > 1 || self.g.edges_connecting(c[0], c[0]).next().is_some())
+        let bound = self.slots.len();
+        let ins = |n: u32| self.adj[n as usize].ins.iter().rev().map(|h| h.other);
+        let outs = |n: u32| self.adj[n as usize].outs.iter().rev().map(|h| h.other);
+        // First phase: depth-first post-order over the reversed edges.
+        let mut discovered = vec![false; bound];
+        let mut finished = vec![false; bound];
+        let mut finish_order: Vec<u32> = Vec::new();
+        let mut stack: Vec<u32> = Vec::new();
+        for i in self.nodes().map(|n| n.0) {
+            if discovered[i as usize] {
+                continue;
+            }
+            stack.clear();
+            stack.push(i);
+            while let Some(&nx) = stack.last() {
+                if !std::mem::replace(&mut discovered[nx as usize], true) {
+                    for s in ins(nx) {
+                        if !discovered[s as usize] {
+                            stack.push(s);
+                        }
+                    }
+                } else {
+                    stack.pop();
+                    if !std::mem::replace(&mut finished[nx as usize], true) {
+                        finish_order.push(nx);
+                    }
+                }
+            }
+        }
+        // Second phase: depth-first over the edges, in decreasing finishing time.
+        let mut discovered = vec![false; bound];
+        let mut sccs: Vec<Vec<u32>> = Vec::new();
+        for &i in finish_order.iter().rev() {
+            if discovered[i as usize] {
+                continue;
+            }
+            stack.clear();
+            stack.push(i);
+            let mut scc = Vec::new();
+            while let Some(node) = stack.pop() {
+                if !std::mem::replace(&mut discovered[node as usize], true) {
+                    for s in outs(node) {
+                        if !discovered[s as usize] {
+                            stack.push(s);
+                        }
+                    }
+                    scc.push(node);
+                }
+            }
+            sccs.push(scc);
+        }
+        sccs.into_iter()
+            .filter(|c| c.len() > 1 || self.adj[c[0] as usize].outs.iter().any(|h| h.other == c[0]))
             .map(|c| c.into_iter().map(NodeId).collect())
             .collect()
     }
-
     /// Topological order that puts Parameters first, then other layers, then sinks and Results
     /// — the order the writer numbers layers in. Among ready layers the earlier one in the
     /// source document goes first (OpenVINO orders model inputs and outputs by document order),
@@ -370,11 +568,11 @@ impl Graph {
         // only layers irc created (no position) tie on the first part: their runs are put
         // in `order_key`'s order (id, then index) afterwards.
         let bound = self.node_bound();
-        let short = |n: NodeIndex| {
-            let (class, pos, _, _) = order_key(&self.g[n], n);
-            ((class as u64) << 32 | pos as u64, n.index() as u32)
+        let short = |n: NodeId| {
+            let (class, pos, _, _) = order_key(&self[n], n);
+            ((class as u64) << 32 | pos as u64, n.0)
         };
-        let mut keyed: Vec<(u64, u32)> = self.g.node_indices().map(short).collect();
+        let mut keyed: Vec<(u64, u32)> = self.nodes().map(short).collect();
         if !keyed.is_sorted() {
             // Stable sort: it finds the long sorted runs (layers a pass added sit at reused
             // indices) and merges them; the keys are unique, so the order is the same.
@@ -382,24 +580,21 @@ impl Graph {
         }
         for run in keyed.chunk_by_mut(|a, b| a.0 == b.0) {
             if run.len() > 1 {
-                run.sort_by_key(|&(_, i)| (self.g[NodeIndex::new(i as usize)].id, i));
+                run.sort_by_key(|&(_, i)| (self[NodeId(i)].id, i));
             }
         }
         let mut rank = vec![u32::MAX; bound];
         for (r, k) in keyed.iter().enumerate() {
             rank[k.1 as usize] = r as u32;
         }
-        if petgraph::visit::IntoEdgeReferences::edge_references(&self.g).all(|e| {
-            let (s, t) = (e.source().index(), e.target().index());
-            rank[s] < rank[t]
-        }) {
+        let topological = self
+            .adj
+            .iter()
+            .enumerate()
+            .all(|(s, a)| a.outs.iter().all(|h| rank[s] < rank[h.other as usize]));
+        if topological {
             drop(rank);
-            return Some(
-                keyed
-                    .iter()
-                    .map(|k| NodeId(NodeIndex::new(k.1 as usize)))
-                    .collect(),
-            );
+            return Some(keyed.iter().map(|k| NodeId(k.1)).collect());
         }
         drop(rank);
         drop(keyed);
@@ -410,14 +605,14 @@ impl Graph {
     fn ordered_kahn(&self) -> Option<Vec<NodeId>> {
         use std::cmp::Reverse;
         use std::collections::BinaryHeap;
-        let key = |n: NodeIndex| order_key(&self.g[n], n);
+        let key = |n: NodeId| order_key(&self[n], n);
         let bound = self.node_bound();
         let mut indeg: Vec<usize> = vec![0; bound];
 
         let mut heap = BinaryHeap::new();
 
-        for n in self.g.node_indices() {
-            let d = self.g.edges_directed(n, Direction::Incoming).count();
+        for n in self.nodes() {
+            let d = self.adj(n).ins.len();
             indeg[n.index()] = d;
             if d == 0 {
                 heap.push(Reverse(key(n)));
@@ -425,10 +620,10 @@ impl Graph {
         }
         let mut out = Vec::with_capacity(self.len());
         while let Some(Reverse((_, _, _, idx))) = heap.pop() {
-            let n = NodeIndex::new(idx);
-            out.push(NodeId(n));
-            for e in self.g.edges_directed(n, Direction::Outgoing) {
-                let t = e.target();
+            let n = NodeId(idx as u32);
+            out.push(n);
+            for h in self.adj(n).outs.iter().rev() {
+                let t = NodeId(h.other);
                 let d = indeg.get_mut(t.index())?;
 
                 *d -= 1;
@@ -447,7 +642,7 @@ impl Graph {
 
 /// The priority of a layer in [`Graph::ordered`]: Parameters, other layers, Assigns, Results;
 /// then document position, id and node index.
-fn order_key(l: &Layer, n: NodeIndex) -> (u8, u32, u64, usize) {
+fn order_key(l: &Layer, n: NodeId) -> (u8, u32, u64, usize) {
     let class = if l.is("Parameter") {
         0
     } else if l.is("Result") {
@@ -512,7 +707,7 @@ mod tests {
             let kahn = g.ordered_kahn();
             assert_eq!(g.ordered(), kahn, "case {case}");
             assert!(kahn.is_some() && g.is_acyclic());
-            let mut keys: Vec<_> = g.nodes().map(|x| order_key(&g[x], x.0)).collect();
+            let mut keys: Vec<_> = g.nodes().map(|x| order_key(&g[x], x)).collect();
             keys.sort();
             if kahn
                 .unwrap()

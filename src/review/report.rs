@@ -391,7 +391,7 @@ impl FoldJson {
         FoldJson {
             layers_before: r.layers_before,
             layers_after: r.layers_after,
-            folded: r.folded.len(),
+            folded: r.folded_count,
             dead: r.removed_dead,
             shared: r.deduplicated,
             skipped: r
