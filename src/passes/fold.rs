@@ -103,6 +103,10 @@ pub fn fold(
     let g = &mut model.graph;
     fold_rec(g, &facts, weights.as_deref(), opts, &mut report);
     crate::trace("fold: consts");
+    // Dead layers go before the facts are written into the ports (dce reads types and edges
+    // only): a 100k-layer decoder's 28,800 folded layers are not written for nothing.
+    report.removed_dead = dce(g);
+    crate::trace("fold: dce");
     // Shapes and types of every remaining port, as inferred (with --input overrides applied).
     infer::apply(g, &facts, overrides, true);
     // The facts are in the ports now; the passes below infer what they need again. Dropped
@@ -110,8 +114,6 @@ pub fn fold(
     drop(facts);
     crate::files::trim_heap();
     crate::trace("fold: apply");
-    report.removed_dead = dce(g);
-    crate::trace("fold: dce");
 
     report.deduplicated = dedup(g, model.weights.as_deref());
     crate::files::trim_heap();
@@ -192,7 +194,7 @@ fn fold_graph(
     if order.len() != g.len() {
         return; // a cycle
     }
-    let folded = foldable(g, facts, order);
+    let (folded, known) = foldable(g, facts, order);
     let new_consts = plan_consts(g, facts, order, &folded, opts, report);
     // A folded layer that an unfolded one still reads (its constant was refused) stays.
     let replaced: std::collections::HashSet<(NodeId, u32)> = new_consts
@@ -220,7 +222,7 @@ fn fold_graph(
             }
         }
     }
-    report_too_big(g, facts, order, &folded, opts, report);
+    report_too_big(g, facts, order, &folded, &known, opts, report);
     // New layers get fresh ids (ids stay unique, as the verifier checks); they sort where
     // their producer stood through its source position.
     let mut next_id = g.layers().map(|l| l.id).max().map_or(0, |m| m + 1);
@@ -230,12 +232,18 @@ fn fold_graph(
 }
 
 /// The layers to fold: every output's value is known (exactly, or compressed behind a
-/// decompression Convert), and the op may fold.
-fn foldable(g: &Graph, facts: &Facts, order: &[NodeId]) -> NodeSet {
+/// decompression Convert), and the op may fold. Also the layers whose value is known as
+/// written: those and the Consts.
+fn foldable(g: &Graph, facts: &Facts, order: &[NodeId]) -> (NodeSet, NodeSet) {
     let mut folded = NodeSet::new(g);
+    let mut known = NodeSet::new(g);
     for &n in order {
         let l = &g[n];
-        if l.is("Const") || infer::never_folds(l) || l.outputs.is_empty() || !l.bodies.is_empty() {
+        if l.is("Const") {
+            known.insert(n);
+            continue;
+        }
+        if infer::never_folds(l) || l.outputs.is_empty() || !l.bodies.is_empty() {
             continue;
         }
         let all = (0..l.outputs.len()).all(|o| {
@@ -245,9 +253,10 @@ fn foldable(g: &Graph, facts: &Facts, order: &[NodeId]) -> NodeSet {
         });
         if all {
             folded.insert(n);
+            known.insert(n);
         }
     }
-    folded
+    (folded, known)
 }
 
 /// A constant that replaces a folded layer's output where unfolded layers read it.
@@ -350,6 +359,7 @@ fn report_too_big(
     facts: &Facts,
     order: &[NodeId],
     folded: &NodeSet,
+    known: &NodeSet,
     opts: &FoldOptions,
     report: &mut FoldReport,
 ) {
@@ -365,10 +375,10 @@ fn report_too_big(
         {
             continue;
         }
-        let inputs_known = g
-            .inputs_of(n)
-            .iter()
-            .all(|p| p.is_some_and(|(s, _)| folded.contains(&s) || g[s].is("Const")));
+        // By the producers' ids (reading each producer was a cache miss a layer).
+        let inputs_known = g.input_ports(n).iter().all(|p| {
+            p.is_some_and(|(s, port)| known.contains(&s) && g[s].output_index(port).is_some())
+        });
         if !inputs_known || crate::ops::lookup(l).and_then(|op| op.def.eval).is_none() {
             continue;
         }
