@@ -683,7 +683,9 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("irc-nul-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let head = "<?xml version=\"1.0\"?>\n<net name=\"m\" version=\"11\">\n";
-        let pad = " ".repeat(PARALLEL_MIN + 3 * RELEASE_STEP);
+        // Lines of 100 bytes: a big file is validated in two halves split at a newline.
+        let pad = format!("{}\n", " ".repeat(99)).repeat((PARALLEL_MIN + 3 * RELEASE_STEP) / 100);
+        assert!(head.len() + pad.len() >= source::VALIDATE_SPLIT_MIN);
         let base = format!("{head}{pad}<layers>\n</layers>\n</net>\n");
         let nul_at = head.len() + 2 * RELEASE_STEP + 5;
         let late = base.len() - RELEASE_STEP;
@@ -706,6 +708,17 @@ mod tests {
                 vec![(nul_at, 0), (late, 0xff)],
                 "not valid UTF-8".to_string(),
                 late,
+            ),
+            // A bad byte in the first half and a NUL in the second; both in the second.
+            (
+                vec![(late, 0), (nul_at, 0xff)],
+                "not valid UTF-8".to_string(),
+                nul_at,
+            ),
+            (
+                vec![(late + 9, 0xff), (late, 0)],
+                "not valid UTF-8".to_string(),
+                late + 9,
             ),
         ];
         for (i, (edits, msg, at)) in cases.into_iter().enumerate() {
