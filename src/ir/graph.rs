@@ -473,6 +473,15 @@ impl Graph {
     /// Kahn's algorithm reaches (no sort keys, no order kept: the reader checks this once on
     /// every file, at the top of its memory).
     pub fn is_acyclic(&self) -> bool {
+        // A graph as read has its layers in slots in document order, and OpenVINO writes
+        // producers first: when every edge goes to a later slot, there is no cycle (one pass
+        // over the edge arrays, no layer read).
+        let forward = self.adj.iter().enumerate().all(|(s, a)| {
+            a.outs.iter().all(|h| h.other as usize > s)
+        });
+        if forward {
+            return true;
+        }
         let mut indeg: Vec<u32> = self.adj.iter().map(|a| a.ins.len() as u32).collect();
         let mut ready: Vec<u32> = self
             .nodes()
