@@ -476,9 +476,11 @@ impl Graph {
         // A graph as read has its layers in slots in document order, and OpenVINO writes
         // producers first: when every edge goes to a later slot, there is no cycle (one pass
         // over the edge arrays, no layer read).
-        let forward = self.adj.iter().enumerate().all(|(s, a)| {
-            a.outs.iter().all(|h| h.other as usize > s)
-        });
+        let forward = self
+            .adj
+            .iter()
+            .enumerate()
+            .all(|(s, a)| a.outs.iter().all(|h| h.other as usize > s));
         if forward {
             return true;
         }

@@ -95,7 +95,11 @@ impl<'a> Parser<'a> {
             match self.next()? {
                 Ev::Open(t) => match t.name {
                     "layers" => self.layers(&t, &mut graph, &mut ids)?,
-                    "edges" => self.edges(&t, &mut raw_edges)?,
+                    "edges" => {
+                        if !self.edges_from_second(&t, &mut graph, &mut ids, &mut raw_edges)? {
+                            self.edges(&t, &mut raw_edges)?
+                        }
+                    }
                     "rt_info" => graph.rt_info = Some(self.generic(t)?),
                     _ => {
                         let el = self.generic(t)?;

@@ -129,6 +129,17 @@ impl Fast {
     /// Continue after the top-level `</layers>` ending at `rest` (the second reader thread read
     /// the layers from the split on): the open `<layer>` just read, if any, and `<layers>`
     /// are closed.
+    /// Go on at `to`, past the element `name` just opened (read elsewhere).
+    pub(super) fn jump_past(&mut self, src: &[u8], name: &[u8], to: usize) -> Result<(), Fatal> {
+        let open = self.open.last().is_some_and(|&(s, e)| &src[s..e] == name);
+        if !open || to > self.end {
+            return Err(give_up());
+        }
+        self.open.pop();
+        self.pos = to;
+        Ok(())
+    }
+
     pub(super) fn jump_past_layers(&mut self, src: &[u8], rest: usize) -> Result<(), Fatal> {
         let top_is =
             |f: &Fast, name: &[u8]| f.open.last().is_some_and(|&(s, e)| &src[s..e] == name);

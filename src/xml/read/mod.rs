@@ -211,6 +211,7 @@ fn new_parser<'a>(
         base,
         split: None,
         second: None,
+        second_edges: None,
         mapped,
         released: base,
         map_base: 0,
@@ -293,16 +294,17 @@ pub(crate) fn parse_with(
         .flatten();
     if let Some((split, end)) = plan {
         let (tx, rx) = std::sync::mpsc::channel();
+        let (edges_tx, edges_rx) = std::sync::mpsc::channel();
         let w2 = weights.clone();
         let done = std::thread::scope(|s| {
             s.spawn(move || {
-                let mut b = new_parser(source, split, end, w2, bin_label, mapped, lexer);
-                b.layer_run(&tx);
-                crate::trace("read: second thread done");
+                let part = (split, end);
+                second_thread(source, part, w2, bin_label, mapped, lexer, &tx, &edges_tx)
             });
             let mut p = whole(lexer);
             p.split = Some((split, end));
             p.second = Some(rx);
+            p.second_edges = Some(edges_rx);
             let result = p.document();
             crate::trace("read: document");
             match result {
@@ -495,6 +497,8 @@ struct Parser<'a> {
     split: Option<(usize, usize)>,
     /// Parallel read: the second thread's result.
     second: Option<std::sync::mpsc::Receiver<SecondHalf>>,
+    /// Parallel read: the `<edges>` the second thread reads after its layers.
+    second_edges: Option<std::sync::mpsc::Receiver<SecondEdges>>,
     /// Source-map entries already handed over in batches (the second thread's origins count
     /// them).
     map_base: usize,

@@ -7,6 +7,9 @@ use super::*;
 /// A batch of its layers (with positions), their source-map entries, and whether it is the
 /// last one; `Err` when its part must be read again by one thread.
 pub(super) type SecondHalf = Result<(Vec<(Layer, usize)>, SourceMap, bool), ()>;
+/// What the second reader thread hands back after its layers: the top-level edges, where their
+/// `<edges>` tag starts and where the element ends; `None` when the first thread reads them.
+pub(super) type SecondEdges = Option<(Vec<RawEdge>, usize, usize)>;
 /// Layers per batch sent by the second reader thread (tiny in unit tests, so the small
 /// models there go through many batches).
 pub(super) const SECOND_BATCH: usize = if cfg!(test) { 7 } else { 4096 };
@@ -60,6 +63,32 @@ fn last_of(text: &[u8], needle: &[u8]) -> Option<usize> {
         end = start + needle.len() - 1;
     }
     None
+}
+
+/// The second reader thread: the top-level layers in `[split, end)`, sent in batches, then the
+/// `<edges>` after `</layers>` ([`Parser::edges_run`]), read while the first thread adds the
+/// layers.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn second_thread(
+    source: Source<'_>,
+    (split, end): (usize, usize),
+    weights: Option<Arc<Weights>>,
+    bin_label: &str,
+    mapped: Option<&MappedSource>,
+    lexer: Lexer,
+    tx: &std::sync::mpsc::Sender<SecondHalf>,
+    edges_tx: &std::sync::mpsc::Sender<SecondEdges>,
+) {
+    let mut b = new_parser(source, split, end, weights, bin_label, mapped, lexer);
+    let read = b.layer_run(tx);
+    crate::trace("read: second thread done");
+    let after = end + "</layers>".len();
+    let text = source.bytes;
+    let edges = read.then(|| {
+        let mut e = new_parser(source, after, text.len(), None, bin_label, mapped, lexer);
+        e.edges_run(capacity_hint(text).1)
+    });
+    let _ = edges_tx.send(edges.flatten());
 }
 
 impl<'a> Parser<'a> {
@@ -117,10 +146,67 @@ impl<'a> Parser<'a> {
         Ok(())
     }
     /// The second thread's job: the `<layer>` elements of its slice, in order.
-    /// Sent in batches, so the first thread can add them while this one reads on.
-    pub(super) fn layer_run(&mut self, tx: &std::sync::mpsc::Sender<SecondHalf>) {
+    /// Sent in batches, so the first thread can add them while this one reads on. Whether the
+    /// layers were read.
+    pub(super) fn layer_run(&mut self, tx: &std::sync::mpsc::Sender<SecondHalf>) -> bool {
         let r = self.layer_run_inner(tx);
-        let _ = tx.send(r);
+        let read = r.is_ok();
+        tx.send(r).is_ok() && read
+    }
+
+    /// The second thread's other job: the `<edges>` element its parser starts at (after
+    /// whitespace), when it is there and reads without a problem (else the first thread
+    /// reads it, with its messages).
+    pub(super) fn edges_run(&mut self, capacity: usize) -> SecondEdges {
+        self.fast.as_ref()?;
+        let t = loop {
+            match self.next().ok()? {
+                Ev::Text(_) => {}
+                Ev::Open(t) if t.name == "edges" && !t.empty => break t,
+                _ => return None,
+            }
+        };
+        let mut raw = Vec::with_capacity(capacity);
+        self.edges(&t, &mut raw).ok()?;
+        let after = self.fast.as_ref()?.pos();
+        self.diags.is_empty().then_some((raw, t.pos, after))
+    }
+
+    /// At the top-level `<edges>` of a parallel read (`t`): the second thread's layers are
+    /// added (while it reads the edges), then its edges taken when it read this element; the
+    /// lexer goes on after it. `false`: this thread reads the edges.
+    pub(super) fn edges_from_second(
+        &mut self,
+        t: &Tag,
+        graph: &mut Graph,
+        ids: &mut IdMap,
+        raw: &mut Vec<RawEdge>,
+    ) -> Result<bool, Fatal> {
+        if self.depth != 0 || self.split.is_some() || t.empty {
+            return Ok(false);
+        }
+        let Some(rx) = self.second_edges.take() else {
+            return Ok(false);
+        };
+        if self.second.is_some() {
+            self.join_second_half(graph, ids)?;
+        }
+        let Ok(Some((mut edges, at, after))) = rx.recv() else {
+            return Ok(false);
+        };
+        let Some(f) = &mut self.fast else {
+            return Ok(false);
+        };
+        if at != t.pos {
+            return Ok(false);
+        }
+        f.jump_past(self.src, b"edges", after)?;
+        // After any edges of an `<edges>` before `<layers>`, as a one-thread read has them.
+        match raw.is_empty() {
+            true => *raw = edges,
+            false => raw.append(&mut edges),
+        }
+        Ok(true)
     }
     pub(super) fn layer_run_inner(
         &mut self,
@@ -268,6 +354,61 @@ mod parallel_tests {
         let one = read(&bad, None, usize::MAX).err().unwrap();
         let two = read(&bad, None, 0).err().unwrap();
         assert_eq!(one.to_string(), two.to_string());
+    }
+
+    /// The second thread reads the `<edges>` after `</layers>`: edges elsewhere, in two
+    /// elements, behind other markup, empty, or broken read as a one-thread read reads them.
+    #[test]
+    fn parallel_read_takes_edges_as_sequential() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ir-samples/models");
+        let text = std::fs::read_to_string(dir.join("silero_seq.xml")).unwrap();
+        let w = Some(Arc::new(
+            Weights::open(&dir.join("silero_seq.bin")).unwrap(),
+        ));
+        let (open, close) = (
+            text.find("<edges>").unwrap(),
+            text.find("</edges>").unwrap(),
+        );
+        let edges = &text[open + "<edges>".len()..close];
+        // The first three edges in an `<edges>` before `<layers>`, the rest where they were.
+        let cut = edges.match_indices("/>").nth(2).unwrap().0 + 2;
+        let layers = text.find("<layers>").unwrap();
+        let early = format!(
+            "{}<edges>{}</edges>\n{}<edges>{}</edges>{}",
+            &text[..layers],
+            &edges[..cut],
+            &text[layers..open],
+            &edges[cut..],
+            &text[close + "</edges>".len()..]
+        );
+        let variants = [
+            early,
+            text.replacen("<edges>", "<!-- c --><edges>", 1),
+            text.replacen("<edges>", "<x/><edges>", 1),
+            text.replacen("</edges>", "</edges><edges/>", 1),
+            text.replacen("<edges>", "<edges/><edges>", 1),
+            text.replacen("to-port=\"", "to-port=\"9", 1),
+            text.replacen("from-layer=\"", "from-layer=\"x", 1),
+            text.replacen("<edge ", "<edge bad ", 1),
+            text.replacen("</edges>", "", 1),
+        ];
+        for (i, v) in variants.iter().enumerate() {
+            assert!(split_plan(v.as_bytes()).is_some(), "{i}");
+            let one = read(v, w.clone(), usize::MAX);
+            let two = read(v, w.clone(), 0);
+            match (one, two) {
+                (Ok(one), Ok(two)) => {
+                    assert_eq!(
+                        crate::review::dump::dump(&one.model),
+                        crate::review::dump::dump(&two.model),
+                        "{i}"
+                    );
+                    assert_eq!(one.source_map, two.source_map, "{i}");
+                }
+                (Err(one), Err(two)) => assert_eq!(one.to_string(), two.to_string(), "{i}"),
+                (one, two) => panic!("{i}: one thread {:?}, two {:?}", one.is_ok(), two.is_ok()),
+            }
+        }
     }
 
     /// After the second half the main thread reads on with a fresh reader that allows the
