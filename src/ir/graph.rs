@@ -146,26 +146,17 @@ impl Graph {
         let l = self.slots.get_mut(n.index())?.take()?;
         let i = n.0;
         let Adj { ins, outs } = std::mem::take(&mut self.adj[n.index()]);
-        for h in outs.iter().rev() {
-            if h.other != i {
-                remove_half(
-                    &mut self.adj[h.other as usize].ins,
-                    Half {
-                        other: i,
-                        edge: h.edge,
-                    },
-                );
-            }
-        }
-        for h in ins.iter().rev() {
-            if h.other != i {
-                remove_half(
-                    &mut self.adj[h.other as usize].outs,
-                    Half {
-                        other: i,
-                        edge: h.edge,
-                    },
-                );
+        // Each edge out of its other end's list: the readers' in-edges, the producers' out-edges.
+        for (list, readers) in [(&outs, true), (&ins, false)] {
+            for h in list.iter().rev().filter(|h| h.other != i) {
+                let other = &mut self.adj[h.other as usize];
+                let theirs = if readers {
+                    &mut other.ins
+                } else {
+                    &mut other.outs
+                };
+                let edge = h.edge;
+                remove_half(theirs, Half { other: i, edge });
             }
         }
         self.free.push(i);
