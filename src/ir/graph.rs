@@ -106,7 +106,8 @@ fn remove_half(v: &mut Halves, h: Half) -> bool {
 }
 
 impl Graph {
-    /// An empty graph with room for `layers` layers and `edges` edges.
+    /// An empty graph with room for `layers` layers (`edges` is not needed: each layer's edges
+    /// are kept beside it, sized as they come).
     pub fn with_capacity(layers: usize, edges: usize) -> Self {
         let _ = edges;
         Graph {
@@ -395,22 +396,24 @@ impl Graph {
         v
     }
 
-    /// Users of output index `output` of `node`: (layer, input index), sorted.
-    pub fn users_of(&self, node: NodeId, output: usize) -> Vec<(NodeId, usize)> {
-        let Some(port) = self[node].outputs.get(output).map(|p| p.id) else {
-            return Vec::new();
-        };
-        let mut v: Vec<(NodeId, usize)> = self
-            .adj(node)
+    /// Users of output index `output` of `node`: (layer, input index), newest edge first,
+    /// without collecting them.
+    pub fn users(&self, node: NodeId, output: usize) -> impl Iterator<Item = (NodeId, usize)> + '_ {
+        let port = self[node].outputs.get(output).map(|p| p.id);
+        self.adj(node)
             .outs
             .iter()
             .rev()
-            .filter(|h| h.edge.from_port == port)
+            .filter(move |h| Some(h.edge.from_port) == port)
             .filter_map(|h| {
                 let t = NodeId(h.other);
                 self[t].input_index(h.edge.to_port).map(|i| (t, i))
             })
-            .collect();
+    }
+
+    /// Users of output index `output` of `node`: (layer, input index), sorted.
+    pub fn users_of(&self, node: NodeId, output: usize) -> Vec<(NodeId, usize)> {
+        let mut v: Vec<(NodeId, usize)> = self.users(node, output).collect();
         v.sort();
         v
     }

@@ -299,15 +299,10 @@ impl<'a> Infer<'a> {
         let mut f = Fact::new(et, PartialShape::from_static(&dims));
         // Weights that only feed decompression Converts are never folded: do not read them
         // (a consumer that folds behind the Convert reads them then, see `compressed_input`).
-        // The users of output 0 (as `users_of` finds them), without collecting them.
-        let only_decompression = g[n].outputs.first().is_some_and(|p| {
-            let mut users = g
-                .links_from(n)
-                .filter(|k| k.edge.from_port == p.id)
-                .filter(|k| g[k.to].input_index(k.edge.to_port).is_some())
-                .peekable();
-            users.peek().is_some() && users.all(|k| decompress::is_head(g, k.to))
-        });
+        let only_decompression = {
+            let mut users = g.users(n, 0).peekable();
+            users.peek().is_some() && users.all(|(t, _)| decompress::is_head(g, t))
+        };
         if !only_decompression {
             if let Some((et, dims, bytes)) =
                 const_slice(self.model, self.value_limit, &g[n], (et, dims))
