@@ -94,6 +94,13 @@ pub(super) fn cmd_infer_shapes(
         _ => None,
     };
     let mut parsed = read(&input)?;
+    if let (Some(o), false, false) = (&output, check, json) {
+        if super::infer_write::applies(&parsed.model.graph) {
+            super::infer_write::infer_and_write(&mut parsed, &overrides, o, copy)?;
+            crate::trace("write");
+            return Ok(0);
+        }
+    }
     let facts = {
         let mut inf = infer::Infer::new(&parsed.model, Some(&parsed.source_map), &overrides);
         inf.check_overrides().map_err(Fail::Usage)?;

@@ -11,6 +11,7 @@ mod edit;
 mod extract;
 mod fold;
 mod infer_shapes;
+mod infer_write;
 mod model;
 mod normalize;
 mod output;

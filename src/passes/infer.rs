@@ -81,7 +81,15 @@ pub struct Infer<'a> {
     /// Fold mode, for the layer being inferred: its f16/bf16 values are rounded op by op
     /// rather than handed on in f32 (see [`computed_during_shape_inference`]).
     round_each_op: bool,
+    /// Top graph: called with each run of layers inferred (in [`Graph::ordered`] order, at
+    /// most [`DONE_RUN`] at a time), so `infer-shapes -o` writes them while it infers the rest.
+    pub on_done: Option<DoneHook<'a>>,
 }
+
+/// See [`Infer::on_done`].
+pub type DoneHook<'a> = Box<dyn FnMut(&Graph, &Facts, &[NodeId]) + 'a>;
+/// Layers per call of [`Infer::on_done`] (a few in tests, so models have many runs).
+pub const DONE_RUN: usize = if cfg!(test) { 7 } else { 512 };
 
 /// One line naming the op types whose declared ports were taken on trust, if any.
 pub fn trusted_notice(trusted: &std::collections::BTreeMap<String, usize>) -> Option<String> {
@@ -336,6 +344,7 @@ impl<'a> Infer<'a> {
             declined: Vec::new(),
             fold_budget: None,
             round_each_op: false,
+            on_done: None,
         }
     }
 
@@ -428,7 +437,8 @@ impl<'a> Infer<'a> {
             false => Vec::new(),
         };
         let mut unused = UnusedConsts::new(self.fold_mode, g);
-        for &n in &order {
+        let mut run_start = 0;
+        for (i, &n) in order.iter().enumerate() {
             let l = &g[n];
             self.round_each_op = rounded_here.get(n.index()).copied().unwrap_or(false);
             let prods = g.inputs_of(n);
@@ -471,6 +481,12 @@ impl<'a> Infer<'a> {
             }
             facts.set(n, outs);
             unused.after(g, n, &mut facts);
+            if let Some(done) = self.on_done.as_mut().filter(|_| top) {
+                if i + 1 - run_start == DONE_RUN || i + 1 == order.len() {
+                    done(g, &facts, &order[run_start..=i]);
+                    run_start = i + 1;
+                }
+            }
         }
         self.round_each_op = outer_rounding;
         self.check_variables(g, &facts, top);

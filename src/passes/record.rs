@@ -10,27 +10,17 @@ use crate::span::SourceMap;
 pub fn apply(g: &mut Graph, facts: &Facts, overrides: &[InputOverride], top: bool) {
     let nodes: Vec<NodeId> = g.nodes().collect();
     for &n in &nodes {
-        let prods = g.inputs_of(n);
+        let typed = port_facts(g, facts, n);
         let l = &mut g[n];
-        for (i, p) in prods.iter().enumerate() {
-            if let Some((et, shape)) = p.and_then(|(s, o)| facts.typed(s, o)) {
-                let port = &mut l.inputs[i];
+        for (port, t) in l.inputs.iter_mut().chain(l.outputs.iter_mut()).zip(typed) {
+            if let Some((et, shape)) = t {
                 port.precision = Some(et);
                 port.shape = shape;
             }
         }
-        for (o, port) in l.outputs.iter_mut().enumerate() {
-            if let Some((et, shape)) = facts.typed(n, o) {
-                port.precision = Some(et);
-                port.shape = shape;
-            }
-        }
-        if top && l.is("Parameter") {
-            if let Some(ov) = overrides
-                .iter()
-                .find(|o| l.name == o.name || l.outputs.iter().any(|q| q.names().contains(&o.name)))
-            {
-                l.set_data_attr("shape", ov.shape.to_string());
+        if top {
+            if let Some(shape) = parameter_shape(l, overrides) {
+                l.set_data_attr("shape", shape);
             }
         }
         for (bi, b) in l.bodies.iter_mut().enumerate() {
@@ -39,6 +29,30 @@ pub fn apply(g: &mut Graph, facts: &Facts, overrides: &[InputOverride], top: boo
             }
         }
     }
+}
+
+/// What [`apply`] writes into the ports of layer `n`: an input port gets its producer's
+/// output, an output port its own.
+pub fn port_facts(g: &Graph, facts: &Facts, n: NodeId) -> PortFacts {
+    let l = &g[n];
+    let prods = g.inputs_of(n);
+    let mut typed: PortFacts = (0..l.inputs.len())
+        .map(|i| prods.get(i).copied().flatten())
+        .map(|p| p.and_then(|(s, o)| facts.typed(s, o)))
+        .collect();
+    typed.extend((0..l.outputs.len()).map(|o| facts.typed(n, o)));
+    typed
+}
+
+/// A top-level Parameter's new `shape` attribute, when an `--input` override names it.
+pub fn parameter_shape(l: &Layer, overrides: &[InputOverride]) -> Option<String> {
+    if !l.is("Parameter") {
+        return None;
+    }
+    let names = |o: &&InputOverride| {
+        l.name == o.name || l.outputs.iter().any(|q| q.names().contains(&o.name))
+    };
+    overrides.iter().find(names).map(|o| o.shape.to_string())
 }
 
 /// One disagreement between recorded and inferred port data.

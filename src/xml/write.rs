@@ -27,6 +27,16 @@ pub const PARALLEL_LAYERS: usize = 20_000;
 /// one waiting in the channel, the one being written).
 const PARALLEL_CHUNK: usize = 512;
 
+/// The ports of the top graph's layers handed to the writer as it goes (`infer-shapes -o`
+/// infers on one thread while the writer formats on another), in the order layers are written
+/// ([`Graph::ordered`]).
+pub trait PortFeed: Send {
+    /// What to write into the ports of layer `n` (as [`crate::passes::record::apply`] would).
+    fn next(&mut self, n: NodeId) -> Result<PortFacts, String>;
+    /// Every layer is written: whether the files may be put in place (`Err`: they are not).
+    fn finish(&mut self) -> Result<(), String>;
+}
+
 /// Constants at least this big are copied file-to-file (never read through the mapping) and
 /// shared by identity of their input range rather than by content.
 pub const BIG_CONST: u64 = 64 << 10;
@@ -191,7 +201,7 @@ pub fn write_to<'a, W: Write>(
     xml: &mut String,
     bin: &mut BinSink<'a, W>,
 ) -> Result<(), String> {
-    write_impl(model, xml, bin, None, (usize::MAX, PARALLEL_CHUNK))
+    write_impl(model, xml, bin, None, (usize::MAX, PARALLEL_CHUNK), None)
 }
 
 /// Write the model as XML to `out` (streamed: the text is flushed every megabyte) and its
@@ -201,15 +211,19 @@ pub fn write_stream<'a, W: Write>(
     out: &mut dyn Write,
     bin: &mut BinSink<'a, W>,
 ) -> Result<(), String> {
+    write_fed(model, out, bin, None)
+}
+
+/// [`write_stream`], the top graph's ports taken from `feed` when given.
+fn write_fed<'a, W: Write>(
+    model: &'a Model,
+    out: &mut dyn Write,
+    bin: &mut BinSink<'a, W>,
+    feed: Option<&mut (dyn PortFeed + 'static)>,
+) -> Result<(), String> {
     let mut xml = String::with_capacity(2 << 20);
-    write_impl(
-        model,
-        &mut xml,
-        bin,
-        Some(out),
-        (PARALLEL_LAYERS, PARALLEL_CHUNK),
-    )?;
-    Ok(())
+    let parallel = (PARALLEL_LAYERS, PARALLEL_CHUNK);
+    write_impl(model, &mut xml, bin, Some(out), parallel, feed)
 }
 
 /// [`write_stream`] with the two-thread formatting thresholds given (tests).
@@ -221,7 +235,7 @@ pub fn write_stream_with<'a, W: Write>(
     parallel: (usize, usize),
 ) -> Result<(), String> {
     let mut xml = String::with_capacity(2 << 20);
-    write_impl(model, &mut xml, bin, Some(out), parallel)
+    write_impl(model, &mut xml, bin, Some(out), parallel, None)
 }
 
 fn write_impl<'a, 'm, W: Write>(
@@ -230,6 +244,7 @@ fn write_impl<'a, 'm, W: Write>(
     bin: &'m mut BinSink<'a, W>,
     mut out: Option<&'m mut dyn Write>,
     parallel: (usize, usize),
+    feed: Option<&'m mut (dyn PortFeed + 'static)>,
 ) -> Result<(), String> {
     xml.push_str("<?xml version=\"1.0\"?>\n");
     let _ = writeln!(
@@ -244,6 +259,7 @@ fn write_impl<'a, 'm, W: Write>(
         bin,
         out: out.take(),
         parallel,
+        feed,
     };
     w.graph(&model.graph, 1)?;
     for e in &model.extra {
@@ -262,6 +278,8 @@ struct Writer<'a, 'm, W: Write> {
     out: Option<&'m mut dyn Write>,
     /// Two-thread formatting: (minimum layers of a graph, layers per chunk).
     parallel: (usize, usize),
+    /// The top graph's ports, when they come from a [`PortFeed`].
+    feed: Option<&'m mut (dyn PortFeed + 'static)>,
 }
 
 impl<W: Write> Writer<'_, '_, W> {
@@ -327,11 +345,12 @@ impl<'a, W: Write> Writer<'a, '_, W> {
                         bin: &mut sink,
                         out: None,
                         parallel: (usize::MAX, chunk),
+                        feed: None,
                     };
                     let mut place = placed2(k);
                     let r = c.iter().try_for_each(|&n| {
                         let p = place(&g[n]);
-                        w.layer(&g[n], new_id[n.index()] as usize, depth, Some(p))
+                        w.layer(&g[n], new_id[n.index()] as usize, depth, Some(p), None)
                     });
                     if tx.send(r.map(|()| xml)).is_err() {
                         return;
@@ -343,7 +362,7 @@ impl<'a, W: Write> Writer<'a, '_, W> {
                     let mut place = placed(k);
                     for &n in c.iter() {
                         let p = place(&g[n]);
-                        self.layer(&g[n], new_id[n.index()] as usize, depth, Some(p))?;
+                        self.layer(&g[n], new_id[n.index()] as usize, depth, Some(p), None)?;
                     }
                 } else {
                     let text = rx
@@ -374,16 +393,24 @@ impl<'a, W: Write> Writer<'a, '_, W> {
         }
         indent(self.xml, depth);
         self.xml.push_str("<layers>\n");
+        // Only the top graph's ports come from the feed (bodies are written from their own).
+        let mut feed = self.feed.take();
         let parallel = self.out.is_some()
+            && feed.is_none()
             && order.len() >= self.parallel.0
             && order.iter().all(|&n| g[n].bodies.is_empty());
         if parallel {
             self.layers_parallel(g, &order, &new_id, depth + 1)?;
         } else {
             for &n in &order {
-                self.layer(&g[n], new_id[n.index()] as usize, depth + 1, None)?;
+                let ports = feed.as_mut().map(|f| f.next(n)).transpose()?;
+                let id = new_id[n.index()] as usize;
+                self.layer(&g[n], id, depth + 1, None, ports.as_ref())?;
                 self.flush(1 << 20)?;
             }
+        }
+        if let Some(f) = feed {
+            f.finish()?;
         }
 
         indent(self.xml, depth);
@@ -443,13 +470,15 @@ impl<'a, W: Write> Writer<'a, '_, W> {
     }
 
     /// One `<layer>`. `placed`: its constant's place in the .bin when already put there
-    /// (`Some`), else it is put there now.
+    /// (`Some`), else it is put there now. `ports`: what to write into its ports instead of
+    /// their own precision and shape, where `Some`.
     fn layer(
         &mut self,
         l: &'a Layer,
         id: usize,
         depth: usize,
         placed: Option<Option<(u64, u64)>>,
+        ports: Option<&PortFacts>,
     ) -> Result<(), String> {
         indent(self.xml, depth);
         self.xml.push_str("<layer id=\"");
@@ -500,16 +529,21 @@ impl<'a, W: Write> Writer<'a, '_, W> {
         if let Some(rt) = &l.rt_info {
             self.element(rt, depth + 1);
         }
-        for (tag, ports) in [("input", &l.inputs[..]), ("output", &l.outputs[..])] {
-            if ports.is_empty() {
+        let fed = |k: usize| ports.and_then(|f| f.get(k)).and_then(Option::as_ref);
+        let sides = [
+            ("input", &l.inputs[..], 0),
+            ("output", &l.outputs[..], l.inputs.len()),
+        ];
+        for (tag, side, first) in sides {
+            if side.is_empty() {
                 continue;
             }
             indent(self.xml, depth + 1);
             self.xml.push('<');
             self.xml.push_str(tag);
             self.xml.push_str(">\n");
-            for p in ports {
-                self.port(p, depth + 2);
+            for (k, p) in side.iter().enumerate() {
+                self.port(p, depth + 2, fed(first + k));
             }
             indent(self.xml, depth + 1);
             self.xml.push_str("</");
@@ -565,12 +599,14 @@ impl<'a, W: Write> Writer<'a, '_, W> {
         Ok(())
     }
 
-    fn port(&mut self, p: &Port, depth: usize) {
+    /// A `<port>`; `fed`: its precision and shape, instead of the port's own.
+    fn port(&mut self, p: &Port, depth: usize, fed: Option<&(ElementType, PartialShape)>) {
         indent(self.xml, depth);
         self.xml.push_str("<port id=\"");
         push_u64(self.xml, p.id as u64);
         self.xml.push('"');
-        if let Some(e) = p.precision {
+        let (precision, shape) = fed.map_or((p.precision, &p.shape), |(e, s)| (Some(*e), s));
+        if let Some(e) = precision {
             self.xml.push_str(" precision=\"");
             self.xml.push_str(e.precision_name());
             self.xml.push('"');
@@ -583,7 +619,7 @@ impl<'a, W: Write> Writer<'a, '_, W> {
             let _ = write!(self.xml, " names=\"{}\"", esc(&joined.join(",")));
         }
         attrs_inline(self.xml, p.extra_attrs());
-        let dims = p.shape.dims().unwrap_or(&[]);
+        let dims = shape.dims().unwrap_or(&[]);
         if dims.is_empty() && p.rt_info().is_none() {
             self.xml.push_str(" />\n");
             return;
@@ -792,10 +828,11 @@ fn write_xml_file<'a, W: Write>(
     model: &'a Model,
     out: &Path,
     sink: &mut BinSink<'a, W>,
+    feed: Option<&mut (dyn PortFeed + 'static)>,
 ) -> Result<TempOut, String> {
     let tmp = TempOut::create(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let mut xw = io::BufWriter::with_capacity(1 << 20, tmp.file());
-    write_stream(model, &mut xw, sink)?;
+    write_fed(model, &mut xw, sink, feed)?;
     xw.flush()
         .map_err(|e| format!("writing {}: {e}", out.display()))?;
     drop(xw);
@@ -839,7 +876,23 @@ pub fn write_files_with(
             "an output must be named NAME.xml (its weights go to NAME.bin)".to_string(),
         ));
     };
-    write_pair(model, out_xml, &out_bin, copy, check).map_err(|msg| Error::io(label, msg))
+    write_pair(model, out_xml, &out_bin, copy, check, None).map_err(|msg| Error::io(label, msg))
+}
+
+/// [`write_files_with`], the top graph's ports taken from `feed` (see [`PortFeed`]).
+pub fn write_files_fed(
+    model: &Model,
+    out_xml: &Path,
+    copy: Option<BinCopy>,
+    feed: &mut (dyn PortFeed + 'static),
+) -> Result<u64, Error> {
+    let label = out_xml.display().to_string();
+    let Some(out_bin) = crate::files::bin_of_output(out_xml) else {
+        let msg = "an output must be named NAME.xml (its weights go to NAME.bin)";
+        return Err(Error::io(label, msg.to_string()));
+    };
+    write_pair(model, out_xml, &out_bin, copy, None, Some(feed))
+        .map_err(|msg| Error::io(label, msg))
 }
 
 /// Write `out.xml` and finish `out.bin` of which a pass already wrote the first `prefix` bytes
@@ -854,7 +907,8 @@ pub fn write_files_after(
     let label = out_xml.display().to_string();
     let out_bin = crate::files::bin_of_output(out_xml).unwrap_or_default();
     let werr = |e: io::Error| format!("writing {}: {e}", out_bin.display());
-    write_compact(model, out_xml, bin, prefix, None, &werr).map_err(|msg| Error::io(label, msg))
+    write_compact(model, out_xml, bin, prefix, None, &werr, None)
+        .map_err(|msg| Error::io(label, msg))
 }
 
 /// Write `model`'s constants into `bin` after its first `prefix` bytes (written already, the
@@ -867,6 +921,7 @@ fn write_compact(
     prefix: u64,
     check: Option<Check>,
     werr: &dyn Fn(io::Error) -> String,
+    feed: Option<&mut (dyn PortFeed + 'static)>,
 ) -> Result<u64, String> {
     let file = bin.file().try_clone().map_err(werr)?;
     let mut sink = BinSink::appending(io::BufWriter::with_capacity(1 << 20, file), prefix)
@@ -874,7 +929,7 @@ fn write_compact(
     if let Some(input) = model.weights.as_ref().and_then(|w| w.file()) {
         sink = sink.with_range_copy(input, copy_range_to_file);
     }
-    let xml = write_xml_file(model, out_xml, &mut sink)?;
+    let xml = write_xml_file(model, out_xml, &mut sink, feed)?;
     let bin_len = sink.len();
     let mut bw = sink.finish().map_err(werr)?;
     bw.flush().map_err(werr)?;
@@ -890,6 +945,7 @@ fn write_pair(
     out_bin: &Path,
     copy: Option<BinCopy>,
     check: Option<Check>,
+    feed: Option<&mut (dyn PortFeed + 'static)>,
 ) -> Result<u64, String> {
     let input = model
         .weights
@@ -910,7 +966,7 @@ fn write_pair(
             // Keep the copy: constants stay where they are, new ones are appended.
             let mut sink =
                 BinSink::after_prefix(Vec::new(), copy.len).reading(model.weights.as_deref());
-            let xml = write_xml_file(model, out_xml, &mut sink)?;
+            let xml = write_xml_file(model, out_xml, &mut sink, feed)?;
             let bin_len = sink.len();
             let tail = sink.finish().map_err(werr)?;
             // The XML was written while the copy may still have been running; the copy
@@ -927,5 +983,5 @@ fn write_pair(
     }
 
     let bin = TempOut::create(out_bin).map_err(werr)?;
-    write_compact(model, out_xml, bin, 0, check, &werr)
+    write_compact(model, out_xml, bin, 0, check, &werr, feed)
 }
