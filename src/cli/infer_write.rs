@@ -9,7 +9,7 @@
 
 use super::model::Held;
 use super::output::Fail;
-use crate::ir::{Graph, NodeId, PortFacts};
+use crate::ir::{Dim, ElementType, Graph, NodeId, PartialShape, PortFacts};
 use crate::passes::infer::{self, InputOverride};
 use crate::passes::record;
 use crate::xml::write::{self, BinCopy, PortFeed};
@@ -18,8 +18,8 @@ use std::sync::mpsc::{sync_channel, Receiver};
 
 /// What inference sends the writer.
 enum Fed {
-    /// The port facts of a run of layers, in order.
-    Run(Vec<(NodeId, PortFacts)>),
+    /// The port facts of a run of layers, in order, as [`encode`] writes them.
+    Run(Vec<NodeId>, Vec<u64>),
     /// Inference is over: whether it found no error.
     End(bool),
 }
@@ -61,19 +61,19 @@ pub(super) fn infer_and_write(
         let writer = s.spawn(move || {
             let mut feed = Feed {
                 rx,
-                run: Vec::new().into_iter(),
+                run: (Vec::new().into_iter(), Vec::new(), 0),
             };
             write::write_files_fed(model, out, copy, &mut feed)
         });
         let mut inf = infer::Infer::new(model, Some(&parsed.source_map), overrides);
         let to_writer = tx.clone();
         inf.on_done = Some(Box::new(move |g, facts, nodes| {
-            let run = nodes
-                .iter()
-                .map(|&n| (n, record::port_facts(g, facts, n)))
-                .collect();
+            let mut words = Vec::with_capacity(nodes.len() * 8);
+            for &n in nodes {
+                encode(g, facts, n, &mut words);
+            }
             // A writer that stopped has its error; it is reported once joined.
-            let _ = to_writer.send(Fed::Run(run));
+            let _ = to_writer.send(Fed::Run(nodes.to_vec(), words));
         }));
         let facts = inf.run();
         inf.on_done = None;
@@ -98,25 +98,97 @@ pub(super) fn infer_and_write(
     })
 }
 
+/// Marks a port [`encode`] leaves as it is.
+const KEEP: u64 = 0;
+/// A dim that is not static (`-1` in the file).
+const DYNAMIC: u64 = u64::MAX;
+/// The next word is a static dim (one of these two values).
+const ESCAPE: u64 = u64::MAX - 1;
+
+/// Append what [`record::port_facts`] gives layer `n` (what `apply` writes into its ports), in
+/// words: the number of ports, then per port [`KEEP`], or `1 | type << 1 | dims << 8` and the dims (what the writer
+/// writes of a shape: static or not). Built on the inferring thread, so cheaper than the
+/// shapes themselves: a word a dim, nothing allocated per port.
+fn encode(g: &Graph, facts: &infer::Facts, n: NodeId, out: &mut Vec<u64>) {
+    let l = &g[n];
+    out.push((l.inputs.len() + l.outputs.len()) as u64);
+    let mut port = |t: Option<(ElementType, Option<&[Dim]>)>| {
+        let Some((et, dims)) = t else {
+            return out.push(KEEP);
+        };
+        let dims = dims.unwrap_or(&[]);
+        out.push(1 | (et as u64) << 1 | (dims.len() as u64) << 8);
+        for d in dims {
+            match d.get() {
+                None => out.push(DYNAMIC),
+                Some(v) if v >= ESCAPE => out.extend([ESCAPE, v]),
+                Some(v) => out.push(v),
+            }
+        }
+    };
+    let prods = g.inputs_of(n);
+    for i in 0..l.inputs.len() {
+        port(
+            prods
+                .get(i)
+                .copied()
+                .flatten()
+                .and_then(|(s, o)| facts.typed_dims(s, o)),
+        );
+    }
+    for o in 0..l.outputs.len() {
+        port(facts.typed_dims(n, o));
+    }
+}
+
+/// The ports of the next layer in `words` (see [`encode`]), from `at` on.
+fn decode(words: &[u64], at: &mut usize) -> Option<PortFacts> {
+    let mut next = || {
+        *at += 1;
+        words.get(*at - 1).copied()
+    };
+    let ports = next()?;
+    let mut out = PortFacts::new();
+    for _ in 0..ports {
+        let h = next()?;
+        if h == KEEP {
+            out.push(None);
+            continue;
+        }
+        let et = *ElementType::ALL.get((h >> 1 & 0x7F) as usize)?;
+        let dims = (0..h >> 8)
+            .map(|_| match next()? {
+                DYNAMIC => Some(Dim::any()),
+                ESCAPE => next().map(Dim::known),
+                v => Some(Dim::known(v)),
+            })
+            .collect::<Option<_>>()?;
+        out.push(Some((et, PartialShape::Ranked(dims))));
+    }
+    Some(out)
+}
+
 /// The writer's end: runs of port facts as inference sends them.
 struct Feed {
     rx: Receiver<Fed>,
-    run: std::vec::IntoIter<(NodeId, PortFacts)>,
+    run: (std::vec::IntoIter<NodeId>, Vec<u64>, usize),
 }
 
+const STEP: &str = "internal error: inference and the writer out of step";
 const ENDED: &str = "internal error: inference stopped before the writer had every layer";
 
 impl PortFeed for Feed {
     fn next(&mut self, n: NodeId) -> Result<PortFacts, String> {
         loop {
-            if let Some((m, ports)) = self.run.next() {
+            let (nodes, words, at) = &mut self.run;
+            if let Some(m) = nodes.next() {
                 return match m == n {
-                    true => Ok(ports),
-                    false => Err("internal error: inference and the writer out of step".into()),
+                    true => decode(words, at).ok_or_else(|| STEP.into()),
+                    false => Err(STEP.into()),
                 };
             }
             match self.rx.recv() {
-                Ok(Fed::Run(run)) => self.run = run.into_iter(),
+                Ok(Fed::Run(nodes, words)) => self.run = (nodes.into_iter(), words, 0),
                 Ok(Fed::End(_)) | Err(_) => return Err(ENDED.into()),
             }
         }
@@ -127,7 +199,7 @@ impl PortFeed for Feed {
             Ok(Fed::End(true)) => Ok(()),
             // Inference found errors: they are reported, and nothing is written.
             Ok(Fed::End(false)) => Err("inference found errors".into()),
-            Ok(Fed::Run(_)) | Err(_) => Err(ENDED.into()),
+            Ok(Fed::Run(..)) | Err(_) => Err(ENDED.into()),
         }
     }
 }
@@ -202,5 +274,35 @@ mod tests {
         let left: Vec<_> = std::fs::read_dir(&d).unwrap().collect();
         assert!(left.is_empty(), "{left:?}");
         let _ = std::fs::remove_dir_all(&d);
+    }
+}
+
+#[cfg(test)]
+mod words {
+    use super::*;
+
+    /// A static dim of either escaped value comes back as that value, not as dynamic.
+    #[test]
+    fn escaped_dims_decode_as_static() {
+        let h = 1 | (ElementType::I64 as u64) << 1 | 4 << 8;
+        let words = [2, KEEP, h, ESCAPE, DYNAMIC, ESCAPE, ESCAPE, DYNAMIC, 7];
+        let mut at = 0;
+        let ports = decode(&words, &mut at).unwrap();
+        assert_eq!(at, words.len());
+        let dims = [
+            Dim::known(DYNAMIC),
+            Dim::known(ESCAPE),
+            Dim::any(),
+            Dim::known(7),
+        ];
+        let want = PortFacts::from_iter([
+            None,
+            Some((
+                ElementType::I64,
+                PartialShape::Ranked(dims.into_iter().collect()),
+            )),
+        ]);
+        assert_eq!(ports, want);
+        assert_eq!(decode(&words[..5], &mut 0), None, "cut short");
     }
 }

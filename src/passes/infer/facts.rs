@@ -118,6 +118,20 @@ impl Facts {
         Some((s.et(), self.shape_of(s, n, o)?))
     }
 
+    /// [`Facts::typed`] without building the shape: the element type and the dims (`None`
+    /// for a dynamic rank), borrowed.
+    pub fn typed_dims(&self, n: NodeId, o: usize) -> Option<(ElementType, Option<&[Dim]>)> {
+        let s = self.slot(n, o)?;
+        let rank = match s.meta & DYNAMIC_RANK {
+            BIG_RANK => *self.big.get(&self.slot_index(n, o)?)?,
+            r => r,
+        };
+        Some(match rank {
+            DYNAMIC_RANK => (s.et(), None),
+            r => (s.et(), Some(self.dims.get(s.dims_at, r)?)),
+        })
+    }
+
     fn shape_of(&self, s: &Slot, n: NodeId, o: usize) -> Option<PartialShape> {
         let rank = match s.meta & DYNAMIC_RANK {
             BIG_RANK => *self.big.get(&self.slot_index(n, o)?)?,
