@@ -77,11 +77,11 @@ pub(super) fn infer_and_write(
         }));
         let facts = inf.run();
         inf.on_done = None;
-        drop(facts);
-        crate::trace("infer");
         let ok = inf.diags.is_empty();
         let _ = tx.send(Fed::End(ok));
         drop(tx);
+        crate::trace("infer");
+        drop(facts);
         let written = writer.join();
         if !ok {
             return Err(Fail::Model(parsed.into_error(inf.diags)));

@@ -33,7 +33,7 @@ const PARALLEL_CHUNK: usize = 512;
 pub trait PortFeed: Send {
     /// What to write into the ports of layer `n` (as [`crate::passes::record::apply`] would).
     fn next(&mut self, n: NodeId) -> Result<PortFacts, String>;
-    /// Every layer is written: whether the files may be put in place (`Err`: they are not).
+    /// The top graph is written: whether the files may be put in place (`Err`: they are not).
     fn finish(&mut self) -> Result<(), String>;
 }
 
@@ -409,9 +409,6 @@ impl<'a, W: Write> Writer<'a, '_, W> {
                 self.flush(1 << 20)?;
             }
         }
-        if let Some(f) = feed {
-            f.finish()?;
-        }
 
         indent(self.xml, depth);
         self.xml.push_str("</layers>\n");
@@ -446,6 +443,11 @@ impl<'a, W: Write> Writer<'a, '_, W> {
         self.xml.push_str("</edges>\n");
         if let Some(rt) = &g.rt_info {
             self.element(rt, depth);
+        }
+        // The edges need no facts: written while inference finishes, before it says whether
+        // the files may be put in place.
+        if let Some(f) = feed {
+            f.finish()?;
         }
         Ok(())
     }
