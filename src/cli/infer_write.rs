@@ -105,10 +105,11 @@ const DYNAMIC: u64 = u64::MAX;
 /// The next word is a static dim (one of these two values).
 const ESCAPE: u64 = u64::MAX - 1;
 
-/// Append what [`record::port_facts`] gives layer `n` (what `apply` writes into its ports), in
-/// words: the number of ports, then per port [`KEEP`], or `1 | type << 1 | dims << 8` and the dims (what the writer
-/// writes of a shape: static or not). Built on the inferring thread, so cheaper than the
-/// shapes themselves: a word a dim, nothing allocated per port.
+/// Append what [`record::apply`] writes into the ports of layer `n` (an input port gets its
+/// producer's output, an output port its own), in words: the number of ports, then per port
+/// [`KEEP`], or `1 | type << 1 | dims << 8` and the dims (what the writer writes of a shape:
+/// static or not). Built on the inferring thread, so cheaper than the shapes themselves: a
+/// word a dim, nothing allocated per port.
 fn encode(g: &Graph, facts: &infer::Facts, n: NodeId, out: &mut Vec<u64>) {
     let l = &g[n];
     out.push((l.inputs.len() + l.outputs.len()) as u64);
