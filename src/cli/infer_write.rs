@@ -41,12 +41,8 @@ pub(super) fn infer_and_write(
     out: &Path,
     copy: Option<BinCopy>,
 ) -> Result<(), Fail> {
-    {
-        let inf = infer::Infer::new(&parsed.model, Some(&parsed.source_map), overrides);
-        inf.check_overrides().map_err(Fail::Usage)?;
-    }
     // The Parameters' new `shape` first (`apply` writes it after inference; inference reads
-    // the override, not the attribute).
+    // the override, not the attribute; a wrong override is an error below, nothing written).
     let g = &mut parsed.model.graph;
     let params: Vec<NodeId> = g.nodes().filter(|&n| g[n].is("Parameter")).collect();
     for n in params {
@@ -56,6 +52,8 @@ pub(super) fn infer_and_write(
     }
     let parsed = &*parsed;
     let model = &parsed.model;
+    let mut inf = infer::Infer::new(model, Some(&parsed.source_map), overrides);
+    inf.check_overrides().map_err(Fail::Usage)?;
     let (tx, rx) = sync_channel::<Fed>(RUNS_AHEAD);
     std::thread::scope(|s| {
         let writer = s.spawn(move || {
@@ -65,7 +63,6 @@ pub(super) fn infer_and_write(
             };
             write::write_files_fed(model, out, copy, &mut feed)
         });
-        let mut inf = infer::Infer::new(model, Some(&parsed.source_map), overrides);
         let to_writer = tx.clone();
         inf.on_done = Some(Box::new(move |g, facts, nodes| {
             let mut words = Vec::with_capacity(nodes.len() * 8);

@@ -698,11 +698,11 @@ impl std::hash::Hasher for FastHasher {
     }
 }
 
-/// `HashMap` with [`FastHasher`].
 /// A layer's ports as inference found them, in port order (inputs, then outputs): the
 /// precision and shape of each, `None` where nothing was inferred (the port stays as it is).
 pub type PortFacts = smallvec::SmallVec<[Option<(ElementType, PartialShape)>; 4]>;
 
+/// `HashMap` with [`FastHasher`].
 pub type FastMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
 
 /// A fast 64-bit content hash (collisions are resolved by comparing bytes).

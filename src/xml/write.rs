@@ -871,14 +871,7 @@ pub fn write_files_with(
     copy: Option<BinCopy>,
     check: Option<Check>,
 ) -> Result<u64, Error> {
-    let label = out_xml.display().to_string();
-    let Some(out_bin) = crate::files::bin_of_output(out_xml) else {
-        return Err(Error::io(
-            label,
-            "an output must be named NAME.xml (its weights go to NAME.bin)".to_string(),
-        ));
-    };
-    write_pair(model, out_xml, &out_bin, copy, check, None).map_err(|msg| Error::io(label, msg))
+    write_files_impl(model, out_xml, copy, check, None)
 }
 
 /// [`write_files_with`], the top graph's ports taken from `feed` (see [`PortFeed`]).
@@ -888,13 +881,24 @@ pub fn write_files_fed(
     copy: Option<BinCopy>,
     feed: &mut (dyn PortFeed + 'static),
 ) -> Result<u64, Error> {
+    write_files_impl(model, out_xml, copy, None, Some(feed))
+}
+
+fn write_files_impl(
+    model: &Model,
+    out_xml: &Path,
+    copy: Option<BinCopy>,
+    check: Option<Check>,
+    feed: Option<&mut (dyn PortFeed + 'static)>,
+) -> Result<u64, Error> {
     let label = out_xml.display().to_string();
     let Some(out_bin) = crate::files::bin_of_output(out_xml) else {
-        let msg = "an output must be named NAME.xml (its weights go to NAME.bin)";
-        return Err(Error::io(label, msg.to_string()));
+        return Err(Error::io(
+            label,
+            "an output must be named NAME.xml (its weights go to NAME.bin)".to_string(),
+        ));
     };
-    write_pair(model, out_xml, &out_bin, copy, None, Some(feed))
-        .map_err(|msg| Error::io(label, msg))
+    write_pair(model, out_xml, &out_bin, copy, check, feed).map_err(|msg| Error::io(label, msg))
 }
 
 /// Write `out.xml` and finish `out.bin` of which a pass already wrote the first `prefix` bytes
