@@ -723,7 +723,9 @@ pub fn hash_bytes(b: &[u8]) -> u64 {
 /// The index of the port with id `id`: where consecutive numbering from the first port puts it,
 /// else by search.
 fn port_index(ports: &[Port], id: u32) -> Option<usize> {
-    let guess = id.checked_sub(ports.first()?.id)? as usize;
+    // Ids usually run from the first one up; any other order is searched (an id below the
+    // first was once "no such port").
+    let guess = id.wrapping_sub(ports.first()?.id) as usize;
     match ports.get(guess) {
         Some(p) if p.id == id => Some(guess),
         _ => ports.iter().position(|p| p.id == id),
