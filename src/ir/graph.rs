@@ -127,7 +127,9 @@ impl Graph {
     }
 
     fn occupied(&self, i: usize) -> bool {
-        matches!(self.slots.get(i), Some(Some(_)))
+        // With no vacant slot the layer is not read (connecting a read model's edges read
+        // each end's slot for this: a cache miss an edge).
+        i < self.slots.len() && (self.count == self.slots.len() || self.slots[i].is_some())
     }
 
     pub fn add_layer(&mut self, l: Layer) -> NodeId {

@@ -155,7 +155,7 @@ impl<'a> Parser<'a> {
                     }
                     if let Some(layer) = self.layer(l)? {
                         let id = layer.id;
-                        let n = graph.add_layer(layer);
+                        let n = ids.add(graph, layer);
 
                         if let Some((_, first)) = ids.get(id) {
                             let label = graph[n].label();

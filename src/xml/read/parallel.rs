@@ -6,7 +6,10 @@ use super::*;
 /// What the second reader thread hands back: its layers with their positions and source map.
 /// A batch of its layers (with positions), their source-map entries, and whether it is the
 /// last one; `Err` when its part must be read again by one thread.
-pub(super) type SecondHalf = Result<(Vec<(Layer, usize)>, SourceMap, bool), ()>;
+pub(super) type SecondHalf = Result<(Vec<SecondLayer>, SourceMap, bool), ()>;
+/// A layer the second thread read, with its position and [`PortSpan`] (found there, where the
+/// layer is in the cache: found by the first thread, it was a third of adding the layers).
+pub(super) type SecondLayer = (Layer, usize, PortSpan);
 /// What the second reader thread hands back after its layers: the top-level edges, where their
 /// `<edges>` tag starts and where the element ends; `None` when the first thread reads them.
 pub(super) type SecondEdges = Option<(Vec<RawEdge>, usize, usize)>;
@@ -129,10 +132,10 @@ impl<'a> Parser<'a> {
         loop {
             let (layers, srcs, last) = rx.recv().ok().and_then(|m| m.ok()).ok_or_else(fallback)?;
             self.map.append(srcs);
-            for (mut layer, pos) in layers {
+            for (mut layer, pos, span) in layers {
                 shift_origins(&mut layer, shift);
                 let id = layer.id;
-                let n = graph.add_layer(layer);
+                let n = ids.add_with(graph, layer, span);
                 if ids.get(id).is_some() {
                     return Err(fallback()); // duplicate ids: let the one-thread read report them
                 }
@@ -218,7 +221,10 @@ impl<'a> Parser<'a> {
                 Ev::Open(l) if l.name == "layer" => {
                     let pos = l.pos;
                     match self.layer(l) {
-                        Ok(Some(layer)) => out.push((layer, pos)),
+                        Ok(Some(layer)) => {
+                            let span = PortSpan::of(&layer);
+                            out.push((layer, pos, span))
+                        }
                         _ => return Err(()),
                     }
                     if out.len() == SECOND_BATCH && self.diags.is_empty() {

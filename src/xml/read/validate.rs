@@ -58,11 +58,20 @@ struct Fed {
 }
 
 impl Fed {
-    fn new(graph: &Graph) -> Fed {
+    fn new(graph: &Graph, spans: Option<&[PortSpan]>) -> Fed {
         let bound = graph.node_bound();
         let mut start = vec![0u32; bound + 1];
-        for n in graph.nodes() {
-            start[n.index() + 1] = graph[n].inputs.len() as u32;
+        match spans {
+            Some(spans) => {
+                for (i, s) in spans.iter().enumerate() {
+                    start[i + 1] = s.ins;
+                }
+            }
+            None => {
+                for n in graph.nodes() {
+                    start[n.index() + 1] = graph[n].inputs.len() as u32;
+                }
+            }
         }
         for i in 0..bound {
             start[i + 1] += start[i];
@@ -540,9 +549,18 @@ impl<'a> Parser<'a> {
     }
     /// Resolve edges, then check ports are fed exactly once and the graph is acyclic.
     pub(super) fn connect(&mut self, graph: &mut Graph, ids: &IdMap, edges: Vec<RawEdge>) {
-        let mut fed = Fed::new(graph);
+        let spans = ids.spans(graph);
+        let mut fed = Fed::new(graph, spans);
         for (k, e) in edges.iter().enumerate() {
-            let Some((from, to, to_idx)) = self.edge_ends(graph, ids, e) else {
+            // The ends from the port spans when they tell (no layer read); else from the
+            // layers, with the messages.
+            let quick = || {
+                let (from, to) = (ids.get(e.from)?.0, ids.get(e.to)?.0);
+                let spans = spans?;
+                spans[from.index()].output_index(e.from_port)?;
+                Some((from, to, spans[to.index()].input_index(e.to_port)?))
+            };
+            let Some((from, to, to_idx)) = quick().or_else(|| self.edge_ends(graph, ids, e)) else {
                 continue;
             };
             let first = fed.at[fed.slot(to, to_idx)];
@@ -634,6 +652,10 @@ impl<'a> Parser<'a> {
     }
     /// Every declared input port must be fed (OpenVINO: "Incorrect number of inputs").
     fn check_unfed(&mut self, graph: &Graph, fed: &Fed) {
+        // Every port fed: no layer needs to be read.
+        if !fed.at.contains(&u32::MAX) {
+            return;
+        }
         let mut unfed = Vec::new();
         for n in graph.nodes() {
             let l = &graph[n];
