@@ -440,45 +440,50 @@ pub(super) struct IdMap {
 /// the read's serial tail).
 #[derive(Clone, Copy)]
 pub(super) struct PortSpan {
-    pub(super) ins: u32,
-    outs: u32,
-    /// [`PortSpan::RAGGED`] when the ids are not consecutive.
-    in_first: u32,
-    out_first: u32,
+    /// [`PortSpan::MANY`] when there are that many or more: look at the layer.
+    ins: u16,
+    outs: u16,
+    /// [`PortSpan::MANY`] when the ids are not consecutive (or that big).
+    in_first: u16,
+    out_first: u16,
 }
 
 impl PortSpan {
-    /// No first id: look at the layer (a single port with id `u32::MAX` looks there too).
-    const RAGGED: u32 = u32::MAX;
+    /// Beyond what a span holds (8 bytes a layer: 0.8 MB of a 100k-layer read's peak).
+    const MANY: u16 = u16::MAX;
     pub(super) fn of(l: &Layer) -> PortSpan {
+        let small = |n: usize| u16::try_from(n).unwrap_or(PortSpan::MANY);
         // The first id when the ids run first, first + 1, …
-        fn first(ps: &[Port]) -> u32 {
+        fn first(ps: &[Port]) -> u16 {
             let f = ps.first().map_or(0, |p| p.id);
             let run = ps
                 .iter()
                 .enumerate()
                 .all(|(i, p)| u32::try_from(i).ok().and_then(|i| f.checked_add(i)) == Some(p.id));
-            if run {
-                f
-            } else {
-                PortSpan::RAGGED
+            match run {
+                true => u16::try_from(f).unwrap_or(PortSpan::MANY),
+                false => PortSpan::MANY,
             }
         }
         PortSpan {
-            ins: l.inputs.len() as u32,
-            outs: l.outputs.len() as u32,
+            ins: small(l.inputs.len()),
+            outs: small(l.outputs.len()),
             in_first: first(&l.inputs),
             out_first: first(&l.outputs),
         }
     }
+    /// How many inputs, when the span holds it.
+    pub(super) fn inputs(&self) -> Option<u32> {
+        (self.ins != PortSpan::MANY).then_some(self.ins as u32)
+    }
     /// `Layer::input_index` / `output_index` for consecutive ids; `None` means "look at the
     /// layer" (ids not consecutive, or no such port: the layer gives the message).
-    fn index(first: u32, n: u32, id: u32) -> Option<usize> {
-        if first == PortSpan::RAGGED {
+    fn index(first: u16, n: u16, id: u32) -> Option<usize> {
+        if first == PortSpan::MANY || n == PortSpan::MANY {
             return None;
         }
-        let i = id.checked_sub(first)?;
-        (i < n).then_some(i as usize)
+        let i = id.checked_sub(first as u32)?;
+        (i < n as u32).then_some(i as usize)
     }
     pub(super) fn input_index(&self, id: u32) -> Option<usize> {
         PortSpan::index(self.in_first, self.ins, id)
@@ -750,7 +755,8 @@ mod tests {
                 // Inputs 3 and 1 (reversed), outputs 5 and 9 (a gap).
                 layer(2, "Foo", &[3, 1], &[5, 9]),
                 layer(3, "Add", &[0, 1], &[2]),
-                layer(4, "Result", &[0], &[]),
+                // An id beyond a span's 16 bits.
+                layer(4, "Result", &[70000], &[]),
             ]
             .concat();
             let edge = |f: u32, fp: u32, t: u32, tp: u32| {
@@ -763,7 +769,7 @@ mod tests {
                 edge(1, 7, 2, 1),
                 edge(2, 9, 3, 0),
                 edge(2, 5, 3, bad_port),
-                edge(3, 2, 4, 0),
+                edge(3, 2, 4, 70000),
             ]
             .concat();
             format!(
