@@ -110,6 +110,7 @@ pub(super) fn cmd_fold(args: FoldArgs) -> Result<i32, Fail> {
             rounding: relax.contains(&RelaxKind::Rounding),
         },
         labels: verbose,
+        ..Default::default()
     };
     let parsed = &mut *parsed;
     let report = crate::passes::fold::fold(

@@ -70,6 +70,8 @@ pub struct Graph {
     /// Vacant slots, the latest vacated last (taken first).
     free: Vec<u32>,
     count: usize,
+    /// How many layers were added into a vacated slot (see [`Graph::slot_reuses`]).
+    reuses: u64,
     /// The graph's `<rt_info>` (empty elements included so they round-trip).
     pub rt_info: Option<XmlElement>,
 }
@@ -132,9 +134,17 @@ impl Graph {
         i < self.slots.len() && (self.count == self.slots.len() || self.slots[i].is_some())
     }
 
+    /// How many layers were added into a vacated slot so far. While it stays the same, a
+    /// node index below an earlier [`Graph::node_bound`] names the layer it named then (if
+    /// that layer is still there): a table by node index made earlier is still good for it.
+    pub fn slot_reuses(&self) -> u64 {
+        self.reuses
+    }
+
     pub fn add_layer(&mut self, l: Layer) -> NodeId {
         self.count += 1;
         if let Some(i) = self.free.pop() {
+            self.reuses += 1;
             self.slots[i as usize] = Some(l);
             return NodeId(i);
         }

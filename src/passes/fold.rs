@@ -3,6 +3,7 @@
 //! `Const`; then dead layers are removed. Never folded: Parameters, Results, ReadValue/Assign,
 //! RandomUniform, FakeQuantize, and `decompression` Converts (so f16 weights stay compact).
 
+use super::dedup;
 use super::infer::{self, Facts, Infer, InputOverride};
 use super::make::{const_layer, decompression_rt_info};
 use crate::error::Diag;
@@ -25,6 +26,9 @@ pub struct FoldOptions {
     /// without it only their number is kept (14,400 labels formatted for nothing were 1% of a
     /// 100k-layer fold).
     pub labels: bool,
+    /// Models with at least this many layers have their constants compared for dedup on a
+    /// second thread while inference runs ([`dedup::ahead`]); 0 compares them on any model.
+    pub ahead_min_layers: usize,
 }
 
 impl FoldOptions {
@@ -48,6 +52,7 @@ impl Default for FoldOptions {
             simplify: true,
             relax: Default::default(),
             labels: true,
+            ahead_min_layers: crate::xml::write::PARALLEL_LAYERS,
         }
     }
 }
@@ -85,19 +90,25 @@ pub fn fold(
         layers_before: model.graph.len(),
         ..Default::default()
     };
-    let facts = {
+    // A big model's constants are compared for dedup on the second core while inference runs
+    // on this one (inference and the comparison only read the model).
+    let big = model.graph.len() >= opts.ahead_min_layers;
+    let (inferred, ahead) = std::thread::scope(|s| {
+        let ahead = big.then(|| s.spawn(|| dedup::ahead(&model.graph, model.weights.as_deref())));
         let mut inf = Infer::new(model, map, overrides);
         inf.fold_mode = true;
         inf.fold_budget = Some(opts.max_fold_bytes);
         inf.value_limit = opts.value_limit_bytes();
         let f = inf.run();
-        if !inf.diags.is_empty() {
-            return Err(inf.diags);
-        }
+        let r = match inf.diags.is_empty() {
+            true => Ok(f),
+            false => Err(std::mem::take(&mut inf.diags)),
+        };
         report.trusted = std::mem::take(&mut inf.trusted);
         report.skipped.append(&mut inf.declined);
-        f
-    };
+        (r, ahead.and_then(|h| h.join().ok()))
+    });
+    let facts = inferred?;
     crate::trace("fold: infer");
     let weights = model.weights.clone();
     let g = &mut model.graph;
@@ -115,7 +126,8 @@ pub fn fold(
     crate::files::trim_heap();
     crate::trace("fold: apply");
 
-    report.deduplicated = dedup(g, model.weights.as_deref());
+    report.deduplicated = dedup::dedup(g, model.weights.as_deref(), ahead.as_ref());
+    drop(ahead);
     crate::files::trim_heap();
     crate::trace("fold: dedup");
     if opts.simplify {
@@ -123,7 +135,7 @@ pub fn fold(
         crate::trace("fold: simplify");
         if r.new_consts > 0 {
             // The passes' new constants (shapes, axes) may equal ones already there.
-            report.deduplicated += dedup(&mut model.graph, model.weights.as_deref());
+            report.deduplicated += dedup::dedup(&mut model.graph, model.weights.as_deref(), None);
         }
         report.simplify = Some(r);
     }
@@ -498,90 +510,4 @@ pub fn dce(g: &mut Graph) -> usize {
     let dead: Vec<NodeId> = g.nodes().filter(|n| !live.contains(n)).collect();
     g.remove_layers(&dead);
     dead.len()
-}
-
-/// Share identical unnamed constants (same type, shape and bytes, no tensor names).
-fn dedup(g: &mut Graph, weights: Option<&Weights>) -> usize {
-    use crate::ir::hash_bytes;
-    let Some(order) = g.ordered() else { return 0 };
-    // Find duplicates in a read-only pass (bytes are borrowed, keys are hashes), then merge.
-    let mut merges: Vec<(NodeId, NodeId)> = Vec::new();
-    {
-        fn bytes_of<'x>(l: &'x Layer, weights: Option<&'x Weights>) -> Option<&'x [u8]> {
-            match l.konst.as_ref()? {
-                ConstData::Owned(b) => Some(b),
-                ConstData::Out { .. } => None,
-                ConstData::Bin { offset, size } => weights?
-                    .bytes()
-                    .get(*offset as usize..(*offset + *size) as usize),
-            }
-        }
-        let mut seen: FastMap<u64, Vec<(NodeId, Option<u64>)>> = FastMap::default();
-        for &n in &order {
-            let l = &g[n];
-            if !l.is("Const") || l.outputs.len() != 1 || !l.outputs[0].names().is_empty() {
-                continue;
-            }
-            // Small constants only: comparing big ones costs more than it saves.
-            let Some(b) = bytes_of(l, weights).filter(|b| b.len() <= 1 << 16) else {
-                continue;
-            };
-            if let (Some(w), Some(ConstData::Bin { .. })) = (weights, &l.konst) {
-                w.note_read(b.len());
-            }
-
-            let (et, shape) = (
-                l.attr("element_type").unwrap_or(""),
-                l.attr("shape").unwrap_or(""),
-            );
-            // The key reads the type, the length and at most 64 bytes from each end; a
-            // constant's whole bytes are hashed only when another has the same key (below).
-            let ends = if b.len() <= 128 {
-                hash_bytes(b)
-            } else {
-                hash_bytes(&b[..64]) ^ hash_bytes(&b[b.len() - 64..]).rotate_left(3)
-            };
-            let key = ends
-                ^ hash_bytes(et.as_bytes()).rotate_left(1)
-                ^ hash_bytes(shape.as_bytes()).rotate_left(2);
-            // Shapes compare without their spaces ("1, 2" is "1,2"), allocating nothing.
-            fn squeezed(x: &str) -> impl Iterator<Item = u8> + '_ {
-                x.bytes().filter(|&c| c != b' ')
-            }
-            let same = |k: NodeId| {
-                let o = &g[k];
-                bytes_of(o, weights) == Some(b)
-                    && o.attr("element_type").unwrap_or("") == et
-                    && squeezed(o.attr("shape").unwrap_or("")).eq(squeezed(shape))
-                    && o.rt_info == l.rt_info
-            };
-            let bucket = seen.entry(key).or_default();
-            if bucket.is_empty() {
-                bucket.push((n, None));
-                continue;
-            }
-            // Keys alike: compare whole-byte hashes first, so many big constants that differ
-            // only inside are not compared byte by byte with each other.
-            let full = hash_bytes(b);
-            let mut keep = None;
-            for (k, h) in bucket.iter_mut() {
-                let hk = *h.get_or_insert_with(|| bytes_of(&g[*k], weights).map_or(0, hash_bytes));
-                if hk == full && same(*k) {
-                    keep = Some(*k);
-                    break;
-                }
-            }
-            match keep {
-                Some(keep) => merges.push((n, keep)),
-                None => bucket.push((n, Some(full))),
-            }
-        }
-    }
-    for &(n, keep) in &merges {
-        g.replace_uses((n, 0), (keep, 0));
-    }
-    // One batch: removing them one by one walks the graph's edge lists each time.
-    let dead: Vec<NodeId> = merges.iter().map(|m| m.0).collect();
-    g.remove_layers(&dead);
-    merges.len()
 }

@@ -2,6 +2,7 @@
 
 pub mod compress;
 pub mod decompress;
+pub mod dedup;
 pub mod edit;
 pub mod extract;
 pub mod fold;
