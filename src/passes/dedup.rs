@@ -18,9 +18,8 @@ const NONE: u32 = u32::MAX;
 /// The read model's constants, compared ahead: for each layer (by node index) its class of
 /// equal constants, or [`NONE`]; each class's key and whole-bytes hash, and the classes by key.
 pub struct Ahead {
-    /// The graph's node bound and [`Graph::slot_reuses`] when this was made: an index below
-    /// the bound names the same layer while no slot was reused.
-    bound: usize,
+    /// [`Graph::slot_reuses`] when this was made: while it is the same, an index below
+    /// `class.len()` (the node bound then) names the same layer.
     reuses: u64,
     class: Vec<u32>,
     keys: Vec<u64>,
@@ -32,8 +31,8 @@ pub struct Ahead {
 enum Known {
     /// A read layer that is not a constant to share.
     Other,
-    /// A read constant of this class.
-    Class(u32),
+    /// A read constant of this class, with the class's key.
+    Class(u32, u64),
     /// Nothing: a layer made since (or no table, or one made for another state of the graph).
     New,
 }
@@ -41,10 +40,10 @@ enum Known {
 impl Ahead {
     fn known(ahead: Option<&Ahead>, g: &Graph, n: NodeId) -> Known {
         match ahead {
-            Some(a) if g.slot_reuses() == a.reuses && n.index() < a.bound => {
+            Some(a) if g.slot_reuses() == a.reuses && n.index() < a.class.len() => {
                 match a.class[n.index()] {
                     NONE => Known::Other,
-                    c => Known::Class(c),
+                    c => Known::Class(c, a.keys[c as usize]),
                 }
             }
             _ => Known::New,
@@ -109,11 +108,9 @@ fn same(a: &Layer, b: &Layer, weights: Option<&Weights>) -> bool {
 
 /// Compare the constants of `g` ahead of [`dedup`] (read-only: it runs beside inference).
 pub fn ahead(g: &Graph, weights: Option<&Weights>) -> Ahead {
-    let bound = g.node_bound();
     let mut a = Ahead {
-        bound,
         reuses: g.slot_reuses(),
-        class: vec![NONE; bound],
+        class: vec![NONE; g.node_bound()],
         keys: Vec::new(),
         full: Vec::new(),
         by_key: FastMap::default(),
@@ -180,8 +177,7 @@ pub fn dedup(g: &mut Graph, weights: Option<&Weights>, ahead: Option<&Ahead>) ->
         };
         match Ahead::known(ahead, g, n) {
             Known::Other => {}
-            Known::Class(c) => {
-                let key = ahead.map_or(0, |a| a.keys[c as usize]);
+            Known::Class(c, key) => {
                 debug_assert_eq!(
                     shareable(&g[n], weights).map(|b| key_of(&g[n], b)),
                     Some(key),

@@ -440,8 +440,8 @@ pub(super) struct IdMap {
 /// the read's serial tail).
 #[derive(Clone, Copy)]
 pub(super) struct PortSpan {
+    pub(super) ins: u32,
     /// [`PortSpan::MANY`] when there are that many or more: look at the layer.
-    ins: u16,
     outs: u16,
     /// [`PortSpan::MANY`] when the ids are not consecutive (or that big).
     in_first: u16,
@@ -449,7 +449,7 @@ pub(super) struct PortSpan {
 }
 
 impl PortSpan {
-    /// Beyond what a span holds (8 bytes a layer: 0.8 MB of a 100k-layer read's peak).
+    /// Beyond what a span holds (12 bytes a layer: 1.2 MB of a 100k-layer read's peak).
     const MANY: u16 = u16::MAX;
     pub(super) fn of(l: &Layer) -> PortSpan {
         let small = |n: usize| u16::try_from(n).unwrap_or(PortSpan::MANY);
@@ -466,30 +466,29 @@ impl PortSpan {
             }
         }
         PortSpan {
-            ins: small(l.inputs.len()),
+            ins: l.inputs.len() as u32,
             outs: small(l.outputs.len()),
             in_first: first(&l.inputs),
             out_first: first(&l.outputs),
         }
     }
-    /// How many inputs, when the span holds it.
-    pub(super) fn inputs(&self) -> Option<u32> {
-        (self.ins != PortSpan::MANY).then_some(self.ins as u32)
-    }
     /// `Layer::input_index` / `output_index` for consecutive ids; `None` means "look at the
     /// layer" (ids not consecutive, or no such port: the layer gives the message).
-    fn index(first: u16, n: u16, id: u32) -> Option<usize> {
-        if first == PortSpan::MANY || n == PortSpan::MANY {
+    fn index(first: u16, n: u32, id: u32) -> Option<usize> {
+        if first == PortSpan::MANY {
             return None;
         }
         let i = id.checked_sub(first as u32)?;
-        (i < n as u32).then_some(i as usize)
+        (i < n).then_some(i as usize)
     }
     pub(super) fn input_index(&self, id: u32) -> Option<usize> {
         PortSpan::index(self.in_first, self.ins, id)
     }
     pub(super) fn output_index(&self, id: u32) -> Option<usize> {
-        PortSpan::index(self.out_first, self.outs, id)
+        match self.outs {
+            PortSpan::MANY => None,
+            outs => PortSpan::index(self.out_first, outs as u32, id),
+        }
     }
 }
 

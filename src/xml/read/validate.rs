@@ -61,16 +61,16 @@ impl Fed {
     fn new(graph: &Graph, spans: Option<&[PortSpan]>) -> Fed {
         let bound = graph.node_bound();
         let mut start = vec![0u32; bound + 1];
-        // From the spans, without reading the layers (u32::MAX: not in the span).
-        let spans = spans.unwrap_or_default();
-        for (i, s) in spans.iter().enumerate() {
-            start[i + 1] = s.inputs().unwrap_or(u32::MAX);
-        }
-        if spans.is_empty() || start.contains(&u32::MAX) {
-            for n in graph.nodes() {
-                let i = n.index();
-                if spans.is_empty() || start[i + 1] == u32::MAX {
-                    start[i + 1] = graph[n].inputs.len() as u32;
+        match spans {
+            // Without reading the layers.
+            Some(spans) => {
+                for (i, s) in spans.iter().enumerate() {
+                    start[i + 1] = s.ins;
+                }
+            }
+            None => {
+                for n in graph.nodes() {
+                    start[n.index() + 1] = graph[n].inputs.len() as u32;
                 }
             }
         }
