@@ -62,6 +62,14 @@ struct Adj {
     outs: Halves,
 }
 
+/// Layers taken out of a graph with their edge lists ([`Graph::take_layers`]): freed when
+/// dropped.
+#[derive(Debug, Default)]
+pub struct Removed {
+    layers: Vec<Layer>,
+    adj: Vec<Adj>,
+}
+
 /// A graph of layers: the model's top level or a body.
 #[derive(Debug, Clone, Default)]
 pub struct Graph {
@@ -179,6 +187,23 @@ impl Graph {
 
     /// Remove many layers with their edges: each live neighbour's edge lists are filtered once.
     pub fn remove_layers(&mut self, dead: &[NodeId]) {
+        // Freed in place: moved into a list first, a 100k-layer fold's 28,800 dead layers
+        // were 7 MB more at its peak.
+        self.remove_with(dead, |layer, adj| drop((layer, adj)));
+    }
+
+    /// [`Graph::remove_layers`], handing the removed layers and edge lists back: freeing them
+    /// (a few allocations each) can be left to another thread.
+    pub fn take_layers(&mut self, dead: &[NodeId]) -> Removed {
+        let mut removed = Removed::default();
+        self.remove_with(dead, |layer, adj| {
+            removed.layers.push(layer);
+            removed.adj.push(adj);
+        });
+        removed
+    }
+
+    fn remove_with(&mut self, dead: &[NodeId], mut put: impl FnMut(Layer, Adj)) {
         let bound = self.slots.len();
         let mut is_dead = vec![false; bound];
         for n in dead {
@@ -243,8 +268,10 @@ impl Graph {
         }
         for n in dead {
             if std::mem::take(&mut is_dead[n.index()]) {
-                self.adj[n.index()] = Adj::default();
-                self.slots[n.index()] = None;
+                let adj = std::mem::take(&mut self.adj[n.index()]);
+                if let Some(layer) = self.slots[n.index()].take() {
+                    put(layer, adj);
+                }
                 self.free.push(n.0);
                 self.count -= 1;
             }
@@ -577,6 +604,14 @@ impl Graph {
     /// then layers irc created, by id. Deterministic, and idempotent: renumbering by it and
     /// sorting again gives the same order. `None` on a cycle.
     pub fn ordered(&self) -> Option<Vec<NodeId>> {
+        self.ordered_by_key().map(|(order, _)| order)
+    }
+
+    /// [`Graph::ordered`], and whether the layers sorted by their keys alone were already in
+    /// topological order. When they were, removing layers, or moving readers to a producer
+    /// earlier in it, leaves the rest of it what `ordered` gives (the keys of the layers left
+    /// are unchanged, and sorted they are still topological).
+    pub fn ordered_by_key(&self) -> Option<(Vec<NodeId>, bool)> {
         // Fast path: when the nodes sorted by key already form a topological order, Kahn's
         // algorithm with that priority yields exactly that order (the smallest remaining key
         // is always ready, as all its producers sort before it). Read models usually are.
@@ -611,11 +646,11 @@ impl Graph {
             .all(|(s, a)| a.outs.iter().all(|h| rank[s] < rank[h.other as usize]));
         if topological {
             drop(rank);
-            return Some(keyed.iter().map(|k| NodeId(k.1)).collect());
+            return Some((keyed.iter().map(|k| NodeId(k.1)).collect(), true));
         }
         drop(rank);
         drop(keyed);
-        self.ordered_kahn()
+        self.ordered_kahn().map(|order| (order, false))
     }
 
     /// [`Graph::ordered`] by Kahn's algorithm with a priority queue (the general case).

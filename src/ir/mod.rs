@@ -10,7 +10,7 @@ pub mod tensor;
 pub mod weights;
 
 pub use element::ElementType;
-pub use graph::{Edge, Graph, Link, NodeId};
+pub use graph::{Edge, Graph, Link, NodeId, Removed};
 pub use shape::{Dim, Dims, PartialShape};
 pub use weights::Weights;
 

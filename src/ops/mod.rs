@@ -627,6 +627,13 @@ pub fn lookup(layer: &Layer) -> Option<Resolved> {
     })
 }
 
+/// Is `layer` a sink (kept by dead-layer removal although nothing reads it)? Assign is the
+/// only sink op (`tests::assign_is_the_only_sink`): other types are told by name, without a
+/// registry look-up per layer.
+pub fn is_sink(layer: &Layer) -> bool {
+    layer.is("Assign") && lookup(layer).is_some_and(|op| op.def.policy.sink)
+}
+
 type Found = Option<(&'static OpDef, &'static str, u32)>;
 
 fn find(ty: &str, version: &str) -> Found {
@@ -689,6 +696,18 @@ pub fn covered() -> Vec<(String, u32, bool)> {
 
 #[cfg(test)]
 mod tests {
+    /// [`super::is_sink`] looks only at Assigns.
+    #[test]
+    fn assign_is_the_only_sink() {
+        let sinks: Vec<(&str, u32)> = super::registry()
+            .iter()
+            .filter(|(_, (def, _))| def.policy.sink)
+            .map(|((_, ver), (_, name))| (*name, *ver))
+            .collect();
+        assert!(!sinks.is_empty());
+        assert!(sinks.iter().all(|(name, _)| *name == "Assign"), "{sinks:?}");
+    }
+
     #[test]
     fn registry_builds() {
         // Building the registry panics on an op registered twice. Every (type, version) an

@@ -155,7 +155,30 @@ struct Kept {
 /// The constants kept are all different, so a constant has at most one equal kept before it,
 /// wherever it is looked for: among the classes' kept ones, or among those kept here.
 pub fn dedup(g: &mut Graph, weights: Option<&Weights>, ahead: Option<&Ahead>) -> usize {
-    let Some(order) = g.ordered() else { return 0 };
+    dedup_take(g, weights, ahead).shared
+}
+
+/// What [`dedup_take`] did.
+pub struct Deduped {
+    /// How many constants were shared.
+    pub shared: usize,
+    /// The constants removed (freed when dropped).
+    pub removed: Removed,
+    /// [`Graph::ordered`] of the graph as dedup leaves it, when the layers' keys alone
+    /// ordered it (see [`Graph::ordered_by_key`]): dedup only removes layers and moves their
+    /// readers to an equal constant earlier in that order.
+    pub order: Option<Vec<NodeId>>,
+}
+
+/// [`dedup`], handing back the removed constants and the order.
+pub fn dedup_take(g: &mut Graph, weights: Option<&Weights>, ahead: Option<&Ahead>) -> Deduped {
+    let Some((order, sorted)) = g.ordered_by_key() else {
+        return Deduped {
+            shared: 0,
+            removed: Removed::default(),
+            order: None,
+        };
+    };
     // Find duplicates in a read-only pass (bytes are borrowed, keys are hashes), then merge.
     let mut merges: Vec<(NodeId, NodeId)> = Vec::new();
     // The kept constant of each class of `ahead`, once there is one.
@@ -222,6 +245,18 @@ pub fn dedup(g: &mut Graph, weights: Option<&Weights>, ahead: Option<&Ahead>) ->
     }
     // One batch: removing them one by one walks the graph's edge lists each time.
     let dead: Vec<NodeId> = merges.iter().map(|m| m.0).collect();
-    g.remove_layers(&dead);
-    merges.len()
+    let order = sorted.then(|| {
+        let mut gone = vec![false; g.node_bound()];
+        for n in &dead {
+            gone[n.index()] = true;
+        }
+        let mut order = order;
+        order.retain(|&n| !gone[n.index()]);
+        order
+    });
+    Deduped {
+        shared: merges.len(),
+        removed: g.take_layers(&dead),
+        order,
+    }
 }

@@ -111,34 +111,51 @@ pub fn fold(
     let facts = inferred?;
     crate::trace("fold: infer");
     let weights = model.weights.clone();
-    let g = &mut model.graph;
-    fold_rec(g, &facts, weights.as_deref(), opts, &mut report);
-    crate::trace("fold: consts");
-    // Dead layers go before the facts are written into the ports (dce reads types and edges
-    // only): a 100k-layer decoder's 28,800 folded layers are not written for nothing.
-    report.removed_dead = dce(g);
-    crate::trace("fold: dce");
-    // Shapes and types of every remaining port, as inferred (with --input overrides applied).
-    infer::apply(g, &facts, overrides, true);
-    // The facts are in the ports now; the passes below infer what they need again. Dropped
-    // here, not at the end: on a 100k-layer model they are 16 MB of the peak.
-    drop(facts);
-    crate::files::trim_heap();
-    crate::trace("fold: apply");
-
-    report.deduplicated = dedup::dedup(g, model.weights.as_deref(), ahead.as_ref());
-    drop(ahead);
-    crate::files::trim_heap();
-    crate::trace("fold: dedup");
-    if opts.simplify {
-        let r = super::simplify::simplify(model, opts.relax);
-        crate::trace("fold: simplify");
-        if r.new_consts > 0 {
-            // The passes' new constants (shapes, axes) may equal ones already there.
-            report.deduplicated += dedup::dedup(&mut model.graph, model.weights.as_deref(), None);
+    std::thread::scope(|s| {
+        let g = &mut model.graph;
+        fold_rec(g, &facts, weights.as_deref(), opts, &mut report);
+        crate::trace("fold: consts");
+        // Dead layers go before the facts are written into the ports (dce reads types and
+        // edges only): a 100k-layer decoder's 28,800 folded layers are not written for nothing.
+        report.removed_dead = dce(g);
+        crate::trace("fold: dce");
+        // Shapes and types of every remaining port, as inferred (with --input overrides
+        // applied).
+        infer::apply(g, &facts, overrides, true);
+        // The facts are in the ports now; the passes below infer what they need again.
+        // Dropped here, not at the end: on a 100k-layer model they are 16 MB of the peak.
+        drop(facts);
+        crate::files::trim_heap();
+        crate::trace("fold: apply");
+        let dedup::Deduped {
+            shared,
+            removed,
+            order,
+        } = dedup::dedup_take(g, weights.as_deref(), ahead.as_ref());
+        report.deduplicated = shared;
+        // A big model's shared constants (4,000 of a 100k-layer decoder, a few allocations
+        // each) and dedup's tables are freed on the second core while the passes go on.
+        // Then the free pages go back to the system (for all threads' heaps).
+        let free = move || {
+            drop((removed, ahead));
+            crate::files::trim_heap();
+        };
+        match big {
+            true => drop(s.spawn(free)),
+            false => free(),
         }
-        report.simplify = Some(r);
-    }
+        crate::trace("fold: dedup");
+        if opts.simplify {
+            let r = super::simplify::simplify_from(model, opts.relax, order);
+            crate::trace("fold: simplify");
+            if r.new_consts > 0 {
+                // The passes' new constants (shapes, axes) may equal ones already there.
+                let g = &mut model.graph;
+                report.deduplicated += dedup::dedup(g, model.weights.as_deref(), None);
+            }
+            report.simplify = Some(r);
+        }
+    });
     report.layers_after = model.graph.len();
     // What dedup and the passes removed (a 100k-layer decoder: 33,000 layers) and their
     // tables are free now: pages the writer does not reuse go back.
@@ -206,8 +223,21 @@ fn fold_graph(
     if order.len() != g.len() {
         return; // a cycle
     }
-    let (folded, known) = foldable(g, facts, order);
-    let new_consts = plan_consts(g, facts, order, &folded, opts, report);
+    let (folded, known, max_id) = foldable(g, facts, order);
+    // What is too big to fold only reads the graph: a big one's is looked for on the second
+    // core while this one plans the constants (the same list, in the same order).
+    let (new_consts, too_big) = std::thread::scope(|s| {
+        let g = &*g;
+        let (folded, known) = (&folded, &known);
+        let ahead = (g.len() >= opts.ahead_min_layers)
+            .then(|| s.spawn(move || too_big(g, facts, order, folded, known, opts)));
+        let new_consts = plan_consts(g, facts, order, folded, opts, report);
+        let too_big = match ahead {
+            Some(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            None => too_big(g, facts, order, folded, known, opts),
+        };
+        (new_consts, too_big)
+    });
     // A folded layer that an unfolded one still reads (its constant was refused) stays.
     let replaced: std::collections::HashSet<(NodeId, u32)> = new_consts
         .iter()
@@ -234,10 +264,10 @@ fn fold_graph(
             }
         }
     }
-    report_too_big(g, facts, order, &folded, &known, opts, report);
+    report_too_big(g, too_big, opts, report);
     // New layers get fresh ids (ids stay unique, as the verifier checks); they sort where
     // their producer stood through its source position.
-    let mut next_id = g.layers().map(|l| l.id).max().map_or(0, |m| m + 1);
+    let mut next_id = max_id.map_or(0, |m| m + 1);
     for c in new_consts {
         materialize(g, c, &mut next_id);
     }
@@ -245,12 +275,14 @@ fn fold_graph(
 
 /// The layers to fold: every output's value is known (exactly, or compressed behind a
 /// decompression Convert), and the op may fold. Also the layers whose value is known as
-/// written: those and the Consts.
-fn foldable(g: &Graph, facts: &Facts, order: &[NodeId]) -> (NodeSet, NodeSet) {
+/// written: those and the Consts. With them the largest layer id (`order` holds every layer).
+fn foldable(g: &Graph, facts: &Facts, order: &[NodeId]) -> (NodeSet, NodeSet, Option<u64>) {
     let mut folded = NodeSet::new(g);
     let mut known = NodeSet::new(g);
+    let mut max_id = None;
     for &n in order {
         let l = &g[n];
+        max_id = max_id.max(Some(l.id));
         if l.is("Const") {
             known.insert(n);
             continue;
@@ -268,7 +300,7 @@ fn foldable(g: &Graph, facts: &Facts, order: &[NodeId]) -> (NodeSet, NodeSet) {
             known.insert(n);
         }
     }
-    (folded, known)
+    (folded, known, max_id)
 }
 
 /// A constant that replaces a folded layer's output where unfolded layers read it.
@@ -302,6 +334,15 @@ fn plan_consts(
         let l = &g[n];
         let multi = l.outputs.len() > 1;
         for o in 0..l.outputs.len() {
+            // Most folded layers feed folded ones only: told from the edges, without reading
+            // the readers' layers.
+            let port = l.outputs[o].id;
+            if !g
+                .links_from(n)
+                .any(|k| k.edge.from_port == port && !folded.contains(&k.to))
+            {
+                continue;
+            }
             let consumers: Vec<(NodeId, usize)> = g
                 .users_of(n, o)
                 .into_iter()
@@ -364,19 +405,18 @@ fn plan_consts(
     new_consts
 }
 
-/// Layers whose inputs are all known but whose result is too big to compute: refused, and said
-/// so (a Broadcast or Tile to gigabytes is never attempted).
-fn report_too_big(
+/// Layers whose inputs are all known but whose result is too big to compute (a Broadcast or
+/// Tile to gigabytes is never attempted): each one's output index and size in bytes
+/// (`u64::MAX`: more than 2^64), in order.
+fn too_big(
     g: &Graph,
     facts: &Facts,
     order: &[NodeId],
     folded: &NodeSet,
     known: &NodeSet,
     opts: &FoldOptions,
-    report: &mut FoldReport,
-) {
-    let said: std::collections::HashSet<String> =
-        report.skipped.iter().map(|(w, _)| w.clone()).collect();
+) -> Vec<(NodeId, usize, u64)> {
+    let mut found = Vec::new();
     for &n in order {
         let l = &g[n];
         if folded.contains(&n)
@@ -394,7 +434,7 @@ fn report_too_big(
         if !inputs_known || crate::ops::lookup(l).and_then(|op| op.def.eval).is_none() {
             continue;
         }
-        for (o, _) in l.outputs.iter().enumerate() {
+        for o in 0..l.outputs.len() {
             let Some(f) = facts.get(n, o) else { continue };
             let Some(dims) = f.shape.to_static() else {
                 continue;
@@ -402,22 +442,44 @@ fn report_too_big(
             let bytes = PartialShape::element_count(&dims)
                 .and_then(|c| f.et.storage_bytes(c))
                 .unwrap_or(u64::MAX);
-            // The label is formatted only here: most layers are never reported.
-            if bytes > opts.max_fold_bytes && !said.contains(&l.label()) {
-                report.skipped.push((
-                    format!("{}:{o}", l.label()),
-                    format!(
-                        "its value would take {} bytes (over --max-fold-bytes {}); not computed",
-                        if bytes == u64::MAX {
-                            "more than 2^64".to_string()
-                        } else {
-                            bytes.to_string()
-                        },
-                        opts.max_fold_bytes
-                    ),
-                ));
+            if bytes > opts.max_fold_bytes {
+                found.push((n, o, bytes));
             }
         }
+    }
+    found
+}
+
+/// Say why each of [`too_big`]'s layers was not computed, unless something said so already.
+fn report_too_big(
+    g: &Graph,
+    found: Vec<(NodeId, usize, u64)>,
+    opts: &FoldOptions,
+    report: &mut FoldReport,
+) {
+    if found.is_empty() {
+        return;
+    }
+    let said: std::collections::HashSet<String> =
+        report.skipped.iter().map(|(w, _)| w.clone()).collect();
+    for (n, o, bytes) in found {
+        // The label is formatted only here: most layers are never reported.
+        let label = g[n].label();
+        if said.contains(&label) {
+            continue;
+        }
+        report.skipped.push((
+            format!("{label}:{o}"),
+            format!(
+                "its value would take {} bytes (over --max-fold-bytes {}); not computed",
+                if bytes == u64::MAX {
+                    "more than 2^64".to_string()
+                } else {
+                    bytes.to_string()
+                },
+                opts.max_fold_bytes
+            ),
+        ));
     }
 }
 
@@ -496,9 +558,7 @@ pub fn dce(g: &mut Graph) -> usize {
         .nodes()
         .filter(|&n| {
             let l = &g[n];
-            l.is("Result")
-                || l.is("Parameter")
-                || crate::ops::lookup(l).is_some_and(|op| op.def.policy.sink)
+            l.is("Result") || l.is("Parameter") || crate::ops::is_sink(l)
         })
         .collect();
     while let Some(n) = stack.pop() {

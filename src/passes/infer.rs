@@ -296,7 +296,14 @@ impl UnusedConsts {
         }
     }
     /// Layer `n` was inferred: count it off the Consts it reads; drop what is no longer needed.
-    fn after(&mut self, g: &Graph, n: NodeId, facts: &mut Facts) {
+    /// `prods`: `g.inputs_of(n)`, which the caller has.
+    fn after(
+        &mut self,
+        g: &Graph,
+        n: NodeId,
+        prods: &[Option<(NodeId, usize)>],
+        facts: &mut Facts,
+    ) {
         if self.left.is_empty() {
             return;
         }
@@ -310,7 +317,7 @@ impl UnusedConsts {
             return;
         }
         let valued = facts.valued(n);
-        for (s, _) in g.inputs_of(n).iter().flatten() {
+        for (s, _) in prods.iter().flatten() {
             let i = s.index();
             if self.left[i] == 0 {
                 continue;
@@ -480,7 +487,7 @@ impl<'a> Infer<'a> {
                 f.value = f.value.take().map(|v| self.share_small(v));
             }
             facts.set(n, outs);
-            unused.after(g, n, &mut facts);
+            unused.after(g, n, &prods, &mut facts);
             if let Some(done) = self.on_done.as_mut().filter(|_| top) {
                 if i + 1 - run_start == DONE_RUN || i + 1 == order.len() {
                     done(g, &facts, &order[run_start..=i]);

@@ -152,6 +152,16 @@ pub struct SimplifyReport {
 /// layers (as OpenVINO's passes do through `process_subgraph`). A body's Parameters and Results
 /// are never removed or replaced (its port maps name them), and no layer with bodies is shared.
 pub fn simplify(model: &mut Model, relax: Relax) -> SimplifyReport {
+    simplify_from(model, relax, None)
+}
+
+/// [`simplify`], given the model graph's [`Graph::ordered`] when the caller has it (fold's
+/// dedup does: computing it again read every layer).
+pub fn simplify_from(
+    model: &mut Model,
+    relax: Relax,
+    order: Option<Vec<NodeId>>,
+) -> SimplifyReport {
     let mut report = SimplifyReport {
         counts: PASSES.iter().map(|p| (p.name, 0)).collect(),
         relax,
@@ -160,7 +170,13 @@ pub fn simplify(model: &mut Model, relax: Relax) -> SimplifyReport {
     let before = total_layers(&model.graph);
     let weights = model.weights.clone();
     let table = root_table();
-    simplify_rec(&mut model.graph, weights.as_deref(), &table, &mut report);
+    simplify_rec(
+        &mut model.graph,
+        weights.as_deref(),
+        &table,
+        &mut report,
+        order,
+    );
     report.removed = before.saturating_sub(total_layers(&model.graph));
     report
 }
@@ -179,12 +195,13 @@ fn simplify_rec(
     weights: Option<&Weights>,
     table: &RootTable,
     report: &mut SimplifyReport,
+    order: Option<Vec<NodeId>>,
 ) {
-    simplify_graph(g, weights, table, report);
+    simplify_graph(g, weights, table, report, order);
     let with_bodies: Vec<NodeId> = g.nodes().filter(|&n| !g[n].bodies.is_empty()).collect();
     for n in with_bodies {
         for bi in 0..g[n].bodies.len() {
-            simplify_rec(&mut g[n].bodies[bi].graph, weights, table, report);
+            simplify_rec(&mut g[n].bodies[bi].graph, weights, table, report, None);
         }
     }
 }
@@ -195,15 +212,25 @@ fn simplify_graph(
     weights: Option<&Weights>,
     table: &RootTable,
     report: &mut SimplifyReport,
+    mut given: Option<Vec<NodeId>>,
 ) {
     let relax = report.relax;
-    let mut next_id = g.layers().map(|l| l.id).max().map_or(0, |m| m + 1);
+    debug_assert!(
+        given.is_none() || given == g.ordered(),
+        "the order given to simplify is not the graph's"
+    );
+    let mut next_id = 0;
     let mut touched: Vec<NodeId> = Vec::new();
-    for _ in 0..MAX_ROUNDS {
+    for round in 0..MAX_ROUNDS {
         // One topological order per round: layers a pass adds are visited from the next
         // round on (a pass skips layers removed since).
-        let Some(order) = g.ordered() else { break };
-        let classes = classify(g, &order, table);
+        let Some(order) = given.take().or_else(|| g.ordered()) else {
+            break;
+        };
+        let (classes, max_id) = classify(g, &order, table);
+        if round == 0 {
+            next_id = max_id.map_or(0, |m| m + 1);
+        }
         crate::trace("simplify: order");
         let mut changed = 0;
         for (i, p) in PASSES.iter().enumerate() {
@@ -313,15 +340,19 @@ fn root_table() -> RootTable {
 
 /// One walk over the layers (each pass then skips the others without reading them: on a big
 /// graph, reading every layer once per pass was most of the passes' time).
-fn classify(g: &Graph, order: &[NodeId], t: &RootTable) -> Vec<u16> {
+/// With the classes, the largest layer id (`order` holds every layer).
+fn classify(g: &Graph, order: &[NodeId], t: &RootTable) -> (Vec<u16>, Option<u64>) {
     let mut classes = vec![0u16; g.node_bound()];
+    let mut max_id = None;
     for &n in order {
-        classes[n.index()] = match t.named.get(&Caseless(&g[n].ty)) {
+        let l = &g[n];
+        max_id = max_id.max(Some(l.id));
+        classes[n.index()] = match t.named.get(&Caseless(&l.ty)) {
             Some(&(only, but)) => (t.default & !but) | only,
             None => t.default,
         };
     }
-    classes
+    (classes, max_id)
 }
 
 /// Constants larger than this are not read by a rule (axes, shapes and ranges are small).
@@ -579,11 +610,7 @@ fn dce_from(g: &mut Graph, from: &mut Vec<NodeId>) {
             continue;
         }
         let l = &g[n];
-        // Sinks: Assign is the only one (checked by name first: a lookup per layer costs).
-        if l.is("Result")
-            || l.is("Parameter")
-            || (l.is("Assign") && crate::ops::lookup(l).is_some_and(|op| op.def.policy.sink))
-        {
+        if l.is("Result") || l.is("Parameter") || crate::ops::is_sink(l) {
             continue;
         }
         if !g.links_from(n).all(|lk| is_dead[lk.to.index()]) {
