@@ -166,6 +166,60 @@ fn failed_runs_leave_no_copy_behind() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// An XML of 4 MiB or more is read before the copy starts (`fold` defers it while both cores
+/// read): the files are those of a copy started at once, and a run that fails while the copy
+/// waits leaves nothing behind.
+#[test]
+fn deferred_copy_gives_the_same_files() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("ir-samples/models/silero_seq.xml");
+    let dir = scratch("deferred");
+    // The same model, padded with whitespace to past the two-thread read's 4 MiB.
+    let text = std::fs::read_to_string(&src).unwrap();
+    let at = text.find("<layers>").unwrap() + "<layers>".len();
+    let pad = format!("{}\n", " ".repeat(99)).repeat((4 << 20) / 100 + 1);
+    let big = dir.join("big.xml");
+    std::fs::write(&big, format!("{}{pad}{}", &text[..at], &text[at..])).unwrap();
+    std::fs::copy(src.with_extension("bin"), big.with_extension("bin")).unwrap();
+    assert!(std::fs::metadata(&big).unwrap().len() >= 4 << 20);
+    let fold = |input: &Path, out: &Path, shape: &str| {
+        irc(
+            Some("0"),
+            &[
+                "fold",
+                input.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+                "--input",
+                shape,
+            ],
+        )
+    };
+    let (at_once, deferred) = (dir.join("at_once.xml"), dir.join("deferred.xml"));
+    for (input, out) in [(&src, &at_once), (&big, &deferred)] {
+        let o = fold(input, out, "input[4,576]");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    for ext in ["xml", "bin"] {
+        assert!(
+            std::fs::read(at_once.with_extension(ext)).unwrap()
+                == std::fs::read(deferred.with_extension(ext)).unwrap(),
+            "the .{ext} files differ"
+        );
+    }
+    let failed = dir.join("failed.xml");
+    let o = fold(&big, &failed, "nope[1]");
+    assert!(!o.status.success());
+    assert!(!failed.exists() && !failed.with_extension("bin").exists());
+    let mut left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("failed"))
+        .collect();
+    left.sort();
+    assert!(left.is_empty(), "{left:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// The two-thread XML formatting (graphs of >= 20,000 layers) writes exactly what one thread
 /// writes: forced here on small models with tiny chunks, as read and as folded.
 #[test]

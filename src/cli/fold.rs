@@ -91,12 +91,17 @@ pub(super) fn cmd_fold(args: FoldArgs) -> Result<i32, Fail> {
     let verifier = load_verifier(verify, openvino_lib, &overrides)?;
     let bar = bar("fold", 3, quiet);
     // Weights >= 4 MiB: start copying them to the output now, beside the work on the graph.
-    let copy = xml::write::BinCopy::start(
-        &xml::read::bin_path_for(&input),
-        &output,
-        xml::write::BIN_COPY_MIN,
-    );
+    // An XML big enough to be read on two threads is read first (the copy would take time
+    // from it), unless the weights are so much bigger that the copy takes longest.
+    let bin = xml::read::bin_path_for(&input);
+    let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
+    let xml_len = size(&input);
+    let defer = xml_len >= xml::read::PARALLEL_MIN as u64 && size(&bin) <= 4 * xml_len;
+    let mut copy = xml::write::BinCopy::start_when(&bin, &output, xml::write::BIN_COPY_MIN, defer);
     let mut parsed = read(&input)?;
+    if let Some(c) = copy.as_mut() {
+        c.begin();
+    }
     {
         let inf = infer::Infer::new(&parsed.model, Some(&parsed.source_map), &overrides);
         inf.check_overrides().map_err(Fail::Usage)?;

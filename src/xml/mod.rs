@@ -1,5 +1,6 @@
 //! The IR's XML form: a reader and a writer that are each other's inverse, and the source map.
 
+mod bin_copy;
 pub mod read;
 mod text;
 pub mod write;

@@ -5,6 +5,7 @@ mod build;
 mod fast;
 mod lex;
 mod parallel;
+pub use parallel::PARALLEL_MIN;
 mod source;
 mod validate;
 
