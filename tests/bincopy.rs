@@ -206,10 +206,18 @@ fn deferred_copy_gives_the_same_files() {
             "the .{ext} files differ"
         );
     }
+    // Failing after the read (an --input naming no input), and in the read itself, while the
+    // copy still waits (the padded XML cut short: never begun).
+    let cut = dir.join("cut.xml");
+    let padded = std::fs::read(&big).unwrap();
+    std::fs::write(&cut, &padded[..padded.len() - 200]).unwrap();
+    std::fs::copy(src.with_extension("bin"), cut.with_extension("bin")).unwrap();
     let failed = dir.join("failed.xml");
-    let o = fold(&big, &failed, "nope[1]");
-    assert!(!o.status.success());
-    assert!(!failed.exists() && !failed.with_extension("bin").exists());
+    for (input, shape) in [(&big, "nope[1]"), (&cut, "input[4,576]")] {
+        let o = fold(input, &failed, shape);
+        assert!(!o.status.success(), "{}", input.display());
+        assert!(!failed.exists() && !failed.with_extension("bin").exists());
+    }
     let mut left: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

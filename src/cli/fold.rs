@@ -96,7 +96,8 @@ pub(super) fn cmd_fold(args: FoldArgs) -> Result<i32, Fail> {
     let bin = xml::read::bin_path_for(&input);
     let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
     let xml_len = size(&input);
-    let defer = xml_len >= xml::read::PARALLEL_MIN as u64 && size(&bin) <= 4 * xml_len;
+    let defer =
+        xml_len >= xml::read::PARALLEL_MIN as u64 && size(&bin) <= xml_len.saturating_mul(4);
     let mut copy = xml::write::BinCopy::start_when(&bin, &output, xml::write::BIN_COPY_MIN, defer);
     let mut parsed = read(&input)?;
     if let Some(c) = copy.as_mut() {

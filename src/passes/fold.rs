@@ -94,7 +94,15 @@ pub fn fold(
     // on this one (inference and the comparison only read the model).
     let big = model.graph.len() >= opts.ahead_min_layers;
     let (inferred, ahead) = std::thread::scope(|s| {
-        let ahead = big.then(|| s.spawn(|| dedup::ahead(&model.graph, model.weights.as_deref())));
+        // No thread to be had: dedup compares them itself (the same result).
+        let ahead = big
+            .then(|| {
+                let (g, w) = (&model.graph, model.weights.as_deref());
+                std::thread::Builder::new()
+                    .spawn_scoped(s, move || dedup::ahead(g, w))
+                    .ok()
+            })
+            .flatten();
         let mut inf = Infer::new(model, map, overrides);
         inf.fold_mode = true;
         inf.fold_budget = Some(opts.max_fold_bytes);
@@ -140,9 +148,11 @@ pub fn fold(
             drop((removed, ahead));
             crate::files::trim_heap();
         };
-        match big {
-            true => drop(s.spawn(free)),
-            false => free(),
+        if !big {
+            free();
+        } else if std::thread::Builder::new().spawn_scoped(s, free).is_err() {
+            // No thread to be had: what it would have freed was dropped with it, here.
+            crate::files::trim_heap();
         }
         crate::trace("fold: dedup");
         if opts.simplify {
@@ -230,7 +240,12 @@ fn fold_graph(
         let g = &*g;
         let (folded, known) = (&folded, &known);
         let ahead = (g.len() >= opts.ahead_min_layers)
-            .then(|| s.spawn(move || too_big(g, facts, order, folded, known, opts)));
+            .then(|| {
+                std::thread::Builder::new()
+                    .spawn_scoped(s, move || too_big(g, facts, order, folded, known, opts))
+                    .ok()
+            })
+            .flatten();
         let new_consts = plan_consts(g, facts, order, folded, opts, report);
         let too_big = match ahead {
             Some(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),

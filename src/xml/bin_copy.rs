@@ -48,7 +48,8 @@ impl BinCopy {
         let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let stop = cancel.clone();
         let (go, wait) = std::sync::mpsc::channel::<()>();
-        let handle = std::thread::spawn(move || -> io::Result<()> {
+        // No thread to be had: no early copy (the writer writes the .bin itself).
+        let handle = std::thread::Builder::new().spawn(move || -> io::Result<()> {
             use std::io::{Read, Seek, SeekFrom};
             if deferred {
                 // Sent on, or the sender dropped (the copy was begun, or dropped unused).
@@ -73,6 +74,7 @@ impl BinCopy {
             }
             Ok(())
         });
+        let handle = handle.ok()?;
         Some(BinCopy {
             input: bin.to_path_buf(),
             tmp: Some(tmp),
