@@ -12,6 +12,7 @@ use crate::ir::*;
 use crate::ops::Fact;
 use crate::span::SourceMap;
 use std::sync::Arc;
+use std::thread::{Scope, ScopedJoinHandle};
 
 #[derive(Debug, Clone)]
 pub struct FoldOptions {
@@ -94,15 +95,9 @@ pub fn fold(
     // on this one (inference and the comparison only read the model).
     let big = model.graph.len() >= opts.ahead_min_layers;
     let (inferred, ahead) = std::thread::scope(|s| {
+        let (g, w) = (&model.graph, model.weights.as_deref());
         // No thread to be had: dedup compares them itself (the same result).
-        let ahead = big
-            .then(|| {
-                let (g, w) = (&model.graph, model.weights.as_deref());
-                std::thread::Builder::new()
-                    .spawn_scoped(s, move || dedup::ahead(g, w))
-                    .ok()
-            })
-            .flatten();
+        let ahead = beside(s, big, move || dedup::ahead(g, w));
         let mut inf = Infer::new(model, map, overrides);
         inf.fold_mode = true;
         inf.fold_budget = Some(opts.max_fold_bytes);
@@ -148,10 +143,8 @@ pub fn fold(
             drop((removed, ahead));
             crate::files::trim_heap();
         };
-        if !big {
-            free();
-        } else if std::thread::Builder::new().spawn_scoped(s, free).is_err() {
-            // No thread to be had: what it would have freed was dropped with it, here.
+        if beside(s, big, free).is_none() {
+            // Not on a helper: what it would have freed was dropped with it, here.
             crate::files::trim_heap();
         }
         crate::trace("fold: dedup");
@@ -176,6 +169,17 @@ pub fn fold(
         assert!(bad.is_empty(), "fold produced an unsound model: {bad:?}");
     }
     Ok(report)
+}
+
+/// `f` on a helper thread of `s` when `on` (a big model) and the system gives one; `None`
+/// otherwise, `f` dropped unrun: the caller does the work itself.
+fn beside<'s, T, F>(s: &'s Scope<'s, '_>, on: bool, f: F) -> Option<ScopedJoinHandle<'s, T>>
+where
+    F: FnOnce() -> T + Send + 's,
+    T: Send + 's,
+{
+    on.then(|| std::thread::Builder::new().spawn_scoped(s, f).ok())
+        .flatten()
 }
 
 /// The value of a fact as a tensor (exact bounds count as a value).
@@ -239,13 +243,10 @@ fn fold_graph(
     let (new_consts, too_big) = std::thread::scope(|s| {
         let g = &*g;
         let (folded, known) = (&folded, &known);
-        let ahead = (g.len() >= opts.ahead_min_layers)
-            .then(|| {
-                std::thread::Builder::new()
-                    .spawn_scoped(s, move || too_big(g, facts, order, folded, known, opts))
-                    .ok()
-            })
-            .flatten();
+        let big = g.len() >= opts.ahead_min_layers;
+        let ahead = beside(s, big, move || {
+            too_big(g, facts, order, folded, known, opts)
+        });
         let new_consts = plan_consts(g, facts, order, folded, opts, report);
         let too_big = match ahead {
             Some(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
