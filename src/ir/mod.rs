@@ -137,15 +137,16 @@ impl Attrs {
         // Scan `k\0v\0` pairs without the general iterator (this is on every layer's path, for
         // every attribute an op reads): names and values are short, so plain loops, not memchr.
         let (b, k) = (self.buf.as_bytes(), k.as_bytes());
-        if k.contains(&0) {
-            return None; // no stored name holds a NUL
-        }
         let nul = |from: usize| b[from..].iter().position(|&c| c == 0).map(|p| from + p);
         let mut i = 0;
         while i < b.len() {
             // The NUL that would end a key of this length first: most keys differ in length,
-            // and are passed over without comparing their bytes.
-            let hit = b.get(i + k.len()) == Some(&0) && b[i..i + k.len()] == *k;
+            // and are passed over without comparing their bytes. No stored name holds a NUL,
+            // so bytes equal to a `k` that holds one are not a name (checked only then: a
+            // `contains` on every call was a memchr call on every attribute read).
+            let hit = b.get(i + k.len()) == Some(&0)
+                && b[i..i + k.len()] == *k
+                && k.iter().all(|&c| c != 0);
             let ke = if hit { i + k.len() } else { nul(i)? };
             let ve = nul(ke + 1)?;
             if hit {
@@ -759,7 +760,8 @@ mod tests {
             assert_eq!((k, v), (wk, &wv.as_str()));
             assert_eq!(a.get(k), Some(wv.as_str()), "{k}");
         }
-        for missing in ["", "sh", "shape ", "element", "x\0"] {
+        // "s\0" is the bytes of the name `s` and its NUL: not a name.
+        for missing in ["", "sh", "shape ", "element", "x\0", "s\0"] {
             assert_eq!(a.get(missing), None, "{missing:?}");
         }
         assert_eq!(Attrs::from_pairs([]).iter().count(), 0);

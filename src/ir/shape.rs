@@ -167,7 +167,21 @@ impl PartialShape {
         self.dims()?.iter().map(|d| d.get()).collect()
     }
     pub fn is_static(&self) -> bool {
-        self.to_static().is_some()
+        self.dims()
+            .is_some_and(|d| d.iter().all(|x| x.get().is_some()))
+    }
+    /// [`PartialShape::element_count`] of [`PartialShape::to_static`], without collecting the
+    /// dims (inference asks it of most outputs).
+    pub fn static_count(&self) -> Option<u64> {
+        self.dims()?
+            .iter()
+            .try_fold(1u64, |acc, d| acc.checked_mul(d.get()?))
+    }
+    /// Whether the shape is static and equal to `dims`, without collecting its dims.
+    pub fn is_static_as(&self, dims: &[u64]) -> bool {
+        self.dims().is_some_and(|d| {
+            d.len() == dims.len() && d.iter().zip(dims).all(|(a, &b)| a.get() == Some(b))
+        })
     }
 
     /// Parse the Parameter `shape` grammar: comma-separated dims, `...` for dynamic rank, empty for
@@ -301,6 +315,46 @@ mod tests {
         assert!(PartialShape::parse("1,x").is_err());
         assert!(PartialShape::parse("-2").is_err());
         assert!(PartialShape::parse("5..3").is_err());
+    }
+
+    /// The element count and comparisons made without collecting the dims agree with
+    /// `to_static` and `element_count`.
+    #[test]
+    fn static_queries_agree_with_to_static() {
+        let big = 1u64 << 40;
+        let cases = [
+            "1,3,224,224",
+            "",
+            "0",
+            "?,576",
+            "1..10,3",
+            "...",
+            "0,?",
+            "2,?,3",
+        ];
+        for text in cases {
+            let s = PartialShape::parse(text).unwrap();
+            let st = s.to_static();
+            assert_eq!(s.is_static(), st.is_some(), "{text}");
+            assert_eq!(
+                s.static_count(),
+                st.as_deref().and_then(PartialShape::element_count),
+                "{text}"
+            );
+            for dims in [&[1u64, 3, 224, 224][..], &[], &[0], &[576]] {
+                assert_eq!(s.is_static_as(dims), st.as_deref() == Some(dims), "{text}");
+            }
+        }
+        let over = PartialShape::from_static(&[big, big]);
+        assert_eq!(over.static_count(), None);
+        assert_eq!(
+            PartialShape::from_static(&[big, big, 0]).static_count(),
+            None
+        );
+        assert_eq!(
+            PartialShape::from_static(&[big, 0, big]).static_count(),
+            Some(0)
+        );
     }
 
     #[test]

@@ -715,8 +715,7 @@ impl<'a> Infer<'a> {
             .map(|c| c.data.len() as u64)
             .sum();
         let written = outs.iter().try_fold(0u64, |acc, o| {
-            let d = o.shape.to_static()?;
-            acc.checked_add(cet.storage_bytes(PartialShape::element_count(&d)?)?)
+            acc.checked_add(cet.storage_bytes(o.shape.static_count()?)?)
         });
         // A scalar fill value (one element read) may be repeated into a small state tensor.
         let scalar_fill = inputs
@@ -828,7 +827,7 @@ pub(crate) fn const_type(l: &Layer) -> (ElementType, Vec<u64>) {
 
 /// Does a computed value have the inferred shape (where that is static)?
 fn value_fits(t: &Tensor, shape: &PartialShape) -> bool {
-    shape.to_static().is_none_or(|d| d == t.shape)
+    !shape.is_static() || shape.is_static_as(&t.shape)
 }
 
 /// Turn exact integer bounds into a value tensor so eval rules see plain values.

@@ -298,10 +298,11 @@ impl<W: Write> Writer<'_, '_, W> {
 }
 
 impl<'a, W: Write> Writer<'a, '_, W> {
-    /// The layers of a big graph without bodies, formatted on two threads: the constants are
-    /// placed first (in order, so the .bin is the same as a one-thread write), then chunks of
-    /// layers alternate between this thread and a helper, and are written in order. Memory
-    /// stays bounded: at most two chunks wait.
+    /// The layers and edges of a big graph without bodies, formatted on two threads: the
+    /// constants are placed first (in order, so the .bin is the same as a one-thread write),
+    /// then chunks of layers and after them chunks of edges (by producer) alternate between
+    /// this thread and a helper, and are written in order. Memory stays bounded: at most two
+    /// chunks wait. `depth`: the `<layers>` element's.
     fn layers_parallel(
         &mut self,
         g: &'a Graph,
@@ -332,38 +333,58 @@ impl<'a, W: Write> Writer<'a, '_, W> {
                 })
             }
         };
+        // Job `k`: chunk `k` of the layers, then chunk `k - chunks.len()` of the edges.
+        let jobs = 2 * chunks.len();
         let model = self.model;
         std::thread::scope(|s| -> Result<(), String> {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Result<String, String>>(1);
             let (chunks2, placed2) = (&chunks, &placed);
             s.spawn(move || {
                 let mut sink = BinSink::new(io::sink());
-                for (k, c) in chunks2.iter().enumerate().skip(1).step_by(2) {
+                for k in (1..jobs).step_by(2) {
                     let mut xml = String::with_capacity(chunk * 512);
-                    let mut w = Writer {
-                        model,
-                        xml: &mut xml,
-                        bin: &mut sink,
-                        out: None,
-                        parallel: (usize::MAX, chunk),
-                        feed: None,
+                    let r = match chunks2.get(k) {
+                        Some(c) => {
+                            let mut w = Writer {
+                                model,
+                                xml: &mut xml,
+                                bin: &mut sink,
+                                out: None,
+                                parallel: (usize::MAX, chunk),
+                                feed: None,
+                            };
+                            let mut place = placed2(k);
+                            c.iter().try_for_each(|&n| {
+                                let p = place(&g[n]);
+                                w.layer(&g[n], new_id[n.index()] as usize, depth + 1, Some(p), None)
+                            })
+                        }
+                        None => {
+                            let e = k - chunks2.len();
+                            edges(&mut xml, g, chunks2[e], e * chunk, new_id, depth + 1);
+                            Ok(())
+                        }
                     };
-                    let mut place = placed2(k);
-                    let r = c.iter().try_for_each(|&n| {
-                        let p = place(&g[n]);
-                        w.layer(&g[n], new_id[n.index()] as usize, depth, Some(p), None)
-                    });
                     if tx.send(r.map(|()| xml)).is_err() {
                         return;
                     }
                 }
             });
-            for (k, c) in chunks.iter().enumerate() {
+            for k in 0..jobs {
+                if k == chunks.len() {
+                    between_layers_and_edges(self.xml, depth);
+                }
                 if k % 2 == 0 {
-                    let mut place = placed(k);
-                    for &n in c.iter() {
-                        let p = place(&g[n]);
-                        self.layer(&g[n], new_id[n.index()] as usize, depth, Some(p), None)?;
+                    if let Some(c) = chunks.get(k) {
+                        let mut place = placed(k);
+                        for &n in c.iter() {
+                            let p = place(&g[n]);
+                            let id = new_id[n.index()] as usize;
+                            self.layer(&g[n], id, depth + 1, Some(p), None)?;
+                        }
+                    } else {
+                        let e = k - chunks.len();
+                        edges(self.xml, g, chunks[e], e * chunk, new_id, depth + 1);
                     }
                 } else {
                     let text = rx
@@ -398,10 +419,10 @@ impl<'a, W: Write> Writer<'a, '_, W> {
         let mut feed = self.feed.take();
         let parallel = self.out.is_some()
             && feed.is_none()
-            && order.len() >= self.parallel.0
+            && order.len() >= self.parallel.0.max(1)
             && order.iter().all(|&n| g[n].bodies.is_empty());
         if parallel {
-            self.layers_parallel(g, &order, &new_id, depth + 1)?;
+            self.layers_parallel(g, &order, &new_id, depth)?;
         } else {
             for &n in &order {
                 let ports = feed.as_mut().map(|f| f.next(n)).transpose()?;
@@ -409,36 +430,12 @@ impl<'a, W: Write> Writer<'a, '_, W> {
                 self.layer(&g[n], id, depth + 1, None, ports.as_ref())?;
                 self.flush(1 << 20)?;
             }
-        }
-
-        indent(self.xml, depth);
-        self.xml.push_str("</layers>\n");
-        indent(self.xml, depth);
-        self.xml.push_str("<edges>\n");
-        // Sorted by (from-layer, from-port, to-layer, to-port) in the new ids: producers in
-        // `order` (their new ids ascending), each one's few edges sorted, instead of one sort
-        // of every edge (a 100k-layer model's edges: 22M instructions of the writer).
-        let mut out: Vec<(u32, u32, u32)> = Vec::new();
-        for (a, &n) in order.iter().enumerate() {
-            out.clear();
-            out.extend(
-                g.links_from(n)
-                    .map(|k| (k.edge.from_port, new_id[k.to.index()], k.edge.to_port)),
-            );
-            out.sort_unstable();
-            for &(ap, b, bp) in &out {
-                indent(self.xml, depth + 1);
-                self.xml.push_str("<edge from-layer=\"");
-                push_u64(self.xml, a as u64);
-                self.xml.push_str("\" from-port=\"");
-                push_u64(self.xml, ap as u64);
-                self.xml.push_str("\" to-layer=\"");
-                push_u64(self.xml, b as u64);
-                self.xml.push_str("\" to-port=\"");
-                push_u64(self.xml, bp as u64);
-                self.xml.push_str("\" />\n");
+            between_layers_and_edges(self.xml, depth);
+            let step = self.parallel.1.max(1);
+            for (k, c) in order.chunks(step).enumerate() {
+                edges(self.xml, g, c, k * step, &new_id, depth + 1);
+                self.flush(1 << 20)?;
             }
-            self.flush(1 << 20)?;
         }
         indent(self.xml, depth);
         self.xml.push_str("</edges>\n");
@@ -688,6 +685,50 @@ impl<'a, W: Write> Writer<'a, '_, W> {
 }
 
 /// Rewrite body layer ids in a port map / back_edges element.
+/// `</layers>` and `<edges>` at indentation `depth`.
+fn between_layers_and_edges(xml: &mut String, depth: usize) {
+    indent(xml, depth);
+    xml.push_str("</layers>\n");
+    indent(xml, depth);
+    xml.push_str("<edges>\n");
+}
+
+/// The `<edge>`s from `producers`, the layers of the written order from position `first` on,
+/// sorted by (from-layer, from-port, to-layer, to-port) in the new ids: producers in order
+/// (their new ids ascending), each one's few edges sorted, instead of one sort of every edge
+/// (a 100k-layer model's edges: 22M instructions of the writer). Written from the graph's own
+/// lists, no table of them.
+fn edges(
+    xml: &mut String,
+    g: &Graph,
+    producers: &[NodeId],
+    first: usize,
+    new_id: &[u32],
+    depth: usize,
+) {
+    let mut out: Vec<(u32, u32, u32)> = Vec::new();
+    for (a, &n) in producers.iter().enumerate() {
+        out.clear();
+        out.extend(
+            g.links_from(n)
+                .map(|k| (k.edge.from_port, new_id[k.to.index()], k.edge.to_port)),
+        );
+        out.sort_unstable();
+        for &(ap, b, bp) in &out {
+            indent(xml, depth);
+            xml.push_str("<edge from-layer=\"");
+            push_u64(xml, (first + a) as u64);
+            xml.push_str("\" from-port=\"");
+            push_u64(xml, ap as u64);
+            xml.push_str("\" to-layer=\"");
+            push_u64(xml, b as u64);
+            xml.push_str("\" to-port=\"");
+            push_u64(xml, bp as u64);
+            xml.push_str("\" />\n");
+        }
+    }
+}
+
 fn remap_ids(el: &XmlElement, m: &HashMap<u64, usize>) -> XmlElement {
     let mut out = el.clone();
     for c in &mut out.children {

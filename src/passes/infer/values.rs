@@ -39,12 +39,7 @@ impl<'a> Infer<'a> {
         let all_known = inputs[..needed]
             .iter()
             .all(|f| f.value.is_some() || f.ints().is_some());
-        let bytes = |f: &Fact| {
-            f.shape
-                .to_static()
-                .and_then(|d| PartialShape::element_count(&d))
-                .map(|n| value_bytes(f.et, n))
-        };
+        let bytes = |f: &Fact| f.shape.static_count().map(|n| value_bytes(f.et, n));
         // Outputs must fit the limit; outputs whose shape depends on values (NonZero) are
         // bounded by the inputs.
         let small = outs
@@ -328,7 +323,7 @@ impl<'a> Infer<'a> {
             return true;
         };
         let out_bytes = outs.iter().try_fold(0u64, |acc, o| {
-            let n = PartialShape::element_count(&o.shape.to_static()?)?;
+            let n = o.shape.static_count()?;
             acc.checked_add(o.et.storage_bytes(n)?)
         });
         let Some(out_bytes) = out_bytes else {
@@ -454,8 +449,7 @@ impl<'a> Infer<'a> {
         // Any other op: fold on the widened values when the result stays small.
         let in_bytes: u64 = comp.iter().map(|c| c.3).sum();
         let out_bytes = outs.iter().try_fold(0u64, |acc, o| {
-            let d = o.shape.to_static()?;
-            let b = o.et.storage_bytes(PartialShape::element_count(&d)?)?;
+            let b = o.et.storage_bytes(o.shape.static_count()?)?;
             acc.checked_add(b)
         });
         if out_bytes.is_none_or(|b| b > in_bytes.max(decompress::SMALL_FOLD_BYTES)) {
