@@ -31,8 +31,12 @@ impl<'a> Parser<'a> {
         }
     }
     /// A mapped file: hand back the pages behind `pos` (every [`RELEASE_STEP`] bytes).
+    /// A deferred check ([`source::Check`]) goes a step ahead of `pos`.
     pub(super) fn release_behind(&mut self, pos: usize) {
         if let Some(m) = self.mapped {
+            if let Some(c) = self.check.as_mut() {
+                c.ahead(&m.map, pos);
+            }
             if pos >= self.released + RELEASE_STEP {
                 let to = pos - PAGE;
                 m.release(self.released, to);

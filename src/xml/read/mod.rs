@@ -81,33 +81,21 @@ pub fn read_file(xml_path: &Path) -> Result<Parsed, Error> {
     } else {
         None
     };
-    let utf8_error = |bytes: &[u8], pos: usize| {
-        let src: Arc<str> = Arc::from(String::from_utf8_lossy(bytes).as_ref());
-        Error::single(
-            label.clone(),
-            Some(src),
-            Diag::new(Kind::Xml, "the file is not valid UTF-8").at(pos),
-        )
-    };
     crate::files::stall("start");
     let owned;
     let source = match &mapped {
-        Some(m) => {
-            // Validated here for the error's position only: the parser keeps bytes and checks
-            // each token it turns into text, so a file changed while mapped can give an error,
-            // never an invalid `&str`.
-            let nul = m.validate().map_err(|pos| utf8_error(&m.map, pos))?;
-            crate::trace("read: validated");
-            Source {
-                nul: Some(nul),
-                ..Source::bytes(&m.map[..])
-            }
-        }
+        // Checked for UTF-8 and NUL bytes by the read (see `Check`); the parser keeps bytes
+        // and checks each token it turns into text, so a file changed while mapped can give
+        // an error, never an invalid `&str`.
+        Some(m) => Source {
+            unchecked: true,
+            ..Source::bytes(&m.map[..])
+        },
         None => {
             let mut bytes = Vec::with_capacity(len as usize);
             std::io::Read::read_to_end(&mut &file, &mut bytes).map_err(io_err)?;
             owned = String::from_utf8(bytes)
-                .map_err(|e| utf8_error(e.as_bytes(), e.utf8_error().valid_up_to()))?;
+                .map_err(|e| utf8_error(&label, e.as_bytes(), e.utf8_error().valid_up_to()))?;
             Source::text(owned.as_str())
         }
     };
@@ -116,10 +104,15 @@ pub fn read_file(xml_path: &Path) -> Result<Parsed, Error> {
         Ok(w) => Some(Arc::new(w)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => {
+            // A bad byte in the XML is reported first, as when it was checked before this.
+            if let Some(m) = &mapped {
+                m.validate()
+                    .map_err(|pos| utf8_error(&label, &m.map, pos))?;
+            }
             return Err(Error::io(
                 &label,
                 format!("cannot map {}: {e}", bin.display()),
-            ))
+            ));
         }
     };
     parse_with(
@@ -131,6 +124,16 @@ pub fn read_file(xml_path: &Path) -> Result<Parsed, Error> {
         PARALLEL_MIN,
         mapped.as_ref(),
         Lexer::Fast,
+    )
+}
+
+/// The error for a file that is not UTF-8 from `pos` on.
+fn utf8_error(label: &str, bytes: &[u8], pos: usize) -> Error {
+    let src: Arc<str> = Arc::from(String::from_utf8_lossy(bytes).as_ref());
+    Error::single(
+        label.to_string(),
+        Some(src),
+        Diag::new(Kind::Xml, "the file is not valid UTF-8").at(pos),
     )
 }
 
@@ -215,6 +218,7 @@ fn new_parser<'a>(
         second_edges: None,
         mapped,
         released: base,
+        check: None,
         map_base: 0,
     };
     p.r.config_mut().trim_text(true);
@@ -229,6 +233,9 @@ pub(crate) struct Source<'a> {
     pub text: Option<&'a str>,
     /// The first NUL byte, when the caller searched for it already (`None`: not searched).
     pub nul: Option<Option<usize>>,
+    /// A mapped file not checked for UTF-8 yet: a two-thread read checks it as it reads,
+    /// any other read first ([`Check`]).
+    pub unchecked: bool,
 }
 
 impl<'a> Source<'a> {
@@ -237,6 +244,7 @@ impl<'a> Source<'a> {
             bytes: t.as_bytes(),
             text: Some(t),
             nul: None,
+            unchecked: false,
         }
     }
     pub fn bytes(b: &'a [u8]) -> Self {
@@ -244,6 +252,7 @@ impl<'a> Source<'a> {
             bytes: b,
             text: None,
             nul: None,
+            unchecked: false,
         }
     }
 }
@@ -280,43 +289,34 @@ pub(crate) fn parse_with(
         p
     };
     // XML allows no NUL character anywhere (OpenVINO's reader rejects the file); a NUL in a
-    // name or type would otherwise reach the model and the written IR.
-    let lossy = || Arc::from(String::from_utf8_lossy(text).as_ref());
-    if let Some(at) = source.nul.unwrap_or_else(|| memchr::memchr(0, text)) {
-        let src = keep.clone().unwrap_or_else(lossy);
-        return Err(Error::single(
-            path.to_string(),
-            Some(src),
-            Diag::new(Kind::Xml, "a NUL byte, which XML does not allow").at(at),
-        ));
-    }
+    // name or type would otherwise reach the model and the written IR. A mapped file is
+    // checked for them and for UTF-8 here, unless a two-thread read checks it as it goes.
+    let deferred = mapped.filter(|_| source.unchecked);
+    let check_all = || check_whole(source, deferred, keep.as_ref(), path);
     let plan = (text.len() >= parallel_min)
         .then(|| split_plan(text))
         .flatten();
+    if deferred.is_none() || plan.is_none() {
+        check_all()?;
+    }
+    let lossy = || Arc::from(String::from_utf8_lossy(text).as_ref());
     if let Some((split, end)) = plan {
-        let (tx, rx) = std::sync::mpsc::channel();
-        let (edges_tx, edges_rx) = std::sync::mpsc::channel();
-        let w2 = weights.clone();
-        let done = std::thread::scope(|s| {
-            s.spawn(move || {
-                let part = (split, end);
-                second_thread(source, part, w2, bin_label, mapped, lexer, &tx, &edges_tx)
-            });
-            let mut p = whole(lexer);
-            p.split = Some((split, end));
-            p.second = Some(rx);
-            p.second_edges = Some(edges_rx);
-            let result = p.document();
-            crate::trace("read: document");
-            match result {
-                Ok(doc) if p.diags.is_empty() && p.split.is_none() => {
-                    Some((doc, std::mem::take(&mut p.map)))
-                }
-                _ => None,
-            }
-        });
+        let first = whole(lexer);
+        let part = (split, end);
+        let done = read_two(
+            first,
+            source,
+            part,
+            weights.clone(),
+            bin_label,
+            deferred,
+            lexer,
+        );
         if let Some((doc, map)) = done {
             return Ok(parsed(doc, map, weights, keep, path));
+        }
+        if deferred.is_some() {
+            check_all()?;
         }
         // Errors (or an unexpected layout): read again on one thread for the exact diagnostics.
     } else if lexer == Lexer::Fast {
@@ -587,6 +587,8 @@ struct Parser<'a> {
     mapped: Option<&'a MappedSource>,
     /// Where the not yet released part of this parser's text starts.
     released: usize,
+    /// A two-thread read of a mapped file: this thread's part's UTF-8 and NUL check.
+    check: Option<Check>,
     /// The fast lexer, when it reads this text (`r`, quick-xml, otherwise).
     fast: Option<Fast>,
 }

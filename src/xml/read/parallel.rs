@@ -68,9 +68,55 @@ fn last_of(text: &[u8], needle: &[u8]) -> Option<usize> {
     None
 }
 
+/// The two-thread read: `first` (a parser of the whole text) reads up to `split` and after
+/// `end` while a second thread reads the layers in between and the edges. `deferred`: each
+/// thread checks its part for UTF-8 and NUL bytes as it reads ([`Check`]). The document and
+/// its source map when both read without a problem; `None` otherwise (the caller reads again
+/// on one thread, for the exact diagnostics).
+pub(super) fn read_two<'a>(
+    mut first: Parser<'a>,
+    source: Source<'a>,
+    (split, end): (usize, usize),
+    weights: Option<Arc<Weights>>,
+    bin_label: &'a str,
+    deferred: Option<&'a MappedSource>,
+    lexer: Lexer,
+) -> Option<(Document, SourceMap)> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (edges_tx, edges_rx) = std::sync::mpsc::channel();
+    let mapped = first.mapped;
+    std::thread::scope(|s| {
+        let second = s.spawn(move || {
+            let check = deferred.is_some();
+            let part = (split, end);
+            second_thread(
+                source, part, weights, bin_label, mapped, lexer, &tx, &edges_tx, check,
+            )
+        });
+        let p = &mut first;
+        p.split = Some((split, end));
+        p.second = Some(rx);
+        p.second_edges = Some(edges_rx);
+        p.check = deferred.map(|_| Check::new(0, split));
+        let result = p.document();
+        crate::trace("read: document");
+        let checked = match (deferred, p.check.as_mut()) {
+            (Some(m), Some(c)) => c.finish(&m.map) && second.join().unwrap_or(false),
+            _ => true,
+        };
+        match result {
+            Ok(doc) if p.diags.is_empty() && p.split.is_none() && checked => {
+                Some((doc, std::mem::take(&mut p.map)))
+            }
+            _ => None,
+        }
+    })
+}
+
 /// The second reader thread: the top-level layers in `[split, end)`, sent in batches, then the
 /// `<edges>` after `</layers>` ([`Parser::edges_run`]), read while the first thread adds the
-/// layers.
+/// layers. `check`: the file from `split` to its end is checked for UTF-8 and NUL bytes as it
+/// is read (the rest after the edges at the end, see [`Check`]); whether it was good.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn second_thread(
     source: Source<'_>,
@@ -81,17 +127,27 @@ pub(super) fn second_thread(
     lexer: Lexer,
     tx: &std::sync::mpsc::Sender<SecondHalf>,
     edges_tx: &std::sync::mpsc::Sender<SecondEdges>,
-) {
+    check: bool,
+) -> bool {
+    let text = source.bytes;
     let mut b = new_parser(source, split, end, weights, bin_label, mapped, lexer);
+    b.check = check.then(|| Check::new(split, text.len()));
     let read = b.layer_run(tx);
     crate::trace("read: second thread done");
     let after = end + "</layers>".len();
-    let text = source.bytes;
+    let mut check = b.check.take();
     let edges = read.then(|| {
         let mut e = new_parser(source, after, text.len(), None, bin_label, mapped, lexer);
-        e.edges_run(capacity_hint(text).1)
+        e.check = check.take();
+        let edges = e.edges_run(capacity_hint(text).1);
+        check = e.check.take();
+        edges
     });
     let _ = edges_tx.send(edges.flatten());
+    match (mapped, check) {
+        (Some(m), Some(mut c)) => c.finish(&m.map),
+        _ => true,
+    }
 }
 
 impl<'a> Parser<'a> {
