@@ -60,6 +60,16 @@ fn a_big_file_is_checked_as_it_is_read_on_two_threads() {
     let memory = irc::xml::read_str(text.as_str().into(), "m.xml", None, "m.bin").unwrap();
     assert_eq!(mapped.model.graph.len(), 20_002);
     assert_eq!(mapped.model.graph.len(), memory.model.graph.len());
+    // It is read on two threads (the path this test is about): the first thread joins the
+    // second's layers.
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_irc"))
+        .args(["infer-shapes", "--check"])
+        .arg(&path)
+        .env("IRC_TRACE", "1")
+        .output()
+        .unwrap();
+    let trace = String::from_utf8_lossy(&run.stderr);
+    assert!(trace.contains("read: joined"), "{trace}");
 
     // Places: the XML declaration (which the parser passes over), a layer name in each
     // thread's part (they split in the middle of `<layers>`: about 10,000 layers in), an

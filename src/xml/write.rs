@@ -684,7 +684,6 @@ impl<'a, W: Write> Writer<'a, '_, W> {
     }
 }
 
-/// Rewrite body layer ids in a port map / back_edges element.
 /// `</layers>` and `<edges>` at indentation `depth`.
 fn between_layers_and_edges(xml: &mut String, depth: usize) {
     indent(xml, depth);
@@ -729,6 +728,7 @@ fn edges(
     }
 }
 
+/// Rewrite body layer ids in a port map / back_edges element.
 fn remap_ids(el: &XmlElement, m: &HashMap<u64, usize>) -> XmlElement {
     let mut out = el.clone();
     for c in &mut out.children {

@@ -231,8 +231,6 @@ fn new_parser<'a>(
 pub(crate) struct Source<'a> {
     pub bytes: &'a [u8],
     pub text: Option<&'a str>,
-    /// The first NUL byte, when the caller searched for it already (`None`: not searched).
-    pub nul: Option<Option<usize>>,
     /// A mapped file not checked for UTF-8 yet: a two-thread read checks it as it reads,
     /// any other read first ([`Check`]).
     pub unchecked: bool,
@@ -243,7 +241,6 @@ impl<'a> Source<'a> {
         Source {
             bytes: t.as_bytes(),
             text: Some(t),
-            nul: None,
             unchecked: false,
         }
     }
@@ -251,7 +248,6 @@ impl<'a> Source<'a> {
         Source {
             bytes: b,
             text: None,
-            nul: None,
             unchecked: false,
         }
     }
@@ -303,19 +299,13 @@ pub(crate) fn parse_with(
     if let Some((split, end)) = plan {
         let first = whole(lexer);
         let part = (split, end);
-        let done = read_two(
-            first,
-            source,
-            part,
-            weights.clone(),
-            bin_label,
-            deferred,
-            lexer,
-        );
+        let w = weights.clone();
+        let (done, checked) = read_two(first, source, part, w, bin_label, deferred, lexer);
         if let Some((doc, map)) = done {
             return Ok(parsed(doc, map, weights, keep, path));
         }
-        if deferred.is_some() {
+        // The parts checked good: so is the whole (they split at a `<`).
+        if deferred.is_some() && !checked {
             check_all()?;
         }
         // Errors (or an unexpected layout): read again on one thread for the exact diagnostics.

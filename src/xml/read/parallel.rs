@@ -72,7 +72,8 @@ fn last_of(text: &[u8], needle: &[u8]) -> Option<usize> {
 /// `end` while a second thread reads the layers in between and the edges. `deferred`: each
 /// thread checks its part for UTF-8 and NUL bytes as it reads ([`Check`]). The document and
 /// its source map when both read without a problem; `None` otherwise (the caller reads again
-/// on one thread, for the exact diagnostics).
+/// on one thread, for the exact diagnostics). And whether the parts were checked and good
+/// (then the whole file is: the parts split at a `<`), `false` when not `deferred`.
 pub(super) fn read_two<'a>(
     mut first: Parser<'a>,
     source: Source<'a>,
@@ -81,7 +82,7 @@ pub(super) fn read_two<'a>(
     bin_label: &'a str,
     deferred: Option<&'a MappedSource>,
     lexer: Lexer,
-) -> Option<(Document, SourceMap)> {
+) -> (Option<(Document, SourceMap)>, bool) {
     let (tx, rx) = std::sync::mpsc::channel();
     let (edges_tx, edges_rx) = std::sync::mpsc::channel();
     let mapped = first.mapped;
@@ -101,15 +102,25 @@ pub(super) fn read_two<'a>(
         let result = p.document();
         crate::trace("read: document");
         let checked = match (deferred, p.check.as_mut()) {
-            (Some(m), Some(c)) => c.finish(&m.map) && second.join().unwrap_or(false),
-            _ => true,
+            (Some(m), Some(c)) => {
+                let mine = c.finish(&m.map);
+                // A panic of the second thread is passed on, as the scope passes it on.
+                let theirs = second
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e));
+                mine && theirs
+            }
+            _ => false,
         };
-        match result {
-            Ok(doc) if p.diags.is_empty() && p.split.is_none() && checked => {
+        let doc = match result {
+            Ok(doc)
+                if p.diags.is_empty() && p.split.is_none() && (checked || deferred.is_none()) =>
+            {
                 Some((doc, std::mem::take(&mut p.map)))
             }
             _ => None,
-        }
+        };
+        (doc, checked)
     })
 }
 

@@ -99,7 +99,7 @@ pub(super) fn check_whole(
     let text = source.bytes;
     let nul = match deferred {
         Some(m) => m.validate().map_err(|pos| utf8_error(path, text, pos))?,
-        None => source.nul.unwrap_or_else(|| memchr::memchr(0, text)),
+        None => memchr::memchr(0, text),
     };
     let Some(at) = nul else { return Ok(()) };
     let src = keep
