@@ -65,23 +65,32 @@ impl MappedSource {
         let mut start = from;
         let mut nul = None;
         while start < to {
-            let end = (start + RELEASE_STEP).min(to);
-            let checked = match std::str::from_utf8(&b[start..end]) {
-                Ok(_) => end,
-                Err(e) if e.error_len().is_none() && end < to => {
-                    // A character split by the chunk boundary: check it with the next chunk.
-                    start + e.valid_up_to()
-                }
-                Err(e) => return Err(start + e.valid_up_to()),
-            };
-            if nul.is_none() {
-                nul = memchr::memchr(0, &b[start..checked]).map(|i| start + i);
-            }
+            let (checked, found) = check_step(b, start, (start + RELEASE_STEP).min(to), to)?;
+            nul = nul.or(found);
             start = checked;
             self.release(from, start);
         }
         Ok(nul)
     }
+}
+
+/// One step of a UTF-8 and NUL check: the bytes `[from, to)` of a part ending at `end`
+/// (`from` at a character boundary). Where the checked bytes end (a character cut by `to`
+/// before `end` is left for the next step) and the first NUL among them; `Err(pos)`: the first
+/// byte that is not UTF-8.
+fn check_step(
+    b: &[u8],
+    from: usize,
+    to: usize,
+    end: usize,
+) -> Result<(usize, Option<usize>), usize> {
+    let checked = match std::str::from_utf8(&b[from..to]) {
+        Ok(_) => to,
+        Err(e) if e.error_len().is_none() && to < end => from + e.valid_up_to(),
+        Err(e) => return Err(from + e.valid_up_to()),
+    };
+    let nul = memchr::memchr(0, &b[from..checked]).map(|i| from + i);
+    Ok((checked, nul))
 }
 
 /// Files at least this big are checked for UTF-8 and NUL bytes on two threads.
@@ -160,17 +169,10 @@ impl Check {
     /// One step (a character split by its end is checked with the next).
     fn step(&mut self, text: &[u8]) {
         let to = (self.next + CHECK_STEP).min(self.end).min(text.len());
-        let b = &text[self.next..to];
-        let checked = match std::str::from_utf8(b) {
-            Ok(_) => b.len(),
-            Err(e) if e.error_len().is_none() && to < self.end => e.valid_up_to(),
-            Err(_) => 0,
-        };
-        if checked == 0 || memchr::memchr(0, &b[..checked]).is_some() {
-            self.ok = false;
-            return;
+        match check_step(text, self.next, to, self.end) {
+            Ok((checked, None)) if checked > self.next => self.next = checked,
+            _ => self.ok = false,
         }
-        self.next += checked;
     }
 }
 
